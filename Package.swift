@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Lastset",
+    products: [
+        .executable(name: "lastsetd", targets: ["lastsetd"]),
+        .executable(name: "lastset", targets: ["lastset"]),
+        .executable(name: "lastset-sim", targets: ["lastset-sim"]),
+    ],
+    targets: [
+        // C libraries from Debian, each wrapped by exactly one Swift module.
+        .systemLibrary(name: "CModbus", pkgConfig: "libmodbus", providers: [.apt(["libmodbus-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+
+        // Pure logic: no C, no I/O.
+        .target(name: "LastsetCore"),
+        // Modbus client and slave over libmodbus; the only importer of CModbus.
+        .target(name: "ModbusLink", dependencies: ["CModbus", "LastsetCore"]),
+        // Capture, archive, replay, audit.
+        .target(name: "LastsetEngine", dependencies: ["LastsetCore", "ModbusLink"]),
+        // HTTP server over libmicrohttpd; the only importer of CMicroHTTPD.
+        .target(name: "LastsetHTTP", dependencies: ["CMicroHTTPD"]),
+        // The daemon's services: API routes, poller, systemd notify, signals, logging.
+        .target(name: "LastsetService", dependencies: ["LastsetCore", "LastsetEngine", "LastsetHTTP", "ModbusLink"]),
+
+        .executableTarget(name: "lastsetd", dependencies: ["LastsetService"]),
+        .executableTarget(name: "lastset", dependencies: ["LastsetCore"]),
+        .executableTarget(name: "lastset-sim", dependencies: ["LastsetCore", "ModbusLink"]),
+
+        .testTarget(name: "LastsetCoreTests", dependencies: ["LastsetCore"]),
+        .testTarget(name: "ModbusLinkTests", dependencies: ["ModbusLink", "LastsetCore"]),
+        .testTarget(name: "LastsetEngineTests", dependencies: ["LastsetEngine", "LastsetCore", "ModbusLink"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LastsetCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

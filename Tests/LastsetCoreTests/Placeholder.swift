@@ -1,0 +1,5 @@
+import XCTest
+
+final class LastsetCoreTestsPlaceholder: XCTestCase {
+    func testBuilds() {}
+}

@@ -1,0 +1,5 @@
+import XCTest
+
+final class LastsetEngineTestsPlaceholder: XCTestCase {
+    func testBuilds() {}
+}
