@@ -1,0 +1,108 @@
+/// A register value that breaks a rule of its definition; carries what a report needs.
+public struct RegisterProblem: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The rule a value broke.
+    public enum Rule: Hashable, Sendable, CustomStringConvertible {
+        /// The number of words read is not the type's length.
+        case length(expected: Int, actual: Int)
+        /// Below the declared `min` (raw units).
+        case belowMin(Double)
+        /// Above the declared `max` (raw units).
+        case aboveMax(Double)
+        /// Not one of the declared `enum` values.
+        case notInEnum([Double])
+        /// A float that is NaN or infinite.
+        case notFinite
+        /// String bytes (up to the first NUL) that are not valid UTF-8.
+        case invalidUTF8
+
+        /// What the rule says, e.g. "above max 900".
+        public var description: String {
+            switch self {
+            case .length(let expected, let actual): return "expected \(expected) registers, got \(actual)"
+            case .belowMin(let m): return "below min \(formatNumber(m))"
+            case .aboveMax(let m): return "above max \(formatNumber(m))"
+            case .notInEnum(let values): return "not one of [\(values.map(formatNumber).joined(separator: ", "))]"
+            case .notFinite: return "not a finite number"
+            case .invalidUTF8: return "not valid UTF-8"
+            }
+        }
+    }
+
+    /// The register's id.
+    public var registerId: String
+    /// The register's address.
+    public var address: Int
+    /// The raw bytes as read, in hex (the `valueData` form).
+    public var rawHex: String
+    /// The decoded value as text (quoted for strings).
+    public var value: String
+    /// The rule that was broken.
+    public var rule: Rule
+
+    /// A problem from its parts.
+    public init(registerId: String, address: Int, rawHex: String, value: String, rule: Rule) {
+        self.registerId = registerId
+        self.address = address
+        self.rawHex = rawHex
+        self.value = value
+        self.rule = rule
+    }
+
+    /// e.g. `heating.setpoint @101: 950 (0x03B6) above max 900`.
+    public var description: String { "\(registerId) @\(address): \(value) (0x\(rawHex)) \(rule)" }
+}
+
+/// Checks a read value against its register definition: length, NaN/infinity, min, max, enum, UTF-8.
+public enum RegisterValidator {
+    /// Every rule the words break; empty when valid. Unset words are not validated: they are skipped,
+    /// never archived nor written, so holding 0xFFFF in a register with `max: 900` is no problem.
+    public static func problems(words: [UInt16], definition: RegisterDefinition) -> [RegisterProblem] {
+        let raw = words.bigEndianBytes.hexString
+        guard words.count == definition.length else {
+            let value = RegisterCodec.decode(words, as: definition)
+            return [RegisterProblem(
+                registerId: definition.registerId, address: definition.address, rawHex: raw,
+                value: value.description, rule: .length(expected: definition.length, actual: words.count))]
+        }
+        if RegisterCodec.isUnset(words, for: definition) { return [] }
+        let value = RegisterCodec.decode(words, as: definition)
+        var rules: [RegisterProblem.Rule] = []
+        switch definition.type {
+        case .string(let n):
+            let bytes = RegisterCodec.valueBytes(words, definition).prefix(n).prefix { $0 != 0 }
+            if String(validating: bytes, as: UTF8.self) == nil { rules.append(.invalidUTF8) }
+        case .raw:
+            break
+        default:
+            if let number = value.number {
+                rules += numberRules(number, definition)
+            }
+        }
+        return rules.map {
+            RegisterProblem(
+                registerId: definition.registerId, address: definition.address, rawHex: raw,
+                value: value.description, rule: $0)
+        }
+    }
+
+    /// Every rule the register's `valueData` breaks; empty when valid or unset.
+    public static func problems(_ register: Register) -> [RegisterProblem] {
+        problems(words: [UInt16](bigEndianBytes: register.valueData), definition: register.definition)
+    }
+
+    /// The range and enumeration rules a number breaks (NaN and infinities break `notFinite` only).
+    public static func numberRules(_ number: Double, _ definition: RegisterDefinition) -> [RegisterProblem.Rule] {
+        guard number.isFinite else { return [.notFinite] }
+        var rules: [RegisterProblem.Rule] = []
+        if let min = definition.min, number < min { rules.append(.belowMin(min)) }
+        if let max = definition.max, number > max { rules.append(.aboveMax(max)) }
+        if let values = definition.enum, !values.contains(number) { rules.append(.notInEnum(values)) }
+        return rules
+    }
+}
+
+/// A number as written in configs: integral values without ".0".
+func formatNumber(_ d: Double) -> String {
+    if d.isFinite, d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
+    return String(d)
+}
