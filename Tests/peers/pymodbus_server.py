@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""An independent Modbus peer for Lastset's tests: a pymodbus 3.16 server with fault injection.
+
+TCP:  pymodbus_server.py --tcp 127.0.0.1:0      -> prints "READY <port>" once listening
+RTU:  pymodbus_server.py --rtu /dev/pts/N        -> prints "READY rtu /dev/pts/N" once the port is open
+
+One holding-register block (addresses 0 ..< --size) shared with the input registers (FC04 reads the
+same words). Faults are injected through SimDevice(action=...), the hook pymodbus 3.16 provides:
+
+  --values FILE.json      initial words: {"100": 7, "110": [1, 2, 3]} (address -> word or list of words)
+  --max-read N            reads of more than N registers answer --max-read-exception (default 03)
+  --delay-ms N            every reply is delayed by N ms
+  --exception ADDR:CODE[:TIMES]  requests touching ADDR answer CODE (only the first TIMES times if given)
+  --refuse-fc16           FC16 answers exception 01
+  --drop-after N          each connection is closed (without a reply) on its (N+1)th request
+  --clamp ADDR:MAX        writes to ADDR store min(value, MAX)
+  --write-log FILE        each write received is appended as a JSON line
+                          {"function": 6|16, "unit": U, "address": A, "count": C, "values": [...]}
+  --unit N                answer only unit N (default: every unit)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+
+from pymodbus.constants import ExcCodes
+from pymodbus.server import ModbusSerialServer, ModbusTcpServer
+from pymodbus.server.requesthandler import ServerRequestHandler
+from pymodbus.simulator import DataType, SimData, SimDevice
+
+
+def parse_args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--tcp", help="HOST:PORT to listen on (port 0 picks a free port)")
+    where.add_argument("--rtu", help="serial device (e.g. one end of a socat pty pair)")
+    p.add_argument("--baud", type=int, default=19200)
+    p.add_argument("--unit", type=int, default=0, help="unit id served (0 = every unit)")
+    p.add_argument("--size", type=int, default=4096, help="number of registers (addresses 0..size-1)")
+    p.add_argument("--values", help="JSON file of initial words")
+    p.add_argument("--max-read", type=int)
+    p.add_argument("--max-read-exception", type=int, default=3)
+    p.add_argument("--delay-ms", type=int, default=0)
+    p.add_argument("--exception", action="append", default=[], metavar="ADDR:CODE[:TIMES]")
+    p.add_argument("--refuse-fc16", action="store_true")
+    p.add_argument("--drop-after", type=int)
+    p.add_argument("--clamp", action="append", default=[], metavar="ADDR:MAX")
+    p.add_argument("--write-log", help="file receiving one JSON line per write request")
+    return p.parse_args()
+
+
+def load_values(path: str | None, size: int) -> list[int]:
+    words = [0] * size
+    if not path:
+        return words
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    for key, value in data.items():
+        address = int(key, 0)
+        for i, word in enumerate(value if isinstance(value, list) else [value]):
+            words[address + i] = int(word) & 0xFFFF
+    return words
+
+
+class Faults:
+    """Fault settings and the write log, consulted by the SimDevice action."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.max_read = args.max_read
+        self.max_read_exception = ExcCodes(args.max_read_exception)
+        self.delay = args.delay_ms / 1000.0
+        self.refuse_fc16 = args.refuse_fc16
+        # address -> [code, remaining times or None for always]
+        self.exceptions: dict[int, list] = {}
+        for spec in args.exception:
+            parts = spec.split(":")
+            self.exceptions[int(parts[0], 0)] = [ExcCodes(int(parts[1], 0)), int(parts[2]) if len(parts) > 2 else None]
+        self.clamps = {int(a, 0): int(m, 0) for a, m in (s.split(":") for s in args.clamp)}
+        self.write_log = open(args.write_log, "a", encoding="utf-8") if args.write_log else None
+
+    async def action(self, function_code, start_address, address, count, registers, set_values):
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if function_code in (3, 4) and self.max_read is not None and count > self.max_read:
+            return self.max_read_exception
+        if function_code == 16 and self.refuse_fc16:
+            return ExcCodes.ILLEGAL_FUNCTION
+        for a in range(address, address + count):
+            entry = self.exceptions.get(a)
+            if entry is not None and (entry[1] is None or entry[1] > 0):
+                if entry[1] is not None:
+                    entry[1] -= 1
+                return entry[0]
+        if set_values is not None:
+            if self.write_log:
+                self.write_log.write(json.dumps({
+                    "function": function_code, "unit": current_unit[0], "address": address,
+                    "count": count, "values": [int(v) for v in set_values],
+                }) + "\n")
+                self.write_log.flush()
+            for i in range(len(set_values)):
+                limit = self.clamps.get(address + i)
+                if limit is not None and set_values[i] > limit:
+                    set_values[i] = limit
+        return None
+
+
+# Unit of the request being handled (the action hook does not receive it).
+current_unit = [0]
+
+
+def make_handler_class(drop_after: int | None):
+    class Handler(ServerRequestHandler):
+        """Counts requests per connection; closes the connection instead of answering past the limit."""
+
+        served = 0
+
+        async def handle_request(self):
+            if not self.last_pdu:
+                return
+            current_unit[0] = self.last_pdu.dev_id
+            if drop_after is not None:
+                if self.served >= drop_after:
+                    self.served = 0
+                    if self.transport:
+                        self.transport.close()
+                    return
+                self.served += 1
+            await super().handle_request()
+
+    return Handler
+
+
+async def main() -> None:
+    args = parse_args()
+    faults = Faults(args)
+    device = SimDevice(
+        id=args.unit,
+        simdata=SimData(address=0, values=load_values(args.values, args.size), datatype=DataType.REGISTERS),
+        action=faults.action,
+    )
+    handler_class = make_handler_class(args.drop_after)
+
+    if args.tcp:
+        host, _, port = args.tcp.rpartition(":")
+        server = ModbusTcpServer(device, address=(host or "127.0.0.1", int(port)))
+    else:
+        server = ModbusSerialServer(device, port=args.rtu, baudrate=args.baud, reconnect_delay=0.1)
+    server.callback_new_connection = lambda: handler_class(
+        server, server.trace_packet, server.trace_pdu, server.trace_connect)
+    await server.serve_forever(background=True)
+    if args.tcp:
+        bound = server.transport.sockets[0].getsockname()[1]
+        print(f"READY {bound}", flush=True)
+    else:
+        print(f"READY rtu {args.rtu}", flush=True)
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await server.shutdown()
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        sys.exit(0)
