@@ -1,0 +1,125 @@
+import Foundation
+import LastsetCore
+import ModbusLink
+
+/// A register that makes a capture invalid: what was read and which rule it broke.
+public struct CaptureProblem: Codable, Sendable, Hashable, CustomStringConvertible {
+    public var registerId: String
+    public var address: Int
+    /// Raw bytes as read (hex); nil when the read failed.
+    public var valueData: String?
+    /// Decoded value; nil when the read failed.
+    public var value: RegisterValue?
+    /// The rule broken, or the read error.
+    public var rule: String
+
+    public var description: String {
+        "\(registerId) @\(address): \(rule)" + (value.map { " (value \($0), raw \(valueData ?? ""))" } ?? "")
+    }
+}
+
+/// What a capture did.
+public struct CaptureReport: Codable, Sendable, Hashable {
+    public var pageId: String
+    public var device: String
+    /// True when a template was archived.
+    public var archived: Bool
+    /// The archived version, when archived.
+    public var version: Int?
+    public var pageHash: String
+    public var entryCount: Int
+    public var skipped: [SkippedRegister]
+    /// Every register that made the capture invalid (empty when archived).
+    public var problems: [CaptureProblem]
+    /// Read requests issued.
+    public var requests: Int
+    /// Set when the archive itself failed (the previous template stays current).
+    public var error: String?
+}
+
+/// "Save": reads a page fresh from the reference device, validates it and archives it as a template.
+public enum Capture {
+    /// Reads, validates and (only when every register is valid) archives the page.
+    public static func run(
+        page: PageDefinition, from target: DeviceTarget, archive: TemplateArchive, who: String,
+        progress: ProgressHandler? = nil
+    ) async -> CaptureReport {
+        let identity = page.identity ?? []
+        let spans = page.registers.map { AddressSpan(address: $0.address, length: $0.length) }
+            + identity.map { AddressSpan(address: $0.address, length: $0.type.registerCount) }
+        progress?(JobProgress(phase: "reading", done: 0, total: page.registers.count))
+        let readout = await PageReader.read(spans, from: target)
+        let readAt = Date()
+        progress?(JobProgress(phase: "reading", done: page.registers.count, total: page.registers.count))
+
+        var report = CaptureReport(
+            pageId: page.id, device: target.label, archived: false, version: nil, pageHash: page.hash, entryCount: 0,
+            skipped: [], problems: [], requests: readout.requests, error: nil)
+        if Task.isCancelled {
+            report.error = "capture cancelled (shutdown) before all registers were read"
+            return report
+        }
+
+        var identityValues: [IdentityValue] = []
+        for reg in identity {
+            let span = AddressSpan(address: reg.address, length: reg.type.registerCount)
+            guard let words = readout.words(for: span) else {
+                report.problems.append(
+                    CaptureProblem(
+                        registerId: reg.registerId, address: reg.address, valueData: nil, value: nil,
+                        rule: "identity read failed: \(readout.failures[span].map(String.init(describing:)) ?? "no data")"))
+                continue
+            }
+            identityValues.append(
+                IdentityValue(
+                    registerId: reg.registerId, address: reg.address, valueData: words.bigEndianBytes.hexString,
+                    value: RegisterCodec.decode(words, as: reg.definition)))
+        }
+
+        var entries: [TemplateEntry] = []
+        for def in page.registers {
+            let span = AddressSpan(address: def.address, length: def.length)
+            guard let words = readout.words(for: span) else {
+                let cause = readout.failures[span].map(String.init(describing:)) ?? "no data"
+                report.problems.append(
+                    CaptureProblem(registerId: def.registerId, address: def.address, valueData: nil, value: nil, rule: "read failed: \(cause)"))
+                continue
+            }
+            if !def.isCloned {
+                report.skipped.append(SkippedRegister(registerId: def.registerId, address: def.address, reason: .notCloned))
+                continue
+            }
+            if !def.isWritable {
+                report.skipped.append(SkippedRegister(registerId: def.registerId, address: def.address, reason: .readOnly))
+                continue
+            }
+            if RegisterCodec.isUnset(words, for: def) {
+                report.skipped.append(SkippedRegister(registerId: def.registerId, address: def.address, reason: .unset))
+                continue
+            }
+            let value = RegisterCodec.decode(words, as: def)
+            let hex = words.bigEndianBytes.hexString
+            if let broken = RegisterCheck.problem(words, for: def) {
+                report.problems.append(CaptureProblem(registerId: def.registerId, address: def.address, valueData: hex, value: value, rule: broken))
+                continue
+            }
+            entries.append(
+                TemplateEntry(registerId: def.registerId, address: def.address, length: def.length, valueData: hex, value: value, lastDate: readAt))
+        }
+        report.entryCount = entries.count
+        guard report.problems.isEmpty else { return report }
+
+        let template = Template(
+            pageId: page.id, pageHash: page.hash, version: 0, capturedAt: readAt, capturedBy: who,
+            source: TemplateSource(deviceId: target.deviceId, endpoint: target.endpoint.description, unit: target.unit, identity: identityValues),
+            entries: entries, skipped: report.skipped)
+        do {
+            let stored = try await archive.store(template)
+            report.archived = true
+            report.version = stored.version
+        } catch {
+            report.error = error.description
+        }
+        return report
+    }
+}

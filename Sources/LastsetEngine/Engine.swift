@@ -1,0 +1,59 @@
+import Foundation
+import LastsetCore
+
+/// The template engine: capture, archive, replay, each recorded in the audit log.
+public struct Engine: Sendable {
+    public let archive: TemplateArchive
+    public let audit: AuditLog
+
+    /// Opens the archive and audit log under the data directory.
+    public init(dataDirectory: URL, historyLimit: Int = 20) throws {
+        archive = try TemplateArchive(dataDirectory: dataDirectory, historyLimit: historyLimit)
+        audit = try AuditLog(dataDirectory: dataDirectory)
+    }
+
+    /// Captures a page from a device; audits the attempt whatever its outcome.
+    public func capture(page: PageDefinition, from target: DeviceTarget, who: String, progress: ProgressHandler? = nil) async -> CaptureReport {
+        var report = await Capture.run(page: page, from: target, archive: archive, who: who, progress: progress)
+        var identity: [IdentityValue] = []
+        var registers: [AuditRegister] = []
+        if report.archived, let v = report.version, let t = try? await archive.load(pageId: page.id, version: v) {
+            identity = t.source.identity
+            registers = t.entries.map { AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: "captured") }
+        }
+        registers += report.problems.map { AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: "invalid: \($0.rule)") }
+        let record = AuditRecord(
+            time: Date(), kind: "capture", who: who, pageId: page.id, device: target.label, endpoint: target.endpoint.description,
+            unit: target.unit, identity: identity, templateVersion: report.version, pageHash: report.pageHash,
+            result: report.archived ? "archived" : (report.error != nil ? "failed" : "invalid"), message: report.error,
+            registers: registers)
+        do {
+            try await audit.append(record)
+        } catch {
+            report.error = (report.error.map { $0 + "; " } ?? "") + "audit log: \(error)"
+        }
+        return report
+    }
+
+    /// Replays the page's latest template (or `version`) to a target; audits it.
+    /// Throws only when the template cannot be loaded (missing, corrupt).
+    public func apply(
+        page: PageDefinition, version: Int? = nil, to target: DeviceTarget, options: ReplayOptions, who: String,
+        progress: ProgressHandler? = nil
+    ) async throws(ArchiveError) -> ReplayReport {
+        let template = try await archive.load(pageId: page.id, version: version)
+        var report = await Replay.run(page: page, template: template, to: target, options: options, progress: progress)
+        let record = AuditRecord(
+            time: Date(), kind: options.dryRun ? "dry-run" : "replay", who: who, pageId: page.id, device: target.label,
+            endpoint: target.endpoint.description, unit: target.unit, identity: template.source.identity,
+            templateVersion: template.version, pageHash: template.pageHash, result: report.status.rawValue,
+            message: [report.reason, report.stoppedAt.map { "stopped \($0)" }].compactMap { $0 }.joined(separator: "; "),
+            registers: report.registers.map { AuditRegister(registerId: $0.registerId, before: $0.before, after: $0.actual, status: $0.status.rawValue) })
+        do {
+            try await audit.append(record)
+        } catch {
+            report.warnings.append("audit log: \(error)")
+        }
+        return report
+    }
+}

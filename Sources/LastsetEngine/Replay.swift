@@ -1,0 +1,369 @@
+import LastsetCore
+import ModbusLink
+
+/// "Use last settings": writes a template's valid values to a target in page order, verifies them by
+/// reading back, and reports register by register. Nothing is written before every check has passed.
+public struct Replay {
+    let page: PageDefinition
+    let template: Template
+    let target: DeviceTarget
+    let options: ReplayOptions
+    let progress: ProgressHandler?
+
+    private var report: ReplayReport
+    /// Template entries re-checked against the current page, in page order.
+    private var entries: [(entry: TemplateEntry, definition: RegisterDefinition)] = []
+    private var results: [String: RegisterResult] = [:]
+    private var snapshot: PageReadout?
+
+    /// Runs a replay and returns its report (never throws: every failure is in the report).
+    public static func run(
+        page: PageDefinition, template: Template, to target: DeviceTarget, options: ReplayOptions = ReplayOptions(),
+        progress: ProgressHandler? = nil
+    ) async -> ReplayReport {
+        var replay = Replay(page: page, template: template, target: target, options: options, progress: progress)
+        await replay.execute()
+        return replay.report
+    }
+
+    private init(page: PageDefinition, template: Template, target: DeviceTarget, options: ReplayOptions, progress: ProgressHandler?) {
+        self.page = page
+        self.template = template
+        self.target = target
+        self.options = options
+        self.progress = progress
+        report = ReplayReport(
+            pageId: page.id, templateVersion: template.version, pageHash: template.pageHash, target: target.label,
+            endpoint: target.endpoint.description, unit: target.unit, options: options, status: .failed, reason: nil,
+            stoppedAt: nil, warnings: [], identity: [], beforeWrite: [], afterWrite: [], registers: [], plan: [],
+            fellBackToFC06: false, rollback: nil, requests: 0, writeFrames: 0)
+    }
+
+    private mutating func execute() async {
+        guard checkTemplate() else { return }
+        guard await checkIdentity() else { return }
+        let planned = entries.map { PlannedWrite(registerId: $0.entry.registerId, address: $0.entry.address, words: $0.entry.words) }
+        report.plan = RequestPlanner.writes(planned, limits: target.limits).map {
+            PlannedRequest(function: $0.function, address: $0.address, count: $0.words.count, registerIds: $0.registerIds)
+        }
+        if options.dryRun || options.onError == .rollback {
+            guard await takeSnapshot() else { return }
+        }
+        if options.dryRun {
+            report.status = .planned
+            finishRegisters()
+            return
+        }
+        guard await runSteps(page.beforeWrite ?? [], into: \.beforeWrite, label: "beforeWrite") else {
+            finishRegisters()
+            report.afterWrite = (page.afterWrite ?? []).map { StepResult(address: $0.address, value: $0.value, status: "notAttempted") }
+            return
+        }
+        await writeEntries(planned)
+        finishRegisters()
+        let allVerified = report.registers.allSatisfy { $0.status == .verified }
+        if allVerified {
+            if await runSteps(page.afterWrite ?? [], into: \.afterWrite, label: "afterWrite") {
+                report.status = .succeeded
+            }
+        } else {
+            report.afterWrite = (page.afterWrite ?? []).map {
+                StepResult(address: $0.address, value: $0.value, status: "notAttempted", message: "not every register verified")
+            }
+            let bad = report.registers.filter { $0.status != .verified }
+            report.reason = report.reason ?? "\(bad.count) of \(report.registers.count) registers not verified"
+            if options.onError == .rollback { await rollBack() }
+        }
+    }
+
+    // MARK: checks before any write
+
+    /// Every entry must still match the page (address, length) and be writable, cloned, set and valid.
+    private mutating func checkTemplate() -> Bool {
+        var problems: [String] = []
+        if template.pageId != page.id {
+            problems.append("template is for page \"\(template.pageId)\", not \"\(page.id)\"")
+        }
+        if template.pageHash != page.hash {
+            report.warnings.append("page definition changed since capture (template \(template.pageHash), page now \(page.hash)); entries re-checked")
+        }
+        let order = Dictionary(page.registers.enumerated().map { ($1.registerId, $0) }, uniquingKeysWith: { a, _ in a })
+        var seen = Set<String>()
+        for entry in template.entries {
+            guard seen.insert(entry.registerId).inserted else {
+                problems.append("\(entry.registerId): appears twice in the template")
+                continue
+            }
+            guard let index = order[entry.registerId] else {
+                problems.append("\(entry.registerId): not a register of page \"\(page.id)\" any more")
+                continue
+            }
+            let def = page.registers[index]
+            let words = entry.words
+            if def.address != entry.address || def.length != entry.length {
+                problems.append("\(entry.registerId): template has address \(entry.address) length \(entry.length), page has \(def.address) length \(def.length)")
+            } else if words.count != def.length || [UInt8](hexString: entry.valueData) == nil {
+                problems.append("\(entry.registerId): valueData \"\(entry.valueData)\" is not \(def.length * 2) bytes of hex")
+            } else if !def.isWritable {
+                problems.append("\(entry.registerId): read-only, never written")
+            } else if !def.isCloned {
+                problems.append("\(entry.registerId): clone: false, never written")
+            } else if RegisterCodec.isUnset(words, for: def) {
+                problems.append("\(entry.registerId): holds the \"not set\" default, never written")
+            } else if let rule = RegisterCheck.problem(words, for: def) {
+                problems.append("\(entry.registerId): value \(RegisterCodec.decode(words, as: def)) breaks \(rule)")
+            } else {
+                entries.append((entry, def))
+            }
+        }
+        entries.sort { order[$0.entry.registerId]! < order[$1.entry.registerId]! }
+        guard problems.isEmpty else {
+            report.status = .refused
+            report.reason = "template not valid for the page: " + problems.joined(separator: "; ")
+            return false
+        }
+        return true
+    }
+
+    /// The target's identity registers must hold what the template's source held.
+    private mutating func checkIdentity() async -> Bool {
+        let identity = page.identity ?? []
+        guard !identity.isEmpty else { return true }
+        progress?(JobProgress(phase: "checking identity", done: 0, total: identity.count))
+        let readout = await PageReader.read(identity.map { AddressSpan(address: $0.address, length: $0.type.registerCount) }, from: target)
+        report.requests += readout.requests
+        var ok = true
+        for reg in identity {
+            let span = AddressSpan(address: reg.address, length: reg.type.registerCount)
+            let recorded = template.source.identity.first { $0.registerId == reg.registerId }
+            var check = IdentityCheck(registerId: reg.registerId, expected: recorded?.value, actual: nil, matches: false, message: nil)
+            if let words = readout.words(for: span) {
+                check.actual = RegisterCodec.decode(words, as: reg.definition)
+                if let recorded {
+                    check.matches = recorded.valueData == words.bigEndianBytes.hexString
+                    if !check.matches { check.message = "expected \(recorded.value), target has \(check.actual!)" }
+                } else {
+                    check.message = "the template recorded no value for it"
+                }
+            } else {
+                check.message = "cannot read: \(readout.failures[span].map(String.init(describing:)) ?? "no data")"
+            }
+            ok = ok && check.matches
+            report.identity.append(check)
+        }
+        if !ok {
+            report.status = .refused
+            let bad = report.identity.filter { !$0.matches }.map { "\($0.registerId): \($0.message ?? "")" }
+            report.reason = "identity mismatch, nothing written: " + bad.joined(separator: "; ")
+        }
+        return ok
+    }
+
+    /// Reads the target's current values of every entry (dry-run diff, rollback snapshot).
+    private mutating func takeSnapshot() async -> Bool {
+        progress?(JobProgress(phase: "reading current values", done: 0, total: entries.count))
+        let readout = await PageReader.read(entries.map { AddressSpan(address: $0.entry.address, length: $0.entry.length) }, from: target)
+        report.requests += readout.requests
+        snapshot = readout
+        let unreadable = entries.filter { readout.words(for: span($0.entry)) == nil }
+        if !options.dryRun && !unreadable.isEmpty {
+            report.status = .refused
+            report.reason = "cannot snapshot the target for rollback, nothing written: "
+                + unreadable.map { "\($0.entry.registerId): \(readout.failures[span($0.entry)].map(String.init(describing:)) ?? "no data")" }
+                .joined(separator: "; ")
+            return false
+        }
+        return true
+    }
+
+    // MARK: writing
+
+    private func span(_ e: TemplateEntry) -> AddressSpan { AddressSpan(address: e.address, length: e.length) }
+
+    private mutating func runSteps(_ steps: [WriteStep], into path: WritableKeyPath<ReplayReport, [StepResult]>, label: String) async -> Bool {
+        var failedAt: Int?
+        for (i, step) in steps.enumerated() {
+            if failedAt != nil {
+                report[keyPath: path].append(StepResult(address: step.address, value: step.value, status: "notAttempted"))
+                continue
+            }
+            report.requests += 1
+            report.writeFrames += 1
+            do {
+                try await target.connection.writeRegister(unit: target.unit, address: step.address, value: UInt16(truncatingIfNeeded: step.value))
+                report[keyPath: path].append(StepResult(address: step.address, value: step.value, status: "ok"))
+            } catch {
+                failedAt = i
+                report[keyPath: path].append(StepResult(address: step.address, value: step.value, status: "failed", message: error.description))
+                report.stoppedAt = "\(label)[\(i)]"
+                report.reason = "\(label)[\(i)] (write \(step.value) to \(step.address)) failed: \(error)"
+            }
+        }
+        return failedAt == nil
+    }
+
+    private mutating func writeEntries(_ planned: [PlannedWrite]) async {
+        var queue = RequestPlanner.writes(planned, limits: target.limits)
+        var pending: [WriteRequest] = []
+        var i = 0
+        var stop = false
+        let total = planned.count
+        func group(_ reqs: [WriteRequest]) -> (start: Int, end: Int)? {
+            guard let first = reqs.first else { return nil }
+            return (first.address, reqs.map { $0.address + $0.words.count }.max()!)
+        }
+        while i < queue.count && !stop {
+            if Task.isCancelled {
+                report.stoppedAt = "shutdown before \(queue[i].registerIds.first ?? "?")"
+                report.reason = "stopped by shutdown at a clean point"
+                break
+            }
+            let request = queue[i]
+            report.requests += 1
+            report.writeFrames += 1
+            do {
+                switch request.function {
+                case .fc16:
+                    try await target.connection.writeRegisters(unit: target.unit, address: request.address, values: request.words)
+                case .fc06:
+                    try await target.connection.writeRegister(unit: target.unit, address: request.address, value: request.words[0])
+                }
+            } catch {
+                if request.function == .fc16, error.exceptionCode == 0x01, target.limits.writeFunction == .auto, !report.fellBackToFC06 {
+                    // The device does not implement FC16: go on with FC06 from this request on.
+                    report.fellBackToFC06 = true
+                    report.warnings.append("device refused FC16 (exception 01); fell back to FC06")
+                    var fc06 = target.limits
+                    fc06.writeFunction = .fc06
+                    let rest = planned.filter { p in queue[i...].contains { $0.registerIds.contains(p.registerId) } }
+                    queue = Array(queue[..<i]) + RequestPlanner.writes(rest, limits: fc06)
+                    continue
+                }
+                stop = await flush(&pending) || stop
+                for id in Set(request.registerIds) where results[id] == nil {
+                    results[id] = result(id, status: error.exceptionCode != nil ? .rejected : .failed, error: error)
+                }
+                if options.onError != .continue {
+                    report.stoppedAt = "at \(request.registerIds.first ?? "?") (\(request.function.rawValue) \(request.address)+\(request.words.count))"
+                    report.reason = "write failed: \(error)"
+                    stop = true
+                }
+                i += 1
+                continue
+            }
+            // Verify in groups: consecutive successful writes that form one contiguous span a single read covers.
+            if let g = group(pending), !(request.address == g.end && request.address + request.words.count - g.start <= target.limits.maxReadRegisters) {
+                stop = await flush(&pending) || stop
+            }
+            pending.append(request)
+            i += 1
+            progress?(JobProgress(phase: "writing", done: min(total, results.count + pending.count), total: total))
+        }
+        _ = await flush(&pending)
+        if stop && report.stoppedAt == nil {
+            report.stoppedAt = "after a mismatch"
+        }
+    }
+
+    /// Reads back the pending writes and records verified / mismatch; returns true when the replay must stop.
+    private mutating func flush(_ pending: inout [WriteRequest]) async -> Bool {
+        guard let first = pending.first else { return false }
+        let end = pending.map { $0.address + $0.words.count }.max()!
+        let ids = pending.flatMap(\.registerIds)
+        pending = []
+        report.requests += 1
+        let words: [UInt16]
+        do {
+            words = try await target.connection.readHoldingRegisters(unit: target.unit, address: first.address, count: end - first.address)
+        } catch {
+            for id in ids where results[id] == nil {
+                results[id] = result(id, status: .failed, error: nil, message: "written, but read-back failed: \(error)")
+            }
+            return options.onError != .continue
+        }
+        var mismatch = false
+        for (entry, _) in entries where ids.contains(entry.registerId) && results[entry.registerId] == nil {
+            let actual = Array(words[(entry.address - first.address)..<(entry.address - first.address + entry.length)])
+            let ok = actual == entry.words
+            mismatch = mismatch || !ok
+            results[entry.registerId] = result(entry.registerId, status: ok ? .verified : .mismatch, actual: actual)
+        }
+        if mismatch && options.onError != .continue {
+            let firstBad = entries.first { results[$0.entry.registerId]?.status == .mismatch }!.entry
+            report.stoppedAt = "after a mismatch at \(firstBad.registerId)"
+            report.reason = "read-back differs from the template"
+            return true
+        }
+        return false
+    }
+
+    private func result(_ id: String, status: RegisterStatus, error: ModbusError? = nil, actual: [UInt16]? = nil, message: String? = nil) -> RegisterResult {
+        let (entry, def) = entries.first { $0.entry.registerId == id }!
+        let before = snapshot?.words(for: span(entry)).map { RegisterCodec.decode($0, as: def) }
+        return RegisterResult(
+            registerId: id, address: entry.address, length: entry.length, status: status, expected: entry.value,
+            expectedData: entry.valueData, actual: actual.map { RegisterCodec.decode($0, as: def) },
+            actualData: actual?.bigEndianBytes.hexString, before: before, exceptionCode: error?.exceptionCode.map(Int.init),
+            message: message ?? error?.description)
+    }
+
+    /// Fills in registers without a result: dry-run diff or not attempted.
+    private mutating func finishRegisters() {
+        report.registers = entries.map { entry, def in
+            if let r = results[entry.registerId] { return r }
+            if options.dryRun, let current = snapshot?.words(for: span(entry)) {
+                return result(entry.registerId, status: current == entry.words ? .unchanged : .differs, actual: current)
+            }
+            return result(entry.registerId, status: .notAttempted)
+        }
+    }
+
+    // MARK: rollback
+
+    /// Restores every register the replay touched to its snapshot value, then verifies.
+    private mutating func rollBack() async {
+        guard let snapshot else { return }
+        progress?(JobProgress(phase: "rolling back", done: 0, total: entries.count))
+        let touched = entries.filter { results[$0.entry.registerId].map { $0.status != .notAttempted } ?? false }
+        var limits = target.limits
+        if report.fellBackToFC06 { limits.writeFunction = .fc06 }
+        let restores = touched.compactMap { e -> PlannedWrite? in
+            snapshot.words(for: span(e.entry)).map { PlannedWrite(registerId: e.entry.registerId, address: e.entry.address, words: $0) }
+        }
+        var failed: [String: ModbusError] = [:]
+        for request in RequestPlanner.writes(restores, limits: limits) {
+            report.requests += 1
+            report.writeFrames += 1
+            do {
+                switch request.function {
+                case .fc16: try await target.connection.writeRegisters(unit: target.unit, address: request.address, values: request.words)
+                case .fc06: try await target.connection.writeRegister(unit: target.unit, address: request.address, value: request.words[0])
+                }
+            } catch {
+                for id in request.registerIds { failed[id] = error }
+            }
+        }
+        let readback = await PageReader.read(touched.map { span($0.entry) }, from: target)
+        report.requests += readback.requests
+        var lines: [RegisterResult] = []
+        for (entry, def) in touched {
+            let want = snapshot.words(for: span(entry))!
+            let got = readback.words(for: span(entry))
+            var line = RegisterResult(
+                registerId: entry.registerId, address: entry.address, length: entry.length, status: .verified,
+                expected: RegisterCodec.decode(want, as: def), expectedData: want.bigEndianBytes.hexString,
+                actual: got.map { RegisterCodec.decode($0, as: def) }, actualData: got?.bigEndianBytes.hexString,
+                before: RegisterCodec.decode(want, as: def), exceptionCode: nil, message: nil)
+            if let error = failed[entry.registerId] {
+                line.status = error.exceptionCode != nil ? .rejected : .failed
+                line.exceptionCode = error.exceptionCode.map(Int.init)
+                line.message = "restore failed: \(error)"
+            } else if got != want {
+                line.status = got == nil ? .failed : .mismatch
+                line.message = got == nil ? "restore read-back failed" : "restored value did not verify"
+            }
+            lines.append(line)
+        }
+        report.rollback = RollbackResult(restored: lines.allSatisfy { $0.status == .verified }, registers: lines)
+    }
+}

@@ -1,0 +1,137 @@
+import LastsetCore
+
+/// What to do after the first permanent failure of a replay.
+public enum OnError: String, Codable, Sendable, Hashable, CaseIterable {
+    /// No write after the first permanent failure (default).
+    case stop
+    /// Go on with the remaining registers.
+    case `continue`
+    /// Stop, then restore (and verify) the target's values as they were before the replay.
+    case rollback
+}
+
+/// How a replay should run.
+public struct ReplayOptions: Codable, Sendable, Hashable {
+    /// Plan and diff only: zero write frames.
+    public var dryRun: Bool
+    public var onError: OnError
+
+    public init(dryRun: Bool = false, onError: OnError = .stop) {
+        self.dryRun = dryRun
+        self.onError = onError
+    }
+}
+
+/// Outcome for one register of a replay.
+public enum RegisterStatus: String, Codable, Sendable, Hashable {
+    /// Written and read back equal.
+    case verified
+    /// Written, but read back different (e.g. the device clamped it).
+    case mismatch
+    /// The device answered the write with an exception.
+    case rejected
+    /// The write failed without an exception (timeout, connection lost) or its read-back failed.
+    case failed
+    /// Not written (an earlier failure stopped the replay, or shutdown).
+    case notAttempted
+    /// Dry run: the target already holds the template's value.
+    case unchanged
+    /// Dry run: the target holds another value and would be written.
+    case differs
+}
+
+/// One register's line in a replay report.
+public struct RegisterResult: Codable, Sendable, Hashable {
+    public var registerId: String
+    public var address: Int
+    public var length: Int
+    public var status: RegisterStatus
+    /// The template's value.
+    public var expected: RegisterValue
+    public var expectedData: String
+    /// Read back after the write (or the target's current value in a dry run).
+    public var actual: RegisterValue?
+    public var actualData: String?
+    /// The target's value before the replay, when a snapshot was taken (dry run, rollback).
+    public var before: RegisterValue?
+    public var exceptionCode: Int?
+    public var message: String?
+}
+
+/// A `beforeWrite` / `afterWrite` step's outcome.
+public struct StepResult: Codable, Sendable, Hashable {
+    public var address: Int
+    public var value: Int
+    /// "ok", "failed" or "notAttempted".
+    public var status: String
+    public var message: String?
+}
+
+/// A write request of the plan, as shown to users.
+public struct PlannedRequest: Codable, Sendable, Hashable {
+    public var function: WriteRequest.Function
+    public var address: Int
+    public var count: Int
+    public var registerIds: [String]
+}
+
+/// Whether a replay did its job.
+public enum ReplayStatus: String, Codable, Sendable, Hashable {
+    /// Every entry written and verified, afterWrite done.
+    case succeeded
+    /// Something was not written or did not verify (see the registers).
+    case failed
+    /// Refused before the first write (identity mismatch, invalid template, …).
+    case refused
+    /// Dry run: plan and diff only.
+    case planned
+}
+
+/// The restore step of `onError: rollback`.
+public struct RollbackResult: Codable, Sendable, Hashable {
+    /// True when every touched register was restored and verified.
+    public var restored: Bool
+    public var registers: [RegisterResult]
+}
+
+/// One identity register compared before a replay.
+public struct IdentityCheck: Codable, Sendable, Hashable {
+    public var registerId: String
+    public var expected: RegisterValue?
+    public var actual: RegisterValue?
+    public var matches: Bool
+    public var message: String?
+}
+
+/// Everything a replay did, register by register.
+public struct ReplayReport: Codable, Sendable, Hashable {
+    public var pageId: String
+    public var templateVersion: Int
+    public var pageHash: String
+    public var target: String
+    public var endpoint: String
+    public var unit: Int
+    public var options: ReplayOptions
+    public var status: ReplayStatus
+    /// Why it failed or was refused.
+    public var reason: String?
+    /// Where a stopped replay stopped ("after heating.mode", "beforeWrite[0]", …).
+    public var stoppedAt: String?
+    /// Non-fatal remarks (e.g. the page definition changed since capture).
+    public var warnings: [String]
+    public var identity: [IdentityCheck]
+    public var beforeWrite: [StepResult]
+    public var afterWrite: [StepResult]
+    public var registers: [RegisterResult]
+    public var plan: [PlannedRequest]
+    /// True when the device refused FC16 and the replay went on with FC06.
+    public var fellBackToFC06: Bool
+    public var rollback: RollbackResult?
+    /// Requests issued (reads and writes).
+    public var requests: Int
+    /// Write frames sent (0 for a dry run).
+    public var writeFrames: Int
+
+    /// Count of registers with a status.
+    public func count(_ status: RegisterStatus) -> Int { registers.filter { $0.status == status }.count }
+}
