@@ -29,9 +29,11 @@ let package = Package(
         .executableTarget(name: "lastset-sim", dependencies: ["LastsetCore", "ModbusLink"]),
 
         .testTarget(name: "LastsetCoreTests", dependencies: ["LastsetCore"]),
-        .testTarget(name: "ModbusLinkTests", dependencies: ["ModbusLink", "LastsetCore"]),
-        .testTarget(name: "LastsetEngineTests", dependencies: ["LastsetEngine", "LastsetCore", "ModbusLink"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["LastsetCore"]),
+        // Helpers shared by the test targets: peer processes, socat pty pairs, built binaries.
+        .target(name: "TestSupport", dependencies: ["LastsetCore"], path: "Tests/TestSupport"),
+        .testTarget(name: "ModbusLinkTests", dependencies: ["ModbusLink", "LastsetCore", "TestSupport"]),
+        .testTarget(name: "LastsetEngineTests", dependencies: ["LastsetEngine", "LastsetCore", "ModbusLink", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LastsetCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

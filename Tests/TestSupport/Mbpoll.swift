@@ -1,0 +1,59 @@
+import Foundation
+
+/// mbpoll as an independent Modbus client; addresses here are 0-based PDU addresses (mbpoll's
+/// register numbers are 1-based, the conversion is done here).
+public enum Mbpoll {
+    /// Reads `count` holding registers once over TCP; returns the words in order.
+    public static func readHolding(port: Int, unit: Int, address: Int, count: Int) throws(TestSupportError) -> [UInt16] {
+        let output = try run(["-m", "tcp", "-a", "\(unit)", "-r", "\(address + 1)", "-c", "\(count)", "-t", "4", "-1", "127.0.0.1", "-p", "\(port)"])
+        return try parse(output, count: count)
+    }
+
+    /// Reads `count` holding registers once over RTU on `path`.
+    public static func readHolding(rtu path: String, baud: Int = 19200, unit: Int, address: Int, count: Int) throws(TestSupportError) -> [UInt16] {
+        let output = try run(["-m", "rtu", "-b", "\(baud)", "-P", "none", "-a", "\(unit)", "-r", "\(address + 1)", "-c", "\(count)", "-t", "4", "-1", path])
+        return try parse(output, count: count)
+    }
+
+    /// Writes holding registers over TCP (FC06 for one value, FC16 for several).
+    public static func writeHolding(port: Int, unit: Int, address: Int, values: [UInt16]) throws(TestSupportError) {
+        _ = try run(["-m", "tcp", "-a", "\(unit)", "-r", "\(address + 1)", "-t", "4", "127.0.0.1", "-p", "\(port)"] + values.map { "\($0)" })
+    }
+
+    private static func parse(_ output: String, count: Int) throws(TestSupportError) -> [UInt16] {
+        // Lines look like "[101]: \t11".
+        var words: [UInt16] = []
+        for line in output.split(separator: "\n") where line.hasPrefix("[") {
+            guard let colon = line.firstIndex(of: ":"),
+                let word = UInt16(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            else { continue }
+            words.append(word)
+        }
+        guard words.count == count else {
+            throw TestSupportError("mbpoll returned \(words.count) registers, expected \(count): \(output)")
+        }
+        return words
+    }
+
+    private static func run(_ arguments: [String]) throws(TestSupportError) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/mbpoll")
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw TestSupportError("cannot run mbpoll: \(error)")
+        }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw TestSupportError("mbpoll \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(text)")
+        }
+        return text
+    }
+}

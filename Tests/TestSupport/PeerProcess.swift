@@ -1,0 +1,144 @@
+import Foundation
+
+/// A child process started by a test (a peer server, a simulator, socat), whose stdout lines are
+/// collected; `start` returns once a line starting with the ready prefix was printed.
+public final class PeerProcess: @unchecked Sendable {
+    /// The underlying process.
+    public let process: Process
+    /// The ready line (e.g. `READY 40123`).
+    public private(set) var readyLine = ""
+    /// A short name for messages.
+    public let name: String
+
+    private let condition = NSCondition()
+    private var stdoutBuffer = Data()
+    private var lines: [String] = []
+    private var stderrText = ""
+    private var stdoutClosed = false
+
+    private init(process: Process, name: String) {
+        self.process = process
+        self.name = name
+    }
+
+    /// Starts `executable` with `arguments` and waits (up to `timeout`) for a stdout line starting with
+    /// `readyPrefix`; throws with the collected stderr when the process exits or the time runs out.
+    public static func start(
+        _ executable: URL, _ arguments: [String], readyPrefix: String? = "READY",
+        timeout: TimeInterval = 15, environment: [String: String]? = nil
+    ) throws(TestSupportError) -> PeerProcess {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        let peer = PeerProcess(process: process, name: executable.lastPathComponent)
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        // The handlers hold the peer weakly so that dropping the last reference terminates the child.
+        out.fileHandleForReading.readabilityHandler = { [weak peer] handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
+            peer?.receiveStdout(data)
+        }
+        err.fileHandleForReading.readabilityHandler = { [weak peer] handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
+            peer?.receiveStderr(data)
+        }
+        do {
+            try process.run()
+        } catch {
+            throw TestSupportError("cannot start \(executable.path): \(error)")
+        }
+        guard let readyPrefix else { return peer }
+        guard let line = peer.waitForLine(timeout: timeout, where: { $0.hasPrefix(readyPrefix) }) else {
+            let why = process.isRunning ? "no \"\(readyPrefix)\" line within \(timeout) s" : "exited with status \(process.terminationStatus)"
+            peer.terminate()
+            throw TestSupportError("\(peer.name) \(arguments.joined(separator: " ")): \(why); stderr: \(peer.stderr)")
+        }
+        peer.readyLine = line
+        return peer
+    }
+
+    private func receiveStdout(_ data: Data) {
+        condition.lock()
+        defer { condition.unlock() }
+        if data.isEmpty {
+            stdoutClosed = true
+        } else {
+            stdoutBuffer.append(data)
+            while let nl = stdoutBuffer.firstIndex(of: 0x0A) {
+                let lineData = stdoutBuffer[stdoutBuffer.startIndex..<nl]
+                lines.append(String(decoding: lineData, as: UTF8.self))
+                stdoutBuffer.removeSubrange(stdoutBuffer.startIndex...nl)
+            }
+        }
+        condition.broadcast()
+    }
+
+    private func receiveStderr(_ data: Data) {
+        condition.lock()
+        stderrText += String(decoding: data, as: UTF8.self)
+        condition.unlock()
+    }
+
+    /// Every stdout line so far (the ready line included).
+    public var stdoutLines: [String] {
+        condition.lock()
+        defer { condition.unlock() }
+        return lines
+    }
+
+    /// Everything written to stderr so far.
+    public var stderr: String {
+        condition.lock()
+        defer { condition.unlock() }
+        return stderrText
+    }
+
+    /// Waits up to `timeout` for a stdout line matching `predicate` (earlier lines count too).
+    public func waitForLine(timeout: TimeInterval = 10, where predicate: (String) -> Bool) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let line = lines.first(where: predicate) { return line }
+            if stdoutClosed || Date() >= deadline { return nil }
+            _ = condition.wait(until: min(deadline, Date().addingTimeInterval(0.2)))
+        }
+    }
+
+    /// Waits until at least `count` stdout lines satisfy `predicate`; returns them (possibly fewer on timeout).
+    public func waitForLines(count: Int, timeout: TimeInterval = 10, where predicate: (String) -> Bool) -> [String] {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            let found = lines.filter(predicate)
+            if found.count >= count || stdoutClosed || Date() >= deadline { return found }
+            _ = condition.wait(until: min(deadline, Date().addingTimeInterval(0.2)))
+        }
+    }
+
+    /// Sends SIGTERM, waits up to `grace` seconds, then SIGKILL; idempotent.
+    public func terminate(grace: TimeInterval = 3) {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(grace)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// Sends a signal to the process.
+    public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    deinit { terminate(grace: 1) }
+}
