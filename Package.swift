@@ -28,6 +28,9 @@ let package = Package(
         .executableTarget(name: "lastset", dependencies: ["LastsetCore"]),
         .executableTarget(name: "lastset-sim", dependencies: ["LastsetCore", "ModbusLink"]),
 
+        // Writes templates in a loop until killed: the crash-consistency test's victim.
+        .executableTarget(name: "lastset-archive-stress", dependencies: ["LastsetEngine", "LastsetCore"], path: "Tests/ArchiveStress"),
+
         .testTarget(name: "LastsetCoreTests", dependencies: ["LastsetCore"]),
         // Helpers shared by the test targets: peer processes, socat pty pairs, built binaries.
         .target(name: "TestSupport", dependencies: ["LastsetCore"], path: "Tests/TestSupport"),

@@ -1,34 +1,6 @@
 import Foundation
 import LastsetCore
 
-/// One register's before/after in an audit record.
-public struct AuditRegister: Codable, Sendable, Hashable {
-    public var registerId: String
-    public var before: RegisterValue?
-    public var after: RegisterValue?
-    public var status: String
-}
-
-/// One capture or replay, as recorded in the audit log.
-public struct AuditRecord: Codable, Sendable, Hashable {
-    public var time: Date
-    /// "capture", "replay" or "dry-run".
-    public var kind: String
-    /// Caller identity: `uid:1000`, `token:ops`, …
-    public var who: String
-    public var pageId: String
-    public var device: String
-    public var endpoint: String
-    public var unit: Int
-    public var identity: [IdentityValue]
-    public var templateVersion: Int?
-    public var pageHash: String
-    /// "archived", "invalid", "succeeded", "failed", "refused", "planned".
-    public var result: String
-    public var message: String?
-    public var registers: [AuditRegister]
-}
-
 /// The append-only audit log: `<data>/audit.jsonl`, one JSON record per line, fsynced per record.
 public actor AuditLog {
     public let url: URL

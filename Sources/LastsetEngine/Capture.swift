@@ -2,41 +2,6 @@ import Foundation
 import LastsetCore
 import ModbusLink
 
-/// A register that makes a capture invalid: what was read and which rule it broke.
-public struct CaptureProblem: Codable, Sendable, Hashable, CustomStringConvertible {
-    public var registerId: String
-    public var address: Int
-    /// Raw bytes as read (hex); nil when the read failed.
-    public var valueData: String?
-    /// Decoded value; nil when the read failed.
-    public var value: RegisterValue?
-    /// The rule broken, or the read error.
-    public var rule: String
-
-    public var description: String {
-        "\(registerId) @\(address): \(rule)" + (value.map { " (value \($0), raw \(valueData ?? ""))" } ?? "")
-    }
-}
-
-/// What a capture did.
-public struct CaptureReport: Codable, Sendable, Hashable {
-    public var pageId: String
-    public var device: String
-    /// True when a template was archived.
-    public var archived: Bool
-    /// The archived version, when archived.
-    public var version: Int?
-    public var pageHash: String
-    public var entryCount: Int
-    public var skipped: [SkippedRegister]
-    /// Every register that made the capture invalid (empty when archived).
-    public var problems: [CaptureProblem]
-    /// Read requests issued.
-    public var requests: Int
-    /// Set when the archive itself failed (the previous template stays current).
-    public var error: String?
-}
-
 /// "Save": reads a page fresh from the reference device, validates it and archives it as a template.
 public enum Capture {
     /// Reads, validates and (only when every register is valid) archives the page.

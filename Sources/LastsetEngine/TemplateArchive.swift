@@ -1,18 +1,6 @@
 import Foundation
 import LastsetCore
 
-/// One archived version of a page's template, as listed (a corrupt file is listed with its reason).
-public struct TemplateListing: Codable, Sendable, Hashable {
-    public var pageId: String
-    public var version: Int
-    public var capturedAt: Date?
-    public var sourceDevice: String?
-    public var entryCount: Int?
-    public var checksumOK: Bool
-    /// Why the file cannot be used, when it cannot.
-    public var problem: String?
-}
-
 /// The templates under `<data>/templates/<pageId>/v000001.json …`: versioned, checksummed, written
 /// durably, pruned to the history limit. Every name is checked before it becomes a path.
 public actor TemplateArchive {

@@ -56,6 +56,20 @@ public struct RegisterResult: Codable, Sendable, Hashable {
     public var before: RegisterValue?
     public var exceptionCode: Int?
     public var message: String?
+
+    public init(registerId: String, address: Int, length: Int, status: RegisterStatus, expected: RegisterValue, expectedData: String, actual: RegisterValue? = nil, actualData: String? = nil, before: RegisterValue? = nil, exceptionCode: Int? = nil, message: String? = nil) {
+        self.registerId = registerId
+        self.address = address
+        self.length = length
+        self.status = status
+        self.expected = expected
+        self.expectedData = expectedData
+        self.actual = actual
+        self.actualData = actualData
+        self.before = before
+        self.exceptionCode = exceptionCode
+        self.message = message
+    }
 }
 
 /// A `beforeWrite` / `afterWrite` step's outcome.
@@ -65,6 +79,13 @@ public struct StepResult: Codable, Sendable, Hashable {
     /// "ok", "failed" or "notAttempted".
     public var status: String
     public var message: String?
+
+    public init(address: Int, value: Int, status: String, message: String? = nil) {
+        self.address = address
+        self.value = value
+        self.status = status
+        self.message = message
+    }
 }
 
 /// A write request of the plan, as shown to users.
@@ -73,6 +94,13 @@ public struct PlannedRequest: Codable, Sendable, Hashable {
     public var address: Int
     public var count: Int
     public var registerIds: [String]
+
+    public init(function: WriteRequest.Function, address: Int, count: Int, registerIds: [String]) {
+        self.function = function
+        self.address = address
+        self.count = count
+        self.registerIds = registerIds
+    }
 }
 
 /// Whether a replay did its job.
@@ -92,6 +120,11 @@ public struct RollbackResult: Codable, Sendable, Hashable {
     /// True when every touched register was restored and verified.
     public var restored: Bool
     public var registers: [RegisterResult]
+
+    public init(restored: Bool, registers: [RegisterResult]) {
+        self.restored = restored
+        self.registers = registers
+    }
 }
 
 /// One identity register compared before a replay.
@@ -101,6 +134,14 @@ public struct IdentityCheck: Codable, Sendable, Hashable {
     public var actual: RegisterValue?
     public var matches: Bool
     public var message: String?
+
+    public init(registerId: String, expected: RegisterValue? = nil, actual: RegisterValue? = nil, matches: Bool, message: String? = nil) {
+        self.registerId = registerId
+        self.expected = expected
+        self.actual = actual
+        self.matches = matches
+        self.message = message
+    }
 }
 
 /// Everything a replay did, register by register.
@@ -134,4 +175,27 @@ public struct ReplayReport: Codable, Sendable, Hashable {
 
     /// Count of registers with a status.
     public func count(_ status: RegisterStatus) -> Int { registers.filter { $0.status == status }.count }
+
+    public init(pageId: String, templateVersion: Int, pageHash: String, target: String, endpoint: String, unit: Int, options: ReplayOptions, status: ReplayStatus, reason: String? = nil, stoppedAt: String? = nil, warnings: [String], identity: [IdentityCheck], beforeWrite: [StepResult], afterWrite: [StepResult], registers: [RegisterResult], plan: [PlannedRequest], fellBackToFC06: Bool, rollback: RollbackResult? = nil, requests: Int, writeFrames: Int) {
+        self.pageId = pageId
+        self.templateVersion = templateVersion
+        self.pageHash = pageHash
+        self.target = target
+        self.endpoint = endpoint
+        self.unit = unit
+        self.options = options
+        self.status = status
+        self.reason = reason
+        self.stoppedAt = stoppedAt
+        self.warnings = warnings
+        self.identity = identity
+        self.beforeWrite = beforeWrite
+        self.afterWrite = afterWrite
+        self.registers = registers
+        self.plan = plan
+        self.fellBackToFC06 = fellBackToFC06
+        self.rollback = rollback
+        self.requests = requests
+        self.writeFrames = writeFrames
+    }
 }

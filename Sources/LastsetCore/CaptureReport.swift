@@ -1,0 +1,60 @@
+import Foundation
+
+/// A register that makes a capture invalid: what was read and which rule it broke.
+public struct CaptureProblem: Codable, Sendable, Hashable, CustomStringConvertible {
+    public var registerId: String
+    public var address: Int
+    /// Raw bytes as read (hex); nil when the read failed.
+    public var valueData: String?
+    /// Decoded value; nil when the read failed.
+    public var value: RegisterValue?
+    /// The rule broken, or the read error.
+    public var rule: String
+
+    public init(registerId: String, address: Int, valueData: String?, value: RegisterValue?, rule: String) {
+        self.registerId = registerId
+        self.address = address
+        self.valueData = valueData
+        self.value = value
+        self.rule = rule
+    }
+
+    public var description: String {
+        "\(registerId) @\(address): \(rule)" + (value.map { " (value \($0), raw \(valueData ?? ""))" } ?? "")
+    }
+}
+
+/// What a capture did.
+public struct CaptureReport: Codable, Sendable, Hashable {
+    public var pageId: String
+    public var device: String
+    /// True when a template was archived.
+    public var archived: Bool
+    /// The archived version, when archived.
+    public var version: Int?
+    public var pageHash: String
+    public var entryCount: Int
+    public var skipped: [SkippedRegister]
+    /// Every register that made the capture invalid (empty when archived).
+    public var problems: [CaptureProblem]
+    /// Read requests issued.
+    public var requests: Int
+    /// Set when the archive itself failed (the previous template stays current).
+    public var error: String?
+
+    public init(
+        pageId: String, device: String, archived: Bool = false, version: Int? = nil, pageHash: String, entryCount: Int = 0,
+        skipped: [SkippedRegister] = [], problems: [CaptureProblem] = [], requests: Int = 0, error: String? = nil
+    ) {
+        self.pageId = pageId
+        self.device = device
+        self.archived = archived
+        self.version = version
+        self.pageHash = pageHash
+        self.entryCount = entryCount
+        self.skipped = skipped
+        self.problems = problems
+        self.requests = requests
+        self.error = error
+    }
+}

@@ -1,5 +1,0 @@
-import XCTest
-
-final class LastsetEngineTestsPlaceholder: XCTestCase {
-    func testBuilds() {}
-}

@@ -1,0 +1,185 @@
+import Foundation
+import LastsetCore
+import LastsetEngine
+import TestSupport
+import XCTest
+
+final class TemplateArchiveTests: XCTestCase {
+    private var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = try TestPaths.temporaryDirectory(prefix: "archive")
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    private func template(page: String = "heating", value: UInt16 = 7, entries: Int = 3) -> Template {
+        Template(
+            pageId: page, pageHash: "sha256:abc", version: 0, capturedAt: Date(timeIntervalSince1970: 1_800_000_000.1234),
+            capturedBy: "uid:0",
+            source: TemplateSource(
+                deviceId: "press-1", endpoint: "tcp://127.0.0.1:15020", unit: 1,
+                identity: [IdentityValue(registerId: "model", address: 0, valueData: "4142", value: .text("AB"))]),
+            entries: (0..<entries).map {
+                TemplateEntry(
+                    registerId: "r\($0)", address: 100 + $0, length: 1, valueData: [value &+ UInt16($0)].bigEndianBytes.hexString,
+                    value: .unsigned(UInt64(value) + UInt64($0)), lastDate: Date(timeIntervalSince1970: 1_800_000_000.987654))
+            },
+            skipped: [SkippedRegister(registerId: "comm.unit", address: 200, reason: .notCloned)])
+    }
+
+    func testStoreAssignsIncreasingVersionsAndLoadsThemBack() async throws {
+        let archive = try TemplateArchive(dataDirectory: dir)
+        let v1 = try await archive.store(template(value: 1))
+        let v2 = try await archive.store(template(value: 2))
+        XCTAssertEqual(v1.version, 1)
+        XCTAssertEqual(v2.version, 2)
+        let latest = try await archive.load(pageId: "heating")
+        XCTAssertEqual(latest, v2)
+        let first = try await archive.load(pageId: "heating", version: 1)
+        XCTAssertEqual(first.entries.map(\.value), [.unsigned(1), .unsigned(2), .unsigned(3)])
+        XCTAssertEqual(first.source.identity.first?.value, .text("AB"))
+        // Dates survive to the millisecond.
+        XCTAssertEqual(first.entries[0].lastDate.timeIntervalSince1970, 1_800_000_000.988, accuracy: 0.0005)
+        let path = dir.appendingPathComponent("templates/heating/v000002.json").path
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+    }
+
+    func testHistoryIsPrunedToTheLimit() async throws {
+        let archive = try TemplateArchive(dataDirectory: dir, historyLimit: 3)
+        for v in 1...7 { _ = try await archive.store(template(value: UInt16(v))) }
+        let listed = try await archive.list(pageId: "heating").map(\.version)
+        XCTAssertEqual(listed, [7, 6, 5])
+        do {
+            _ = try await archive.load(pageId: "heating", version: 2)
+            XCTFail("pruned version loaded")
+        } catch {
+            XCTAssertEqual(error, .notFound(pageId: "heating", version: 2))
+        }
+    }
+
+    func testCorruptTemplateIsRefusedAndOtherPagesKeepWorking() async throws {
+        let archive = try TemplateArchive(dataDirectory: dir)
+        _ = try await archive.store(template(page: "heating"))
+        _ = try await archive.store(template(page: "cooling"))
+        let file = dir.appendingPathComponent("templates/heating/v000001.json")
+        var text = try String(contentsOf: file, encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"0007\"", with: "\"0008\"")  // change a value, keep the checksum
+        try text.write(to: file, atomically: false, encoding: .utf8)
+        do {
+            _ = try await archive.load(pageId: "heating")
+            XCTFail("corrupt template loaded")
+        } catch {
+            guard case .corrupt(let page, let version, let reason) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(page, "heating")
+            XCTAssertEqual(version, 1)
+            XCTAssertTrue(reason.contains("checksum mismatch"), reason)
+        }
+        let listing = try await archive.list(pageId: "heating")
+        XCTAssertEqual(listing.first?.checksumOK, false)
+        let cooling = try await archive.load(pageId: "cooling")
+        XCTAssertEqual(cooling.entries.count, 3)
+
+        try Data("{ not json".utf8).write(to: file)
+        do {
+            _ = try await archive.load(pageId: "heating")
+            XCTFail("truncated template loaded")
+        } catch {
+            XCTAssertTrue(error.description.contains("corrupt"), error.description)
+        }
+    }
+
+    func testNamesThatCouldEscapeTheDataDirectoryAreRefused() async throws {
+        let archive = try TemplateArchive(dataDirectory: dir)
+        for bad in ["../etc", "..", ".hidden", "a/b", "", "x\u{0}y", String(repeating: "a", count: 65), "/abs"] {
+            do {
+                _ = try await archive.load(pageId: bad)
+                XCTFail("\(bad) accepted")
+            } catch {
+                XCTAssertEqual(error, .invalidName(bad))
+            }
+            var t = template(page: bad)
+            t.pageId = bad
+            do {
+                _ = try await archive.store(t)
+                XCTFail("\(bad) stored")
+            } catch {
+                XCTAssertEqual(error, .invalidName(bad))
+            }
+        }
+        let top = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        XCTAssertEqual(top, ["templates"])
+    }
+
+    func testExportImportCarriesATemplateToAnotherArchive() async throws {
+        let archive = try TemplateArchive(dataDirectory: dir)
+        _ = try await archive.store(template(value: 40))
+        let data = try await archive.exportData(pageId: "heating")
+        let other = try TemplateArchive(dataDirectory: dir.appendingPathComponent("site-b"))
+        let imported = try await other.importData(data)
+        XCTAssertEqual(imported.version, 1)
+        XCTAssertEqual(imported.entries, try await archive.load(pageId: "heating").entries)
+        var tampered = String(decoding: data, as: UTF8.self)
+        tampered = tampered.replacingOccurrences(of: "press-1", with: "press-9")
+        do {
+            _ = try await other.importData(Data(tampered.utf8))
+            XCTFail("tampered import accepted")
+        } catch {
+            guard case .invalidImport(let why) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(why.contains("checksum"), why)
+        }
+    }
+
+    func testStaleTempFilesAreRemovedAtStart() async throws {
+        let archive = try TemplateArchive(dataDirectory: dir)
+        _ = try await archive.store(template())
+        let pageDir = dir.appendingPathComponent("templates/heating")
+        let debris = pageDir.appendingPathComponent(".tmp-v000002.json-deadbeef")
+        try Data("{\"half".utf8).write(to: debris)
+        _ = try TemplateArchive(dataDirectory: dir)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: debris.path))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: pageDir.path), ["v000001.json"])
+    }
+
+    /// kill -9 a writer at random instants: every file left must load, none may be torn.
+    func testKillDuringArchiveWritesNeverLeavesATornTemplate() async throws {
+        let stress = try TestPaths.executable("lastset-archive-stress")
+        let rounds = Int(ProcessInfo.processInfo.environment["LASTSET_KILL_ROUNDS"] ?? "") ?? 60
+        var storesSeen = 0
+        for round in 0..<rounds {
+            let process = Process()
+            process.executableURL = stress
+            process.arguments = [dir.path, "300"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            // Let it get through a varying number of stores, then kill it mid-flight.
+            let wanted = 1 + round % 7
+            var seen = 0
+            var buffer = Data()
+            while seen < wanted {
+                let chunk = pipe.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+                seen = buffer.split(separator: 0x0A).count
+            }
+            usleep(UInt32.random(in: 0...3000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            storesSeen += seen
+            let archive = try TemplateArchive(dataDirectory: dir, historyLimit: 5)
+            let listing = try await archive.list(pageId: "stress")
+            XCTAssertFalse(listing.isEmpty, "round \(round): nothing archived")
+            for item in listing {
+                XCTAssertTrue(item.checksumOK, "round \(round): version \(item.version) torn: \(item.problem ?? "")")
+            }
+            let pageDir = dir.appendingPathComponent("templates/stress")
+            let names = try FileManager.default.contentsOfDirectory(atPath: pageDir.path)
+            XCTAssertFalse(names.contains { $0.hasPrefix(".tmp-") }, "round \(round): debris left after reopen: \(names)")
+        }
+        XCTAssertGreaterThan(storesSeen, rounds)
+        print("kill-loop: \(rounds) rounds, \(storesSeen) stores observed before the kills")
+    }
+}
