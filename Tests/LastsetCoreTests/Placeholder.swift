@@ -1,5 +1,0 @@
-import XCTest
-
-final class LastsetCoreTestsPlaceholder: XCTestCase {
-    func testBuilds() {}
-}

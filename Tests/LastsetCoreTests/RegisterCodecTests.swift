@@ -1,0 +1,230 @@
+import Foundation
+import XCTest
+
+@testable import LastsetCore
+
+final class RegisterCodecTests: XCTestCase {
+    private func def(
+        _ type: RegisterType, word: WordOrder? = nil, byte: ByteOrder? = nil, unset: RegisterValue? = nil
+    ) -> RegisterDefinition {
+        RegisterDefinition(registerId: "r", address: 10, type: type, wordOrder: word, byteOrder: byte, unset: unset)
+    }
+
+    private struct Case {
+        var type: RegisterType
+        var word: WordOrder? = nil
+        var byte: ByteOrder? = nil
+        var words: [UInt16]
+        var value: RegisterValue
+        var line: UInt = #line
+    }
+
+    /// Canonical words and their values: decode gives the value, encode gives back the same words.
+    private let table: [Case] = [
+        Case(type: .u16, words: [0x1234], value: .unsigned(0x1234)),
+        Case(type: .u16, byte: .little, words: [0x3412], value: .unsigned(0x1234)),
+        Case(type: .u16, word: .little, words: [0x1234], value: .unsigned(0x1234)),
+        Case(type: .u16, words: [0xFFFE], value: .unsigned(65534)),
+        Case(type: .s16, words: [0xFF38], value: .signed(-200)),
+        Case(type: .s16, byte: .little, words: [0x38FF], value: .signed(-200)),
+        Case(type: .s16, words: [0x8000], value: .signed(-32768)),
+        Case(type: .s16, words: [0x0384], value: .signed(900)),
+        Case(type: .u32, words: [0x0001, 0x0002], value: .unsigned(0x0001_0002)),
+        Case(type: .u32, word: .little, words: [0x0002, 0x0001], value: .unsigned(0x0001_0002)),
+        Case(type: .u32, byte: .little, words: [0x0100, 0x0200], value: .unsigned(0x0001_0002)),
+        Case(type: .u32, word: .little, byte: .little, words: [0x0200, 0x0100], value: .unsigned(0x0001_0002)),
+        Case(type: .u32, word: .big, byte: .big, words: [0xDEAD, 0xBEEF], value: .unsigned(0xDEAD_BEEF)),
+        Case(type: .s32, words: [0xFFFF, 0xFFFE], value: .signed(-2)),
+        Case(type: .s32, word: .little, words: [0xFFFE, 0xFFFF], value: .signed(-2)),
+        Case(type: .s32, words: [0x8000, 0x0000], value: .signed(Int64(Int32.min))),
+        Case(type: .s32, byte: .little, words: [0x0100, 0x0000], value: .signed(0x0001_0000)),
+        Case(type: .u64, words: [0x0102, 0x0304, 0x0506, 0x0708], value: .unsigned(0x0102_0304_0506_0708)),
+        Case(type: .u64, word: .little, words: [0x0708, 0x0506, 0x0304, 0x0102], value: .unsigned(0x0102_0304_0506_0708)),
+        Case(type: .u64, byte: .little, words: [0x0201, 0x0403, 0x0605, 0x0807], value: .unsigned(0x0102_0304_0506_0708)),
+        Case(type: .u64, word: .little, byte: .little, words: [0x0807, 0x0605, 0x0403, 0x0201],
+             value: .unsigned(0x0102_0304_0506_0708)),
+        Case(type: .s64, words: [0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF], value: .signed(-1)),
+        Case(type: .s64, word: .little, words: [0x0000, 0x0000, 0x0000, 0x8000], value: .signed(Int64.min)),
+        Case(type: .f32, words: [0x3FC0, 0x0000], value: .float(1.5)),
+        Case(type: .f32, word: .little, words: [0x0000, 0x3FC0], value: .float(1.5)),
+        Case(type: .f32, byte: .little, words: [0xC03F, 0x0000], value: .float(1.5)),
+        Case(type: .f32, word: .little, byte: .little, words: [0x0000, 0xC03F], value: .float(1.5)),
+        Case(type: .f32, words: [0xC2C8, 0x0000], value: .float(-100)),
+        Case(type: .f64, words: [0xC004, 0x0000, 0x0000, 0x0000], value: .float(-2.5)),
+        Case(type: .f64, word: .little, words: [0x0000, 0x0000, 0x0000, 0xC004], value: .float(-2.5)),
+        Case(type: .f64, byte: .little, words: [0x04C0, 0x0000, 0x0000, 0x0000], value: .float(-2.5)),
+        Case(type: .string(8), words: [0x4142, 0x4300, 0x0000, 0x0000], value: .text("ABC")),
+        Case(type: .string(8), byte: .little, words: [0x4241, 0x0043, 0x0000, 0x0000], value: .text("ABC")),
+        // Word order does not apply to text: characters stay in address order.
+        Case(type: .string(8), word: .little, words: [0x4142, 0x4300, 0x0000, 0x0000], value: .text("ABC")),
+        Case(type: .string(5), words: [0x4865, 0x6C6C, 0x6F00], value: .text("Hello")),
+        Case(type: .string(4), words: [0xC3A9, 0x0000], value: .text("é")),
+        Case(type: .string(2), words: [0x0000], value: .text("")),
+        Case(type: .raw(3), words: [0x0102, 0x0300], value: .bytes([1, 2, 3])),
+        Case(type: .raw(4), byte: .little, words: [0x0201, 0x0403], value: .bytes([1, 2, 3, 4])),
+        Case(type: .raw(4), word: .little, words: [0x0102, 0x0304], value: .bytes([1, 2, 3, 4])),
+    ]
+
+    func testDecodeTable() {
+        for c in table {
+            XCTAssertEqual(RegisterCodec.decode(c.words, as: def(c.type, word: c.word, byte: c.byte)), c.value,
+                           "\(c.type) \(c.words)", line: c.line)
+        }
+    }
+
+    func testEncodeTable() throws {
+        for c in table {
+            XCTAssertEqual(try RegisterCodec.encode(c.value, as: def(c.type, word: c.word, byte: c.byte)), c.words,
+                           "\(c.type) \(c.value)", line: c.line)
+        }
+    }
+
+    func testRoundTripBothWaysOnRandomWords() throws {
+        var rng = SplitMix(seed: 42)
+        let types: [RegisterType] = [.u16, .s16, .u32, .s32, .u64, .s64, .f32, .f64, .raw(6), .raw(5)]
+        var checked = 0
+        for type in types {
+            for word in [WordOrder.big, .little] {
+                for byte in [ByteOrder.big, .little] {
+                    let d = def(type, word: word, byte: byte)
+                    for _ in 0..<200 {
+                        var words = (0..<type.registerCount).map { _ in UInt16(truncatingIfNeeded: rng.next()) }
+                        // raw(5): the pad byte of the last register is not part of the value.
+                        if type == .raw(5) { words[2] &= byte == .big ? 0xFF00 : 0x00FF }
+                        let value = RegisterCodec.decode(words, as: d)
+                        if case .float(let f) = value, !f.isFinite { continue }  // NaN/inf are not encodable
+                        let back = try RegisterCodec.encode(value, as: d)
+                        XCTAssertEqual(back, words, "\(type) \(word) \(byte) \(value)")
+                        XCTAssertEqual(RegisterCodec.decode(back, as: d), value)
+                        checked += 1
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 7000)
+    }
+
+    func testRoundTripValues() throws {
+        let values: [(RegisterType, RegisterValue)] = [
+            (.u16, .unsigned(0)), (.u16, .unsigned(65535)), (.s16, .signed(-32768)), (.s16, .signed(32767)),
+            (.u32, .unsigned(4_294_967_295)), (.s32, .signed(-2_147_483_648)), (.u64, .unsigned(.max)),
+            (.s64, .signed(.min)), (.f32, .float(0.25)), (.f64, .float(.pi)), (.f64, .float(-1e300)),
+            (.string(16), .text("Zone A / °C")), (.string(1), .text("x")), (.raw(1), .bytes([0xAB])),
+        ]
+        for (type, value) in values {
+            for word in [WordOrder.big, .little] {
+                for byte in [ByteOrder.big, .little] {
+                    let d = def(type, word: word, byte: byte)
+                    let words = try RegisterCodec.encode(value, as: d)
+                    XCTAssertEqual(words.count, type.registerCount)
+                    XCTAssertEqual(RegisterCodec.decode(words, as: d), value, "\(type) \(word) \(byte)")
+                }
+            }
+        }
+    }
+
+    func testEncodeAcceptsEquivalentNumbers() throws {
+        XCTAssertEqual(try RegisterCodec.encode(.signed(7), as: def(.u16)), [7])
+        XCTAssertEqual(try RegisterCodec.encode(.float(7), as: def(.u16)), [7])
+        XCTAssertEqual(try RegisterCodec.encode(.unsigned(7), as: def(.s16)), [7])
+        XCTAssertEqual(try RegisterCodec.encode(.float(-7), as: def(.s32)), [0xFFFF, 0xFFF9])
+        XCTAssertEqual(try RegisterCodec.encode(.unsigned(2), as: def(.f32)), [0x4000, 0x0000])
+        XCTAssertEqual(try RegisterCodec.encode(.signed(-2), as: def(.f64)), [0xC000, 0, 0, 0])
+    }
+
+    func testEncodeRejects() {
+        let bad: [(RegisterType, RegisterValue, String)] = [
+            (.u16, .unsigned(65536), "out of range 0...65535"),
+            (.u16, .signed(-1), "cannot be negative"),
+            (.u16, .float(1.5), "whole number"),
+            (.u16, .text("1"), "needs a number"),
+            (.s16, .signed(32768), "out of range -32768...32767"),
+            (.s16, .signed(-32769), "out of range"),
+            (.s16, .unsigned(65535), "out of range"),
+            (.u32, .unsigned(4_294_967_296), "out of range 0...4294967295"),
+            (.s32, .signed(2_147_483_648), "out of range"),
+            (.s64, .unsigned(.max), "out of range"),
+            (.u64, .float(.infinity), "whole number"),
+            (.f32, .float(1e39), "too large for f32"),
+            (.f32, .float(.nan), "must be finite"),
+            (.f64, .float(-.infinity), "must be finite"),
+            (.f64, .bytes([1]), "needs a number"),
+            (.string(4), .text("Hello"), "5 UTF-8 bytes, longer than 4"),
+            (.string(4), .text("é\u{0}"), "must not contain NUL"),
+            (.string(4), .unsigned(1), "needs text"),
+            (.raw(2), .bytes([1]), "exactly 2 bytes, got 1"),
+            (.raw(2), .text("ab"), "needs bytes"),
+        ]
+        for (type, value, fragment) in bad {
+            XCTAssertThrowsError(try RegisterCodec.encode(value, as: def(type))) { error in
+                guard let e = error as? CodecError else { return XCTFail("\(error)") }
+                XCTAssertEqual(e.registerId, "r")
+                XCTAssertEqual(e.value, value.description)
+                XCTAssertTrue(e.reason.contains(fragment), "\(type) \(value): \(e.reason)")
+            }
+        }
+    }
+
+    func testDefaultUnsetWords() {
+        let table: [(RegisterDefinition, [UInt16])] = [
+            (def(.u16), [0xFFFF]),
+            (def(.s16), [0x7FFF]),
+            (def(.s16, byte: .little), [0xFF7F]),
+            (def(.u32), [0xFFFF, 0xFFFF]),
+            (def(.s32), [0x7FFF, 0xFFFF]),
+            (def(.s32, word: .little), [0xFFFF, 0x7FFF]),
+            (def(.u64), [0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF]),
+            (def(.s64), [0x7FFF, 0xFFFF, 0xFFFF, 0xFFFF]),
+            (def(.f32), [0x7F7F, 0xFFFF]),
+            (def(.f32, word: .little), [0xFFFF, 0x7F7F]),
+            (def(.f64), [0x7FEF, 0xFFFF, 0xFFFF, 0xFFFF]),
+            (def(.string(3)), [0xFFFF, 0xFFFF]),
+            (def(.raw(4)), [0xFFFF, 0xFFFF]),
+        ]
+        for (d, words) in table {
+            XCTAssertEqual(RegisterCodec.unsetWords(for: d), words, "\(d.type)")
+            XCTAssertTrue(RegisterCodec.isUnset(words, for: d))
+        }
+        XCTAssertEqual(RegisterCodec.decode([0x7F7F, 0xFFFF], as: def(.f32)), .float(Double(Float.greatestFiniteMagnitude)))
+        XCTAssertEqual(RegisterCodec.decode([0x7FFF], as: def(.s16)), .signed(32767))
+        XCTAssertFalse(RegisterCodec.isUnset([0xFFFE], for: def(.u16)))
+        XCTAssertFalse(RegisterCodec.isUnset([0xFFFF], for: def(.s16)))
+    }
+
+    func testUnsetOverrides() {
+        XCTAssertEqual(RegisterCodec.unsetWords(for: def(.u16, unset: .unsigned(0))), [0])
+        XCTAssertTrue(RegisterCodec.isUnset([0], for: def(.u16, unset: .unsigned(0))))
+        XCTAssertFalse(RegisterCodec.isUnset([0xFFFF], for: def(.u16, unset: .unsigned(0))))
+        XCTAssertEqual(RegisterCodec.unsetWords(for: def(.s16, unset: .signed(-1))), [0xFFFF])
+        XCTAssertEqual(RegisterCodec.unsetWords(for: def(.u32, word: .little, unset: .unsigned(1))), [1, 0])
+        XCTAssertEqual(RegisterCodec.unsetWords(for: def(.string(4), unset: .text(""))), [0, 0])
+        XCTAssertEqual(RegisterCodec.unsetWords(for: def(.f32, unset: .float(-1))), [0xBF80, 0])
+        // An override that does not fit falls back to the type's maximum.
+        XCTAssertEqual(RegisterCodec.unsetWords(for: def(.u16, unset: .signed(-1))), [0xFFFF])
+        XCTAssertEqual(RegisterCodec.defaultUnsetWords(for: def(.u16, unset: .unsigned(0))), [0xFFFF])
+    }
+
+    func testDecodeToleratesWrongLength() {
+        XCTAssertEqual(RegisterCodec.decode([0x0001], as: def(.u32)), .unsigned(0x0001_0000))
+        XCTAssertEqual(RegisterCodec.decode([1, 2, 3], as: def(.u16)), .unsigned(1))
+    }
+
+    func testDecodeStopsTextAtNul() {
+        XCTAssertEqual(RegisterCodec.decode([0x4100, 0x4242], as: def(.string(4))), .text("A"))
+        // An odd length ignores the final pad byte.
+        XCTAssertEqual(RegisterCodec.decode([0x4142, 0x4344], as: def(.string(3))), .text("ABC"))
+    }
+}
+
+/// A small deterministic generator so failures reproduce.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

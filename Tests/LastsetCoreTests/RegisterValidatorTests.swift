@@ -1,0 +1,84 @@
+import Foundation
+import XCTest
+
+@testable import LastsetCore
+
+final class RegisterValidatorTests: XCTestCase {
+    private func def(
+        _ type: RegisterType, min: Double? = nil, max: Double? = nil, enum values: [Double]? = nil,
+        unset: RegisterValue? = nil
+    ) -> RegisterDefinition {
+        RegisterDefinition(registerId: "heating.x", address: 101, type: type, unset: unset, min: min, max: max, enum: values)
+    }
+
+    func testRules() {
+        let table: [(RegisterDefinition, [UInt16], [RegisterProblem.Rule], UInt)] = [
+            (def(.s16, min: -200, max: 900), [0x0384], [], #line),
+            (def(.s16, min: -200, max: 900), [0x03B6], [.aboveMax(900)], #line),
+            (def(.s16, min: -200, max: 900), [0xFF37], [.belowMin(-200)], #line),
+            (def(.u16, enum: [0, 1, 2]), [2], [], #line),
+            (def(.u16, enum: [0, 1, 2]), [3], [.notInEnum([0, 1, 2])], #line),
+            (def(.u16, max: 2, enum: [0, 1, 2]), [5], [.aboveMax(2), .notInEnum([0, 1, 2])], #line),
+            (def(.f32), [0x7FC0, 0x0000], [.notFinite], #line),
+            (def(.f32, min: 0), [0xFF80, 0x0000], [.notFinite], #line),
+            (def(.f64), [0x7FF0, 0, 0, 0], [.notFinite], #line),
+            (def(.f32, max: 1), [0x3FC0, 0x0000], [.aboveMax(1)], #line),
+            (def(.string(4)), [0x4142, 0x0000], [], #line),
+            (def(.string(4)), [0xC328, 0x0000], [.invalidUTF8], #line),
+            (def(.string(4)), [0x41FE, 0x0000], [.invalidUTF8], #line),
+            (def(.string(4)), [0x4100, 0xFFFE], [], #line),  // bytes after the NUL do not count
+            (def(.raw(2)), [0xFFFE], [], #line),
+            (def(.u32), [1], [.length(expected: 2, actual: 1)], #line),
+            (def(.u16), [1, 2], [.length(expected: 1, actual: 2)], #line),
+            // Unset values are skipped, not invalid.
+            (def(.u16, max: 900), [0xFFFF], [], #line),
+            (def(.string(4)), [0xFFFF, 0xFFFF], [], #line),
+            (def(.u16, max: 900, unset: .unsigned(0)), [0xFFFF], [.aboveMax(900)], #line),
+        ]
+        for (d, words, rules, line) in table {
+            XCTAssertEqual(RegisterValidator.problems(words: words, definition: d).map(\.rule), rules, line: line)
+        }
+    }
+
+    func testProblemCarriesRegisterAddressRawAndValue() {
+        let problems = RegisterValidator.problems(words: [0x03B6], definition: def(.s16, min: -200, max: 900))
+        XCTAssertEqual(problems, [RegisterProblem(registerId: "heating.x", address: 101, rawHex: "03B6", value: "950", rule: .aboveMax(900))])
+        XCTAssertEqual(problems[0].description, "heating.x @101: 950 (0x03B6) above max 900")
+    }
+
+    func testRegisterViews() throws {
+        let d = RegisterDefinition(registerId: "label", name: "Label", address: 110, type: .string(6), byteOrder: .little)
+        let date = Date(timeIntervalSince1970: 1_700_000_000)
+        let r = Register(definition: d, words: [0x6F5A, 0x656E, 0x0031], lastDate: date)
+        XCTAssertEqual(r.valueData, [0x6F, 0x5A, 0x65, 0x6E, 0x00, 0x31])
+        XCTAssertEqual(r.value, .text("Zone1"))
+        XCTAssertEqual(r.utf8Value, "Zone1")
+        XCTAssertEqual(r.name, "Label")
+        XCTAssertEqual(r.length, 3)
+        XCTAssertFalse(r.isUnset)
+        XCTAssertEqual(r.problems, [])
+
+        let bad = Register(definition: d, words: [0x41C3, 0, 0], lastDate: date)
+        XCTAssertNil(bad.utf8Value)
+        XCTAssertEqual(bad.problems.map(\.rule), [.invalidUTF8])
+
+        let number = Register(definition: RegisterDefinition(registerId: "n", address: 1, type: .u16), words: [0xFFFF], lastDate: date)
+        XCTAssertNil(number.utf8Value)
+        XCTAssertTrue(number.isUnset)
+    }
+
+    func testRegisterCodable() throws {
+        let d = RegisterDefinition(registerId: "e", address: 102, type: .u32, wordOrder: .little, min: 0, max: 1000)
+        let r = Register(definition: d, words: [0x0064, 0x0000], lastDate: Date(timeIntervalSince1970: 1_700_000_000))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = try encoder.encode(r)
+        let text = String(decoding: data, as: UTF8.self)
+        XCTAssertTrue(text.contains("\"valueData\":\"00640000\""), text)
+        XCTAssertTrue(text.contains("\"value\":100"), text)
+        XCTAssertEqual(try JSONDecoder().decode(Register.self, from: data), r)
+
+        let broken = Data(text.replacingOccurrences(of: "00640000", with: "0064zz").utf8)
+        XCTAssertThrowsError(try JSONDecoder().decode(Register.self, from: broken))
+    }
+}
