@@ -1,10 +1,17 @@
+import CModbus
+import Dispatch
+import Glibc
 import LastsetCore
 
 /// Timing and retry settings of one connection.
 public struct LinkOptions: Sendable, Hashable {
+    /// Response timeout of each request (also the TCP connect timeout).
     public var timeout: Duration
+    /// Extra attempts after a transient fault (exception 05/06/0B, timeout, disconnect).
     public var retries: Int
+    /// Minimum pause between the end of one request and the start of the next.
     public var requestDelay: Duration
+    /// Sets every field.
     public init(timeout: Duration = .milliseconds(500), retries: Int = 2, requestDelay: Duration = .zero) {
         self.timeout = timeout
         self.retries = retries
@@ -18,45 +25,242 @@ public struct LinkOptions: Sendable, Hashable {
 
 /// Requests issued on a connection, counted on the wire (retries included).
 public struct RequestCounters: Sendable, Hashable {
+    /// Read requests sent (FC03 + FC04).
     public var reads = 0
+    /// Write requests sent (FC06 + FC16).
     public var writes = 0
+    /// Attempts repeated after a transient fault.
     public var retries = 0
+    /// Connections opened (the first one included).
+    public var connects = 0
+    /// Zero counters.
     public init() {}
+    /// Reads plus writes.
+    public var total: Int { reads + writes }
 }
 
 /// One libmodbus context (one TCP peer, or one serial line shared by all its units), owned by an actor
 /// whose executor is a private serial queue: blocking libmodbus calls never run on the cooperative pool.
-/// STUB: to be implemented.
+///
+/// The context is opened on the first request and reopened after a dropped connection. Error recovery
+/// is `MODBUS_ERROR_RECOVERY_PROTOCOL` (never LINK, which can retry forever). After a timeout or a
+/// protocol error on TCP the socket is closed, so a late reply can never be taken for the answer to a
+/// later request; on RTU the line is left quiet for one more timeout and flushed.
 public actor ModbusConnection {
+    /// Where this connection goes.
     public let endpoint: Endpoint
+    /// Default options of requests that do not pass their own.
+    public let options: LinkOptions
 
+    private let executor: DispatchQueueExecutor
+    private var context: ModbusContext?
+    private var appliedTimeout: Duration?
+    private var lastRequestEnd: ContinuousClock.Instant?
+    private var requestCounters = RequestCounters()
+
+    /// The actor's executor: its private serial queue.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// A connection to `endpoint`; nothing is opened until the first request.
     public init(endpoint: Endpoint, options: LinkOptions = LinkOptions()) {
         self.endpoint = endpoint
+        self.options = options
+        self.executor = DispatchQueueExecutor(label: "lastset.modbus \(endpoint.connectionKey)")
     }
 
-    /// FC03.
-    public func readHoldingRegisters(unit: Int, address: Int, count: Int) throws(ModbusError) -> [UInt16] {
-        fatalError("unimplemented")
+
+    // MARK: Requests
+
+    /// FC03: reads `count` (1...125) holding registers from `address`.
+    public func readHoldingRegisters(unit: Int, address: Int, count: Int, options: LinkOptions? = nil) throws(ModbusError) -> [UInt16] {
+        try read(function: 3, unit: unit, address: address, count: count, options: options)
     }
 
-    /// FC04.
-    public func readInputRegisters(unit: Int, address: Int, count: Int) throws(ModbusError) -> [UInt16] {
-        fatalError("unimplemented")
+    /// FC04: reads `count` (1...125) input registers from `address`.
+    public func readInputRegisters(unit: Int, address: Int, count: Int, options: LinkOptions? = nil) throws(ModbusError) -> [UInt16] {
+        try read(function: 4, unit: unit, address: address, count: count, options: options)
     }
 
-    /// FC06.
-    public func writeRegister(unit: Int, address: Int, value: UInt16) throws(ModbusError) {
-        fatalError("unimplemented")
+    /// FC06: writes one holding register (unit 0 broadcasts).
+    public func writeRegister(unit: Int, address: Int, value: UInt16, options: LinkOptions? = nil) throws(ModbusError) {
+        let request = "write \(address) (FC06, unit \(unit))"
+        try validate(unit: unit, address: address, count: 1, maxCount: 1, allowBroadcast: true, request: request)
+        try perform(request: request, unit: unit, isWrite: true, options: options ?? self.options) { ctx in
+            modbus_write_register(ctx, Int32(address), value)
+        }
     }
 
-    /// FC16.
-    public func writeRegisters(unit: Int, address: Int, values: [UInt16]) throws(ModbusError) {
-        fatalError("unimplemented")
+    /// FC16: writes `values` (1...123 of them) to consecutive holding registers (unit 0 broadcasts).
+    public func writeRegisters(unit: Int, address: Int, values: [UInt16], options: LinkOptions? = nil) throws(ModbusError) {
+        let request = "write \(address)+\(values.count) (FC16, unit \(unit))"
+        try validate(unit: unit, address: address, count: values.count, maxCount: 123, allowBroadcast: true, request: request)
+        try perform(request: request, unit: unit, isWrite: true, options: options ?? self.options) { ctx in
+            values.withUnsafeBufferPointer { modbus_write_registers(ctx, Int32(address), Int32(values.count), $0.baseAddress) }
+        }
     }
 
     /// Requests issued so far.
-    public var counters: RequestCounters { RequestCounters() }
+    public var counters: RequestCounters { requestCounters }
+
+    /// Sets the counters back to zero.
+    public func resetCounters() { requestCounters = RequestCounters() }
+
+    /// Whether a libmodbus context is currently open.
+    public var isOpen: Bool { context != nil }
 
     /// Closes the context; the next request reconnects.
-    public func close() {}
+    public func close() {
+        context = nil
+        appliedTimeout = nil
+    }
+
+    // MARK: Implementation
+
+    private func read(function: UInt8, unit: Int, address: Int, count: Int, options: LinkOptions?) throws(ModbusError) -> [UInt16] {
+        let request = "read \(address)+\(count) (FC0\(function), unit \(unit))"
+        try validate(unit: unit, address: address, count: count, maxCount: 125, allowBroadcast: false, request: request)
+        var words = [UInt16](repeating: 0, count: count)
+        try perform(request: request, unit: unit, isWrite: false, options: options ?? self.options) { ctx in
+            words.withUnsafeMutableBufferPointer { buffer in
+                function == 3
+                    ? modbus_read_registers(ctx, Int32(address), Int32(count), buffer.baseAddress)
+                    : modbus_read_input_registers(ctx, Int32(address), Int32(count), buffer.baseAddress)
+            }
+        }
+        return words
+    }
+
+    private func validate(unit: Int, address: Int, count: Int, maxCount: Int, allowBroadcast: Bool, request: String) throws(ModbusError) {
+        func invalid(_ why: String) -> ModbusError {
+            ModbusError(kind: .invalidRequest, errno: 0, message: why, request: request)
+        }
+        let units = allowBroadcast ? 0...247 : 1...247
+        guard units.contains(unit) else {
+            throw invalid("unit \(unit) is not in \(units.lowerBound)...\(units.upperBound)" + (unit == 0 ? " (0 is broadcast, writes only)" : ""))
+        }
+        guard (1...maxCount).contains(count) else { throw invalid("count \(count) is not in 1...\(maxCount)") }
+        guard (0...65535).contains(address) else { throw invalid("address \(address) is not in 0...65535") }
+        guard address + count <= 65536 else { throw invalid("address \(address) + count \(count) runs past 65535") }
+    }
+
+    /// Runs one request with retries of transient faults and bounded exponential backoff.
+    private func perform(request: String, unit: Int, isWrite: Bool, options: LinkOptions, _ call: (OpaquePointer) -> Int32) throws(ModbusError) {
+        var attempt = 0
+        while true {
+            do throws(ModbusError) {
+                try attemptOnce(request: request, unit: unit, isWrite: isWrite, options: options, call)
+                return
+            } catch {
+                guard error.isTransient, attempt < max(0, options.retries) else { throw error }
+                // 20 ms, 40 ms, 80 ms, … capped at 500 ms. Sleeping blocks only this connection's queue.
+                let backoffMs = min(20 << min(attempt, 10), 500)
+                pause(.milliseconds(backoffMs))
+                attempt += 1
+                requestCounters.retries += 1
+            }
+        }
+    }
+
+    private func attemptOnce(request: String, unit: Int, isWrite: Bool, options: LinkOptions, _ call: (OpaquePointer) -> Int32) throws(ModbusError) {
+        let ctx = try open(options: options, request: request)
+        if options.timeout != appliedTimeout { applyTimeout(ctx, options.timeout) }
+        if let last = lastRequestEnd, options.requestDelay > .zero {
+            let wait = options.requestDelay - (ContinuousClock.now - last)
+            if wait > .zero { pause(wait) }
+        }
+        if modbus_set_slave(ctx, Int32(unit)) == -1 {
+            let err = cmodbus_errno()
+            throw ModbusError(kind: .invalidRequest, errno: err, message: Self.text(err), request: request)
+        }
+        if isWrite { requestCounters.writes += 1 } else { requestCounters.reads += 1 }
+        let rc = call(ctx)
+        let err = cmodbus_errno()
+        lastRequestEnd = .now
+        guard rc == -1 else { return }
+        throw classify(err, ctx: ctx, request: request)
+    }
+
+    private func classify(_ err: Int32, ctx: OpaquePointer, request: String) -> ModbusError {
+        let message = Self.text(err)
+        let base = Int32(MODBUS_ENOBASE)
+        if err > base && err <= base + 0x0B {
+            // EMBXILFUN … EMBXGTAR: the device answered with an exception.
+            return ModbusError(kind: .exception(UInt8(err - base)), errno: err, message: message, request: request)
+        }
+        switch err {
+        case ETIMEDOUT:
+            if case .tcp = endpoint {
+                close()
+            } else {
+                // A serial line has no transaction ids: a late reply to this request would be taken for
+                // the answer to the next one. Let it arrive for one more timeout, then discard it.
+                pause(appliedTimeout ?? options.timeout)
+                modbus_flush(ctx)
+            }
+            return ModbusError(kind: .timeout, errno: err, message: message, request: request)
+        case ECONNRESET, EPIPE, ENOTCONN, ECONNABORTED, ECONNREFUSED, EBADF, ESHUTDOWN, EIO, ENXIO, EHOSTUNREACH, ENETUNREACH:
+            close()
+            return ModbusError(kind: .disconnected, errno: err, message: message, request: request)
+        default:
+            // Bad CRC, bad data, wrong transaction: libmodbus (PROTOCOL recovery) already flushed; on TCP
+            // a fresh socket is the only sure way to leave a desynchronised stream behind.
+            if case .tcp = endpoint { close() } else { modbus_flush(ctx) }
+            return ModbusError(kind: .protocolError, errno: err, message: message, request: request)
+        }
+    }
+
+    private func open(options: LinkOptions, request: String) throws(ModbusError) -> OpaquePointer {
+        if let context { return context.pointer }
+        let created: OpaquePointer?
+        switch endpoint {
+        case .tcp(let host, let port):
+            created = modbus_new_tcp_pi(host, String(port))
+        case .rtu(let line):
+            let parity = CChar(line.parity.asciiValue ?? UInt8(ascii: "N"))
+            created = modbus_new_rtu(line.path, Int32(line.baud), parity, Int32(line.dataBits), Int32(line.stopBits))
+        }
+        guard let ctx = created else {
+            let err = cmodbus_errno()
+            throw ModbusError(kind: .connect, errno: err, message: "cannot create context for \(endpoint): \(Self.text(err))", request: request)
+        }
+        modbus_set_error_recovery(ctx, MODBUS_ERROR_RECOVERY_PROTOCOL)
+        applyTimeout(ctx, options.timeout)
+        if modbus_connect(ctx) == -1 {
+            let err = cmodbus_errno()
+            modbus_free(ctx)
+            appliedTimeout = nil
+            throw ModbusError(kind: .connect, errno: err, message: "cannot connect to \(endpoint): \(Self.text(err))", request: request)
+        }
+        requestCounters.connects += 1
+        context = ModbusContext(ctx)
+        return ctx
+    }
+
+    private func applyTimeout(_ ctx: OpaquePointer, _ timeout: Duration) {
+        let micros = max(1000, timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000)
+        modbus_set_response_timeout(ctx, UInt32(micros / 1_000_000), UInt32(micros % 1_000_000))
+        appliedTimeout = timeout
+    }
+
+    private func pause(_ duration: Duration) {
+        let (seconds, atto) = duration.components
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(atto / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) == -1 && cmodbus_errno() == EINTR { request = remaining }
+    }
+
+    private static func text(_ err: Int32) -> String {
+        String(cString: modbus_strerror(err))
+    }
+}
+
+/// Owns a connected libmodbus context; closing and freeing it happens exactly once, when the last
+/// reference goes (on `close()` or when the connection itself is released).
+final class ModbusContext: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+    deinit {
+        modbus_close(pointer)
+        modbus_free(pointer)
+    }
 }

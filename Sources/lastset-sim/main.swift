@@ -1,1 +1,2 @@
-print("lastset-sim")
+// lastset-sim: serves a config's register map as a Modbus TCP or RTU slave (see Simulator.swift).
+Simulator.main(Array(CommandLine.arguments.dropFirst()))

@@ -10,6 +10,7 @@ same words). Faults are injected through SimDevice(action=...), the hook pymodbu
   --values FILE.json      initial words: {"100": 7, "110": [1, 2, 3]} (address -> word or list of words)
   --max-read N            reads of more than N registers answer --max-read-exception (default 03)
   --delay-ms N            every reply is delayed by N ms
+  --delay ADDR:MS         requests touching ADDR are delayed by MS ms
   --exception ADDR:CODE[:TIMES]  requests touching ADDR answer CODE (only the first TIMES times if given)
   --refuse-fc16           FC16 answers exception 01
   --drop-after N          each connection is closed (without a reply) on its (N+1)th request
@@ -45,6 +46,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--max-read", type=int)
     p.add_argument("--max-read-exception", type=int, default=3)
     p.add_argument("--delay-ms", type=int, default=0)
+    p.add_argument("--delay", action="append", default=[], metavar="ADDR:MS")
     p.add_argument("--exception", action="append", default=[], metavar="ADDR:CODE[:TIMES]")
     p.add_argument("--refuse-fc16", action="store_true")
     p.add_argument("--drop-after", type=int)
@@ -74,6 +76,7 @@ class Faults:
         self.max_read_exception = ExcCodes(args.max_read_exception)
         self.delay = args.delay_ms / 1000.0
         self.refuse_fc16 = args.refuse_fc16
+        self.address_delays = {int(a, 0): int(ms) / 1000.0 for a, ms in (s.split(":") for s in args.delay)}
         # address -> [code, remaining times or None for always]
         self.exceptions: dict[int, list] = {}
         for spec in args.exception:
@@ -83,8 +86,9 @@ class Faults:
         self.write_log = open(args.write_log, "a", encoding="utf-8") if args.write_log else None
 
     async def action(self, function_code, start_address, address, count, registers, set_values):
-        if self.delay:
-            await asyncio.sleep(self.delay)
+        delay = max([self.delay] + [self.address_delays.get(a, 0.0) for a in range(address, address + count)])
+        if delay:
+            await asyncio.sleep(delay)
         if function_code in (3, 4) and self.max_read is not None and count > self.max_read:
             return self.max_read_exception
         if function_code == 16 and self.refuse_fc16:
