@@ -2,18 +2,22 @@ import Foundation
 
 /// One problem in a config: the file, the JSON path, the bad value and what is wrong.
 public struct ConfigProblem: Hashable, Sendable, CustomStringConvertible {
+    /// The config file's path.
     public var file: String
-    /// e.g. `pages[0].registers[3].type`
+    /// The JSON path of the bad value, e.g. `pages[0].registers[3].type`
     public var path: String
     /// The offending value as written (quoted for strings); empty when the value is missing.
     public var value: String
+    /// What is wrong.
     public var message: String
+    /// A problem from its parts.
     public init(file: String, path: String, value: String, message: String) {
         self.file = file
         self.path = path
         self.value = value
         self.message = message
     }
+    /// `file: path: message (got value)`.
     public var description: String {
         value.isEmpty ? "\(file): \(path): \(message)" : "\(file): \(path): \(message) (got \(value))"
     }
@@ -21,16 +25,31 @@ public struct ConfigProblem: Hashable, Sendable, CustomStringConvertible {
 
 /// Every problem found in a config.
 public struct ConfigErrors: Error, Sendable, CustomStringConvertible {
+    /// The problems, in the order they were found.
     public var problems: [ConfigProblem]
+    /// Errors from a list of problems.
     public init(problems: [ConfigProblem]) { self.problems = problems }
+    /// One problem per line.
     public var description: String { problems.map(\.description).joined(separator: "\n") }
 }
 
-/// Reads and checks `lastset.json` (JSON5). STUB: to be implemented.
+/// Reads and checks `lastset.json` (JSON5).
 public enum ConfigLoader {
     /// Decodes and checks config text; reports every problem, not just the first.
     public static func check(_ data: Data, file: String) throws(ConfigErrors) -> LastsetConfig {
-        fatalError("unimplemented")
+        let root: JSONValue
+        do {
+            root = try JSONValue.parse(json5: data)
+        } catch {
+            throw ConfigErrors(problems: [ConfigProblem(
+                file: file, path: "$", value: "", message: "not valid JSON5: \(syntaxMessage(error))")])
+        }
+        var checker = ConfigChecker(file: file)
+        let config = checker.config(root)
+        guard checker.problems.isEmpty, let config else {
+            throw ConfigErrors(problems: checker.problems)
+        }
+        return config
     }
 
     /// Reads the file and checks it.
@@ -43,4 +62,17 @@ public enum ConfigLoader {
         }
         return try check(data, file: path)
     }
+}
+
+/// The most useful text Foundation gives about a syntax error.
+private func syntaxMessage(_ error: any Error) -> String {
+    if case DecodingError.dataCorrupted(let context) = error {
+        if let underlying = context.underlyingError as NSError?,
+            let detail = underlying.userInfo[NSDebugDescriptionErrorKey] as? String
+        {
+            return detail
+        }
+        return context.debugDescription
+    }
+    return String(describing: error)
 }

@@ -1,0 +1,451 @@
+/// Walks a parsed config tree, collecting every problem and building the typed config.
+///
+/// Each object is checked for unknown keys first (so typos are caught), then its fields in a fixed
+/// order; cross-checks (duplicates, overlaps, page references) run last. Problems come out in that
+/// order, which makes them stable for tests and readable for people.
+struct ConfigChecker {
+    let file: String
+    private(set) var problems: [ConfigProblem] = []
+
+    init(file: String) { self.file = file }
+
+    // MARK: the config
+
+    mutating func config(_ root: JSONValue) -> LastsetConfig? {
+        guard let fields = object(root, "$", keys: ["version", "api", "history", "devices", "pages"]) else { return nil }
+        if let version = integer(fields, "version", in: "", required: true), version != 1 {
+            add("version", .int(Int64(version)), "unsupported config version (only 1 is known)")
+        }
+        let history = integer(fields, "history", in: "")
+        if let h = history, h < 1 { add("history", .int(Int64(h)), "must be at least 1") }
+        let api = fields["api"].flatMap { isAbsent($0) ? nil : self.api($0, "api") }
+
+        var pages: [PageDefinition] = []
+        var pagePaths: [String] = []
+        if let list = array(fields, "pages", in: "", required: true) {
+            for (i, value) in list.enumerated() {
+                if let page = page(value, "pages[\(i)]") {
+                    pages.append(page)
+                    pagePaths.append("pages[\(i)]")
+                }
+            }
+        }
+        // Every page id written, even on a page with other problems, for the devices' page references.
+        var declaredPageIds = Set(pages.map(\.id))
+        if case .array(let list)? = fields["pages"] {
+            for case .object(let page) in list {
+                if case .string(let id)? = page["id"] { declaredPageIds.insert(id) }
+            }
+        }
+        var devices: [DeviceConfig] = []
+        var devicePaths: [String] = []
+        if let list = array(fields, "devices", in: "", required: true) {
+            for (i, value) in list.enumerated() {
+                if let device = device(value, "devices[\(i)]", pageIds: declaredPageIds) {
+                    devices.append(device)
+                    devicePaths.append("devices[\(i)]")
+                }
+            }
+        }
+
+        // Cross-checks over what was well-formed enough to build.
+        duplicates(pages.map(\.id), paths: pagePaths.map { "\($0).id" }, what: "page id")
+        duplicates(devices.map(\.id), paths: devicePaths.map { "\($0).id" }, what: "device id")
+        var ids: [String] = []
+        var idPaths: [String] = []
+        for (page, path) in zip(pages, pagePaths) {
+            for (j, register) in page.registers.enumerated() {
+                ids.append(register.registerId)
+                idPaths.append("\(path).registers[\(j)].registerId")
+            }
+        }
+        duplicates(ids, paths: idPaths, what: "registerId")
+        return LastsetConfig(version: 1, api: api, history: history, devices: devices, pages: pages)
+    }
+
+    mutating func api(_ value: JSONValue, _ path: String) -> APIConfig? {
+        guard let fields = object(value, path, keys: ["socket", "tcp"]) else { return nil }
+        let socket = string(fields, "socket", in: path)
+        if let s = socket, !s.hasPrefix("/") { add(join(path, "socket"), .string(s), "must be an absolute path") }
+        var tcp: TCPAPIConfig?
+        if let t = fields["tcp"], !isAbsent(t) {
+            let tcpPath = join(path, "tcp")
+            if let tf = object(t, tcpPath, keys: ["listen", "tokenFile"]) {
+                let listen = string(tf, "listen", in: tcpPath, required: true)
+                if let l = listen {
+                    do throws(EndpointError) {
+                        _ = try Endpoint.parse("tcp://" + l)
+                    } catch {
+                        add(join(tcpPath, "listen"), .string(l), "must be host:port (\(error.reason))")
+                    }
+                }
+                let token = string(tf, "tokenFile", in: tcpPath)
+                if let l = listen { tcp = TCPAPIConfig(listen: l, tokenFile: token) }
+            }
+        }
+        return APIConfig(socket: socket, tcp: tcp)
+    }
+
+    // MARK: pages
+
+    mutating func page(_ value: JSONValue, _ path: String) -> PageDefinition? {
+        let before = problems.count
+        guard let fields = object(value, path, keys: ["id", "title", "identity", "beforeWrite", "afterWrite", "registers"])
+        else { return nil }
+        let id = string(fields, "id", in: path, required: true)
+        if let id { safeId(id, join(path, "id"), what: "page id") }
+        let title = string(fields, "title", in: path)
+
+        var identity: [IdentityRegister]?
+        if let list = array(fields, "identity", in: path) {
+            identity = []
+            for (i, item) in list.enumerated() {
+                if let r = identityRegister(item, "\(path).identity[\(i)]") { identity?.append(r) }
+            }
+            let built = identity ?? []
+            duplicates(built.map(\.registerId), paths: built.indices.map { "\(path).identity[\($0)].registerId" }, what: "identity registerId")
+        }
+        let beforeWrite = steps(fields, "beforeWrite", in: path)
+        let afterWrite = steps(fields, "afterWrite", in: path)
+
+        var registers: [RegisterDefinition] = []
+        var indices: [Int] = []
+        if let list = array(fields, "registers", in: path, required: true) {
+            for (j, item) in list.enumerated() {
+                if let r = register(item, "\(path).registers[\(j)]") {
+                    registers.append(r)
+                    indices.append(j)
+                }
+            }
+        }
+        // Overlaps: compare each register with the one reaching furthest among those before it by address.
+        let byAddress = zip(registers, indices).sorted { $0.0.address != $1.0.address ? $0.0.address < $1.0.address : $0.1 < $1.1 }
+        var furthest: (RegisterDefinition, Int)?
+        for (r, j) in byAddress {
+            if let (f, fj) = furthest, r.address < f.endAddress {
+                // The one later in page order carries the problem.
+                let (first, second, secondIndex) = fj < j ? (f, r, j) : (r, f, fj)
+                add(
+                    "\(path).registers[\(secondIndex)].address", .int(Int64(second.address)),
+                    "register \"\(second.registerId)\" (\(second.address)...\(second.endAddress - 1)) overlaps \"\(first.registerId)\" (\(first.address)...\(first.endAddress - 1))")
+            }
+            if furthest == nil || r.endAddress > furthest!.0.endAddress { furthest = (r, j) }
+        }
+        guard problems.count == before, let id else { return nil }
+        return PageDefinition(
+            id: id, title: title, identity: identity, beforeWrite: beforeWrite, afterWrite: afterWrite,
+            registers: registers)
+    }
+
+    mutating func register(_ value: JSONValue, _ path: String) -> RegisterDefinition? {
+        let before = problems.count
+        guard let fields = object(value, path, keys: [
+            "registerId", "name", "address", "type", "wordOrder", "byteOrder", "unset", "min", "max", "enum",
+            "scale", "unit", "access", "clone",
+        ]) else { return nil }
+        let registerId = string(fields, "registerId", in: path, required: true)
+        if let id = registerId, id.isEmpty { add(join(path, "registerId"), .string(id), "must not be empty") }
+        let name = string(fields, "name", in: path)
+        let address = integer(fields, "address", in: path, required: true)
+        let type = registerType(fields, "type", in: path, required: true)
+        let wordOrder: WordOrder? = choice(fields, "wordOrder", in: path)
+        let byteOrder: ByteOrder? = choice(fields, "byteOrder", in: path)
+        var unset: RegisterValue?
+        if let u = fields["unset"], !isAbsent(u) {
+            unset = registerValue(u)
+            if unset == nil {
+                add(join(path, "unset"), u, "must be a number, a string or {hex: \"…\"}")
+            }
+        }
+        let min = number(fields, "min", in: path)
+        let max = number(fields, "max", in: path)
+        var enumValues: [Double]?
+        if let list = array(fields, "enum", in: path) {
+            enumValues = []
+            for (k, item) in list.enumerated() {
+                if let n = item.number, n.isFinite {
+                    enumValues?.append(n)
+                } else {
+                    add("\(path).enum[\(k)]", item, "must be a number")
+                }
+            }
+        }
+        let scale = number(fields, "scale", in: path)
+        let unit = string(fields, "unit", in: path)
+        let access: Access? = choice(fields, "access", in: path)
+        let clone = boolean(fields, "clone", in: path)
+        guard let registerId, let address, let type else { return nil }
+        let definition = RegisterDefinition(
+            registerId: registerId, name: name, address: address, type: type, wordOrder: wordOrder,
+            byteOrder: byteOrder, unset: unset, min: min, max: max, enum: enumValues, scale: scale, unit: unit,
+            access: access, clone: clone)
+        for p in RegisterRules.problems(of: definition) {
+            add(p.key.isEmpty ? path : join(path, p.key), p.value, p.message)
+        }
+        return problems.count == before ? definition : nil
+    }
+
+    mutating func identityRegister(_ value: JSONValue, _ path: String) -> IdentityRegister? {
+        let before = problems.count
+        guard let fields = object(value, path, keys: ["registerId", "address", "type", "wordOrder", "byteOrder"]) else { return nil }
+        let registerId = string(fields, "registerId", in: path, required: true)
+        if let id = registerId, id.isEmpty { add(join(path, "registerId"), .string(id), "must not be empty") }
+        let address = integer(fields, "address", in: path, required: true)
+        let type = registerType(fields, "type", in: path, required: true)
+        let wordOrder: WordOrder? = choice(fields, "wordOrder", in: path)
+        let byteOrder: ByteOrder? = choice(fields, "byteOrder", in: path)
+        guard let registerId, let address, let type else { return nil }
+        let identity = IdentityRegister(registerId: registerId, address: address, type: type, wordOrder: wordOrder, byteOrder: byteOrder)
+        for p in RegisterRules.addressProblems(address: address, type: type) {
+            add(join(path, p.key), p.value, p.message)
+        }
+        return problems.count == before ? identity : nil
+    }
+
+    mutating func steps(_ fields: [String: JSONValue], _ key: String, in path: String) -> [WriteStep]? {
+        guard let list = array(fields, key, in: path) else { return nil }
+        var steps: [WriteStep] = []
+        for (i, item) in list.enumerated() {
+            let stepPath = "\(join(path, key))[\(i)]"
+            guard let f = object(item, stepPath, keys: ["address", "value"]) else { continue }
+            let address = integer(f, "address", in: stepPath, required: true)
+            let value = integer(f, "value", in: stepPath, required: true)
+            if let a = address, !(0...65535).contains(a) {
+                add(join(stepPath, "address"), .int(Int64(a)), "must be in 0...65535")
+            }
+            if let v = value, !(0...65535).contains(v) {
+                add(join(stepPath, "value"), .int(Int64(v)), "must be in 0...65535 (one register)")
+            }
+            if let address, let value { steps.append(WriteStep(address: address, value: value)) }
+        }
+        return steps
+    }
+
+    // MARK: devices
+
+    mutating func device(_ value: JSONValue, _ path: String, pageIds: Set<String>) -> DeviceConfig? {
+        let before = problems.count
+        guard let fields = object(value, path, keys: ["id", "endpoint", "unit", "pages", "poll", "quirks"]) else { return nil }
+        let id = string(fields, "id", in: path, required: true)
+        if let id { safeId(id, join(path, "id"), what: "device id") }
+        let endpoint = string(fields, "endpoint", in: path, required: true)
+        if let e = endpoint {
+            do throws(EndpointError) {
+                _ = try Endpoint.parse(e)
+            } catch {
+                add(join(path, "endpoint"), .string(e), error.reason)
+            }
+        }
+        let unit = integer(fields, "unit", in: path, required: true)
+        if let u = unit, !(0...247).contains(u) { add(join(path, "unit"), .int(Int64(u)), "unit id must be in 0...247") }
+        var pages: [String]?
+        if let list = array(fields, "pages", in: path) {
+            pages = []
+            for (k, item) in list.enumerated() {
+                guard case .string(let s) = item else {
+                    add("\(path).pages[\(k)]", item, "must be a string (a page id)")
+                    continue
+                }
+                if !pageIds.contains(s) { add("\(path).pages[\(k)]", item, "no page has this id") }
+                pages?.append(s)
+            }
+        }
+        let poll = duration(fields, "poll", in: path)
+        var quirks: Quirks?
+        if let q = fields["quirks"], !isAbsent(q) { quirks = self.quirks(q, join(path, "quirks")) }
+        guard problems.count == before, let id, let endpoint, let unit else { return nil }
+        return DeviceConfig(id: id, endpoint: endpoint, unit: unit, pages: pages, poll: poll, quirks: quirks)
+    }
+
+    mutating func quirks(_ value: JSONValue, _ path: String) -> Quirks? {
+        guard let fields = object(value, path, keys: [
+            "maxReadRegisters", "maxWriteRegisters", "maxGap", "writeFunction", "requestDelay", "timeout", "retries",
+        ]) else { return nil }
+        let q = Quirks(
+            maxReadRegisters: bounded(fields, "maxReadRegisters", in: path, 1...125),
+            maxWriteRegisters: bounded(fields, "maxWriteRegisters", in: path, 1...123),
+            maxGap: bounded(fields, "maxGap", in: path, 0...125),
+            writeFunction: choice(fields, "writeFunction", in: path),
+            requestDelay: duration(fields, "requestDelay", in: path),
+            timeout: duration(fields, "timeout", in: path),
+            retries: bounded(fields, "retries", in: path, 0...10))
+        if let t = q.timeout, DurationText.parse(t) == .zero {
+            add(join(path, "timeout"), .string(t), "timeout must be greater than 0")
+        }
+        return q
+    }
+
+    // MARK: field helpers
+
+    private mutating func add(_ path: String, _ value: JSONValue?, _ message: String) {
+        problems.append(ConfigProblem(file: file, path: path, value: value?.abbreviated() ?? "", message: message))
+    }
+
+    private func join(_ path: String, _ key: String) -> String {
+        path.isEmpty || path == "$" ? key : "\(path).\(key)"
+    }
+
+    private func isAbsent(_ value: JSONValue) -> Bool { value == .null }
+
+    /// The object's fields, after reporting unknown keys; nil (and a problem) when it is not an object.
+    private mutating func object(_ value: JSONValue, _ path: String, keys: [String]) -> [String: JSONValue]? {
+        guard case .object(let fields) = value else {
+            add(path, value, "must be an object, not \(value.typeName == "integer" ? "a number" : "\(article(value.typeName)) \(value.typeName)")")
+            return nil
+        }
+        let known = Set(keys)
+        for key in fields.keys.sorted() where !known.contains(key) {
+            let suggestion = keys.first { $0.lowercased() == key.lowercased() }
+            add(join(path, key), fields[key], "unknown key" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? "")
+                + "; known keys: " + keys.joined(separator: ", "))
+        }
+        return fields
+    }
+
+    private func article(_ word: String) -> String { "aeiou".contains(word.first ?? "x") ? "an" : "a" }
+
+    private mutating func field(_ fields: [String: JSONValue], _ key: String, in path: String, required: Bool) -> JSONValue? {
+        guard let value = fields[key], !isAbsent(value) else {
+            if required { add(join(path, key), nil, "required key \"\(key)\" is missing") }
+            return nil
+        }
+        return value
+    }
+
+    private mutating func wrongType(_ path: String, _ value: JSONValue, _ expected: String) {
+        add(path, value, "must be \(expected), not \(article(value.typeName)) \(value.typeName)")
+    }
+
+    private mutating func string(_ fields: [String: JSONValue], _ key: String, in path: String, required: Bool = false) -> String? {
+        guard let value = field(fields, key, in: path, required: required) else { return nil }
+        guard case .string(let s) = value else {
+            wrongType(join(path, key), value, "a string")
+            return nil
+        }
+        return s
+    }
+
+    private mutating func integer(_ fields: [String: JSONValue], _ key: String, in path: String, required: Bool = false) -> Int? {
+        guard let value = field(fields, key, in: path, required: required) else { return nil }
+        switch value {
+        case .int(let i): return Int(i)
+        case .double(let d) where d.isFinite && d == d.rounded() && abs(d) < 1e15: return Int(d)
+        case .uint, .double:
+            add(join(path, key), value, "must be a whole number in range")
+            return nil
+        default:
+            wrongType(join(path, key), value, "an integer")
+            return nil
+        }
+    }
+
+    private mutating func bounded(_ fields: [String: JSONValue], _ key: String, in path: String, _ range: ClosedRange<Int>) -> Int? {
+        guard let v = integer(fields, key, in: path) else { return nil }
+        guard range.contains(v) else {
+            add(join(path, key), .int(Int64(v)), "must be in \(range.lowerBound)...\(range.upperBound)")
+            return nil
+        }
+        return v
+    }
+
+    private mutating func number(_ fields: [String: JSONValue], _ key: String, in path: String) -> Double? {
+        guard let value = field(fields, key, in: path, required: false) else { return nil }
+        guard let n = value.number else {
+            wrongType(join(path, key), value, "a number")
+            return nil
+        }
+        guard n.isFinite else {
+            add(join(path, key), value, "must be a finite number")
+            return nil
+        }
+        return n
+    }
+
+    private mutating func boolean(_ fields: [String: JSONValue], _ key: String, in path: String) -> Bool? {
+        guard let value = field(fields, key, in: path, required: false) else { return nil }
+        guard case .bool(let b) = value else {
+            wrongType(join(path, key), value, "true or false")
+            return nil
+        }
+        return b
+    }
+
+    private mutating func array(_ fields: [String: JSONValue], _ key: String, in path: String, required: Bool = false) -> [JSONValue]? {
+        guard let value = field(fields, key, in: path, required: required) else { return nil }
+        guard case .array(let items) = value else {
+            wrongType(join(path, key), value, "an array")
+            return nil
+        }
+        return items
+    }
+
+    private mutating func choice<T: RawRepresentable & CaseIterableByName>(
+        _ fields: [String: JSONValue], _ key: String, in path: String
+    ) -> T? where T.RawValue == String {
+        guard let s = string(fields, key, in: path) else { return nil }
+        guard let v = T(rawValue: s) else {
+            add(join(path, key), .string(s), "must be one of: " + T.names.joined(separator: ", "))
+            return nil
+        }
+        return v
+    }
+
+    private mutating func registerType(_ fields: [String: JSONValue], _ key: String, in path: String, required: Bool) -> RegisterType? {
+        guard let s = string(fields, key, in: path, required: required) else { return nil }
+        guard let t = RegisterType(parsing: s) else {
+            add(join(path, key), .string(s), "unknown register type; expected u16, s16, u32, s32, u64, s64, f32, f64, string(n) or raw(n) with n in 1...\(RegisterType.maxByteLength)")
+            return nil
+        }
+        return t
+    }
+
+    private mutating func duration(_ fields: [String: JSONValue], _ key: String, in path: String) -> String? {
+        guard let s = string(fields, key, in: path) else { return nil }
+        guard DurationText.parse(s) != nil else {
+            add(join(path, key), .string(s), "not a duration; write e.g. \"500ms\", \"10s\", \"2m\", \"1h\" or \"0\"")
+            return nil
+        }
+        return s
+    }
+
+    private mutating func safeId(_ id: String, _ path: String, what: String) {
+        if !SafeName.isValid(id) {
+            add(path, .string(id), "\(what) must match [A-Za-z0-9][A-Za-z0-9._-]* and be at most \(SafeName.maxLength) characters")
+        }
+    }
+
+    private mutating func duplicates(_ values: [String], paths: [String], what: String) {
+        var first: [String: String] = [:]
+        for (value, path) in zip(values, paths) {
+            if let earlier = first[value] {
+                add(path, .string(value), "duplicate \(what) (first used at \(earlier))")
+            } else {
+                first[value] = path
+            }
+        }
+    }
+
+    /// A config value as a register value: integers, floats, text, or `{hex: "…"}` bytes.
+    private func registerValue(_ value: JSONValue) -> RegisterValue? {
+        switch value {
+        case .int(let i): return i >= 0 ? .unsigned(UInt64(i)) : .signed(i)
+        case .uint(let u): return .unsigned(u)
+        case .double(let d): return .float(d)
+        case .string(let s): return .text(s)
+        case .object(let f):
+            guard f.count == 1, case .string(let hex)? = f["hex"], let bytes = [UInt8](hexString: hex) else { return nil }
+            return .bytes(bytes)
+        default: return nil
+        }
+    }
+}
+
+/// Enumerations whose accepted spellings a message can list.
+protocol CaseIterableByName {
+    static var names: [String] { get }
+}
+
+extension WordOrder: CaseIterableByName { static var names: [String] { ["big", "little"] } }
+extension ByteOrder: CaseIterableByName { static var names: [String] { ["big", "little"] } }
+extension Access: CaseIterableByName { static var names: [String] { ["rw", "ro"] } }
+extension WriteFunction: CaseIterableByName { static var names: [String] { ["auto", "fc06", "fc16"] } }

@@ -1,0 +1,59 @@
+/// The semantic rules of one register definition, shared by the config checker and the CSV import.
+enum RegisterRules {
+    /// One broken rule: the field (`address`, `min`, …), the bad value and the message.
+    struct Problem {
+        var key: String
+        var value: JSONValue
+        var message: String
+    }
+
+    /// Address bounds, min ≤ max, enum values within min/max, and an `unset` that fits the type.
+    static func problems(of r: RegisterDefinition) -> [Problem] {
+        var out = addressProblems(address: r.address, type: r.type)
+        if let min = r.min, let max = r.max, min > max {
+            out.append(Problem(key: "min", value: .double(min), message: "min is greater than max \(formatNumber(max))"))
+        }
+        if let values = r.enum {
+            for (k, v) in values.enumerated() {
+                if let min = r.min, v < min {
+                    out.append(Problem(key: "enum[\(k)]", value: .double(v), message: "enum value is below min \(formatNumber(min))"))
+                }
+                if let max = r.max, v > max {
+                    out.append(Problem(key: "enum[\(k)]", value: .double(v), message: "enum value is above max \(formatNumber(max))"))
+                }
+            }
+        }
+        if let unset = r.unset {
+            do throws(CodecError) {
+                _ = try RegisterCodec.encode(unset, as: r)
+            } catch {
+                out.append(Problem(key: "unset", value: jsonValue(unset), message: "unset does not fit \(r.type): \(error.reason)"))
+            }
+        }
+        return out
+    }
+
+    /// A non-negative address whose last register is at most 65535.
+    static func addressProblems(address: Int, type: RegisterType) -> [Problem] {
+        if address < 0 {
+            return [Problem(key: "address", value: .int(Int64(address)), message: "address must not be negative")]
+        }
+        if address + type.registerCount > 65536 {
+            return [Problem(
+                key: "address", value: .int(Int64(address)),
+                message: "\(type) at this address ends at \(address + type.registerCount - 1), beyond the last register 65535")]
+        }
+        return []
+    }
+
+    /// A register value as the JSON a config would hold.
+    static func jsonValue(_ v: RegisterValue) -> JSONValue {
+        switch v {
+        case .unsigned(let u): return u <= UInt64(Int64.max) ? .int(Int64(u)) : .uint(u)
+        case .signed(let s): return .int(s)
+        case .float(let d): return .double(d)
+        case .text(let t): return .string(t)
+        case .bytes(let b): return .object(["hex": .string(b.hexString)])
+        }
+    }
+}
