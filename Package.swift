@@ -21,11 +21,13 @@ let package = Package(
         .target(name: "LastsetEngine", dependencies: ["LastsetCore", "ModbusLink"]),
         // HTTP server over libmicrohttpd; the only importer of CMicroHTTPD.
         .target(name: "LastsetHTTP", dependencies: ["CMicroHTTPD"]),
+        // The CLI's HTTP/1.1 client for the control API.
+        .target(name: "LastsetClient", dependencies: ["LastsetCore"]),
         // The daemon's services: API routes, poller, systemd notify, signals, logging.
         .target(name: "LastsetService", dependencies: ["LastsetCore", "LastsetEngine", "LastsetHTTP", "ModbusLink"]),
 
         .executableTarget(name: "lastsetd", dependencies: ["LastsetService"]),
-        .executableTarget(name: "lastset", dependencies: ["LastsetCore"]),
+        .executableTarget(name: "lastset", dependencies: ["LastsetCore", "LastsetClient"]),
         .executableTarget(name: "lastset-sim", dependencies: ["LastsetCore", "ModbusLink"]),
 
         // Writes templates in a loop until killed: the crash-consistency test's victim.
@@ -36,6 +38,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["LastsetCore"], path: "Tests/TestSupport"),
         .testTarget(name: "ModbusLinkTests", dependencies: ["ModbusLink", "LastsetCore", "TestSupport"]),
         .testTarget(name: "LastsetEngineTests", dependencies: ["LastsetEngine", "LastsetCore", "ModbusLink", "TestSupport"]),
+        .testTarget(name: "LastsetHTTPTests", dependencies: ["LastsetHTTP", "LastsetService", "LastsetClient"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LastsetCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

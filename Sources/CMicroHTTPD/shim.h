@@ -5,4 +5,32 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+
+/// Starts an MHD daemon on an already-listening socket, one thread per connection
+/// (so a slow handler blocks only its own connection). MHD_start_daemon is variadic
+/// and cannot be called from Swift; this wrapper fixes the option list.
+/// Returns NULL on failure; the caller then still owns `listen_fd`.
+static inline struct MHD_Daemon *lastset_mhd_start(int listen_fd,
+                                                   unsigned int connection_timeout_seconds,
+                                                   unsigned int connection_limit,
+                                                   MHD_AccessHandlerCallback handler,
+                                                   void *handler_cls,
+                                                   MHD_RequestCompletedCallback completed,
+                                                   void *completed_cls) {
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL;
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
+                            MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
+                            MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_END);
+}
+
+/// The socket of a connection, or -1 when MHD cannot tell.
+static inline int lastset_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : (int)info->connect_fd;
+}
+
 #endif

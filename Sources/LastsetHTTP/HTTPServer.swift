@@ -1,0 +1,109 @@
+import CMicroHTTPD
+import Glibc
+import Synchronization
+
+/// The application's request handler: called once per complete request, on any thread.
+public typealias HTTPHandler = @Sendable (HTTPRequest) async -> HTTPResponse
+
+/// An HTTP/1.1 server over libmicrohttpd on a Unix socket and/or a TCP address.
+///
+/// Each connection gets its own thread, so a slow handler delays only its own client. `stop()` waits for
+/// in-flight requests to finish, then closes the listeners and removes the socket file.
+public final class HTTPServer: Sendable {
+    private struct Listener {
+        let daemon: OpaquePointer
+        let context: Unmanaged<ListenerContext>
+    }
+
+    private struct State {
+        var listeners: [Listener] = []
+        var tcpPort: UInt16?
+        var socketPathOwned: String?
+    }
+
+    /// The configuration the server was created with.
+    public let configuration: HTTPServerConfiguration
+    private let handler: HTTPHandler
+    private let state = Mutex(State())
+
+    /// Validates the configuration; nothing is bound until `start()`.
+    public init(configuration: HTTPServerConfiguration, handler: @escaping HTTPHandler) throws(HTTPServerError) {
+        guard configuration.unixSocketPath != nil || configuration.tcp != nil else { throw .noListener }
+        guard configuration.maxBodyBytes >= 0 else { throw .invalid("maxBodyBytes \(configuration.maxBodyBytes) is negative") }
+        guard configuration.connectionLimit > 0 else {
+            throw .invalid("connectionLimit \(configuration.connectionLimit) must be at least 1")
+        }
+        guard configuration.socketMode <= 0o7777 else {
+            throw .invalid("socketMode \(String(configuration.socketMode, radix: 8)) is not a permission mode")
+        }
+        guard configuration.connectionTimeout > .zero else {
+            throw .invalid("connectionTimeout \(configuration.connectionTimeout) must be positive")
+        }
+        self.configuration = configuration
+        self.handler = handler
+    }
+
+    deinit { stop() }
+
+    /// The TCP port actually bound (useful with port 0), or nil when not listening on TCP.
+    public var tcpPort: UInt16? { state.withLock { $0.tcpPort } }
+
+    /// Binds the configured sockets and starts serving; on failure nothing is left bound.
+    public func start() throws(HTTPServerError) {
+        try state.withLock { (state: inout State) throws(HTTPServerError) in
+            guard state.listeners.isEmpty else { throw .alreadyStarted }
+            do throws(HTTPServerError) {
+                if let path = configuration.unixSocketPath {
+                    let fd = try ListenSocket.unix(path: path, mode: configuration.socketMode, backlog: backlog)
+                    state.socketPathOwned = path
+                    state.listeners.append(try startDaemon(fd: fd, isUnix: true, name: "\"\(path)\""))
+                }
+                if let tcp = configuration.tcp {
+                    let (fd, port) = try ListenSocket.tcp(host: tcp.host, port: tcp.port, backlog: backlog)
+                    state.listeners.append(try startDaemon(fd: fd, isUnix: false, name: "\(tcp.host):\(port)"))
+                    state.tcpPort = port
+                }
+            } catch {
+                Self.shutDown(&state)
+                throw error
+            }
+        }
+    }
+
+    /// Stops accepting, waits for in-flight requests, closes the listeners and removes the socket file. Idempotent.
+    public func stop() {
+        state.withLock { Self.shutDown(&$0) }
+    }
+
+    private var backlog: Int32 { Int32(clamping: max(16, configuration.connectionLimit)) }
+
+    private func startDaemon(fd: Int32, isUnix: Bool, name: String) throws(HTTPServerError) -> Listener {
+        let context = Unmanaged.passRetained(
+            ListenerContext(handler: handler, maxBodyBytes: configuration.maxBodyBytes, isUnix: isUnix))
+        let (seconds, attoseconds) = configuration.connectionTimeout.components
+        let timeout = UInt32(clamping: max(1, seconds + (attoseconds > 0 ? 1 : 0)))
+        let daemon = lastset_mhd_start(
+            fd, timeout, UInt32(clamping: configuration.connectionLimit),
+            MHDBridge.accessHandler, context.toOpaque(), MHDBridge.requestCompleted, nil)
+        guard let daemon else {
+            context.release()
+            close(fd)
+            throw .daemonStart(name)
+        }
+        return Listener(daemon: daemon, context: context)
+    }
+
+    private static func shutDown(_ state: inout State) {
+        for listener in state.listeners {
+            // MHD_stop_daemon joins every connection thread and closes the listening socket itself.
+            MHD_stop_daemon(listener.daemon)
+            listener.context.release()
+        }
+        state.listeners = []
+        state.tcpPort = nil
+        if let path = state.socketPathOwned {
+            unlink(path)
+            state.socketPathOwned = nil
+        }
+    }
+}

@@ -1,0 +1,41 @@
+/// Where and how an `HTTPServer` listens.
+public struct HTTPServerConfiguration: Sendable {
+    /// A TCP listening address.
+    public struct TCPListener: Sendable, Equatable {
+        /// A numeric IPv4/IPv6 address or "localhost" (which means 127.0.0.1).
+        public var host: String
+        /// The port; 0 lets the kernel choose (read the result from `HTTPServer.tcpPort`).
+        public var port: UInt16
+        /// Creates a TCP listener address.
+        public init(host: String, port: UInt16) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    /// The Unix socket path to listen on, or nil for none. A stale socket file there is removed first.
+    public var unixSocketPath: String?
+    /// The permission bits given to the Unix socket file (default 0660: owner and group may connect).
+    public var socketMode: UInt32
+    /// The TCP address to listen on, or nil for none (the default).
+    public var tcp: TCPListener?
+    /// The largest accepted request body; a larger one gets 413 `body_too_large` without being buffered.
+    public var maxBodyBytes: Int
+    /// How long an idle connection is kept open, in whole seconds (rounded up; at least 1).
+    public var connectionTimeout: Duration
+    /// The most simultaneous connections per listener (each has its own thread).
+    public var connectionLimit: Int
+
+    /// Creates a configuration; at least one of `unixSocketPath` and `tcp` must be given for `start()` to succeed.
+    public init(
+        unixSocketPath: String? = nil, socketMode: UInt32 = 0o660, tcp: TCPListener? = nil,
+        maxBodyBytes: Int = 64 * 1024, connectionTimeout: Duration = .seconds(30), connectionLimit: Int = 64
+    ) {
+        self.unixSocketPath = unixSocketPath
+        self.socketMode = socketMode
+        self.tcp = tcp
+        self.maxBodyBytes = maxBodyBytes
+        self.connectionTimeout = connectionTimeout
+        self.connectionLimit = connectionLimit
+    }
+}

@@ -1,0 +1,175 @@
+import CMicroHTTPD
+import Dispatch
+import Glibc
+
+/// Immutable per-listener state handed to libmicrohttpd as its callback context.
+final class ListenerContext: Sendable {
+    let handler: HTTPHandler
+    let maxBodyBytes: Int
+    let isUnix: Bool
+
+    init(handler: @escaping HTTPHandler, maxBodyBytes: Int, isUnix: Bool) {
+        self.handler = handler
+        self.maxBodyBytes = maxBodyBytes
+        self.isUnix = isUnix
+    }
+}
+
+/// Per-request state kept in MHD's `con_cls`; only touched on that connection's own MHD thread.
+final class RequestState {
+    var body: [UInt8] = []
+    var tooLarge = false
+    var responded = false
+}
+
+/// Carries the handler's response from its task back to the blocked MHD thread (the semaphore orders the accesses).
+private final class ResponseSlot: @unchecked Sendable {
+    var response: HTTPResponse?
+}
+
+/// Collects key/value pairs from `MHD_get_connection_values`.
+private final class PairCollector {
+    var pairs: [(String, String)] = []
+}
+
+/// The C callbacks given to libmicrohttpd. They run on MHD's per-connection threads, never on an actor.
+enum MHDBridge {
+    static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, conCls in
+        guard let cls, let connection, let conCls, let uploadDataSize else { return .NO }
+        let listener = Unmanaged<ListenerContext>.fromOpaque(cls).takeUnretainedValue()
+
+        guard let rawState = conCls.pointee else {
+            // First call: headers only. Refuse an announced oversized body before reading any of it.
+            let state = RequestState()
+            conCls.pointee = Unmanaged.passRetained(state).toOpaque()
+            if let text = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+                let length = Int(String(cString: text)), length > listener.maxBodyBytes
+            {
+                state.tooLarge = true
+                state.responded = true
+                return queue(tooLarge(length, limit: listener.maxBodyBytes), on: connection)
+            }
+            return .YES
+        }
+        let state = Unmanaged<RequestState>.fromOpaque(rawState).takeUnretainedValue()
+        if state.responded { return .YES }
+
+        let count = uploadDataSize.pointee
+        if count > 0 {
+            // A chunked body has no length up front: count it and drop it once over the limit.
+            if !state.tooLarge, let uploadData {
+                if state.body.count + count > listener.maxBodyBytes {
+                    state.tooLarge = true
+                    state.body = []
+                } else {
+                    uploadData.withMemoryRebound(to: UInt8.self, capacity: count) {
+                        state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: count))
+                    }
+                }
+            }
+            uploadDataSize.pointee = 0
+            return .YES
+        }
+
+        state.responded = true
+        if state.tooLarge {
+            return queue(tooLarge(nil, limit: listener.maxBodyBytes), on: connection)
+        }
+        let request = HTTPRequest(
+            method: method.map { String(cString: $0) } ?? "",
+            path: url.map { String(cString: $0) } ?? "/",
+            query: Dictionary(values(of: .GET_ARGUMENT_KIND, on: connection), uniquingKeysWith: { _, last in last }),
+            headers: HTTPHeaders(values(of: .HEADER_KIND, on: connection)),
+            body: state.body,
+            peer: peer(of: connection, isUnix: listener.isUnix)
+        )
+        state.body = []
+        return queue(run(listener.handler, request), on: connection)
+    }
+
+    static let requestCompleted: MHD_RequestCompletedCallback = { _, _, conCls, _ in
+        guard let conCls, let raw = conCls.pointee else { return }
+        Unmanaged<RequestState>.fromOpaque(raw).release()
+        conCls.pointee = nil
+    }
+
+    /// Runs the async handler in a task and blocks this (MHD-owned, per-connection) thread until it answers.
+    private static func run(_ handler: @escaping HTTPHandler, _ request: HTTPRequest) -> HTTPResponse {
+        let slot = ResponseSlot()
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            slot.response = await handler(request)
+            done.signal()
+        }
+        done.wait()
+        return slot.response ?? .error(500, code: "internal", message: "the handler returned no response")
+    }
+
+    private static func tooLarge(_ length: Int?, limit: Int) -> HTTPResponse {
+        let size = length.map { "\($0)-byte" } ?? "chunked"
+        var response = HTTPResponse.error(
+            413, code: "body_too_large", message: "the \(size) request body exceeds the limit of \(limit) bytes")
+        response.headers["Connection"] = "close"
+        return response
+    }
+
+    private static func values(of kind: MHD_ValueKind, on connection: OpaquePointer) -> [(String, String)] {
+        let collector = PairCollector()
+        let iterator: MHD_KeyValueIterator = { cls, _, key, value in
+            guard let cls, let key else { return .YES }
+            let collector = Unmanaged<PairCollector>.fromOpaque(cls).takeUnretainedValue()
+            collector.pairs.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+            return .YES
+        }
+        _ = withExtendedLifetime(collector) {
+            MHD_get_connection_values(connection, kind, iterator, Unmanaged.passUnretained(collector).toOpaque())
+        }
+        return collector.pairs
+    }
+
+    private static func peer(of connection: OpaquePointer, isUnix: Bool) -> HTTPPeer {
+        let fd = lastset_mhd_connection_fd(connection)
+        if isUnix {
+            // struct ucred { pid_t pid; uid_t uid; gid_t gid; } — Glibc's `ucred` is shadowed by a module name in Swift.
+            var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, UInt32.max, UInt32.max)
+            var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
+            if fd < 0 || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0 {
+                // Unknown credentials must never look like root: report the overflow ids.
+                return .unix(uid: UInt32.max, gid: UInt32.max, pid: 0)
+            }
+            return .unix(uid: credentials.uid, gid: credentials.gid, pid: credentials.pid)
+        }
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
+        }
+        guard fd >= 0, named == 0 else { return .tcp(address: "unknown") }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        let family = Int32(storage.ss_family)
+        withUnsafeMutablePointer(to: &storage) { raw in
+            if family == AF_INET {
+                raw.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    _ = inet_ntop(AF_INET, &$0.pointee.sin_addr, &text, socklen_t(text.count))
+                }
+            } else if family == AF_INET6 {
+                raw.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    _ = inet_ntop(AF_INET6, &$0.pointee.sin6_addr, &text, socklen_t(text.count))
+                }
+            }
+        }
+        return .tcp(address: text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+    }
+
+    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        let created = response.body.withUnsafeBytes {
+            MHD_create_response_from_buffer($0.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let created else { return .NO }
+        defer { MHD_destroy_response(created) }
+        for field in response.headers where field.name.lowercased() != "content-length" {
+            _ = MHD_add_response_header(created, field.name, field.value)
+        }
+        return MHD_queue_response(connection, UInt32(clamping: response.status), created)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Glibc
+import LastsetService
+import XCTest
+
+/// A datagram socket standing in for systemd's notification socket.
+private final class NotifySocket {
+    let fd: Int32
+    let address: String
+
+    /// Binds at `path`, or in the abstract namespace when `path` starts with "@".
+    init(_ path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        address = path
+        var storage = sockaddr_un()
+        storage.sun_family = sa_family_t(AF_UNIX)
+        var name = Array(path.utf8)
+        let abstract = name.first == UInt8(ascii: "@")
+        if abstract { name[0] = 0 }
+        withUnsafeMutableBytes(of: &storage.sun_path) { raw in
+            for (index, byte) in name.enumerated() { raw[index] = byte }
+        }
+        let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + name.count + (abstract ? 0 : 1))
+        let bound = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// The next datagram as text ("" on timeout).
+    func receive() -> String {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
+    }
+
+    deinit { close(fd) }
+}
+
+final class SystemdNotifierTests: XCTestCase {
+    func testLifecycleMessagesArriveOnPathSocket() throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeDirectory(directory) }
+        let receiver = try NotifySocket(directory + "/notify")
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": receiver.address])
+        XCTAssertTrue(notifier.isEnabled)
+
+        try notifier.ready()
+        XCTAssertEqual(receiver.receive(), "READY=1")
+        try notifier.watchdog()
+        XCTAssertEqual(receiver.receive(), "WATCHDOG=1")
+        try notifier.status("serving 3 devices\non 1 line")
+        XCTAssertEqual(receiver.receive(), "STATUS=serving 3 devices on 1 line")
+        try notifier.reloading()
+        let reload = receiver.receive()
+        XCTAssertTrue(reload.hasPrefix("RELOADING=1\nMONOTONIC_USEC="), reload)
+        XCTAssertNotNil(UInt64(reload.split(separator: "=").last ?? ""), reload)
+        try notifier.stopping()
+        XCTAssertEqual(receiver.receive(), "STOPPING=1")
+    }
+
+    func testAbstractSocketName() throws {
+        let name = "@lastset-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let receiver = try NotifySocket(name)
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": name])
+        try notifier.ready()
+        XCTAssertEqual(receiver.receive(), "READY=1")
+    }
+
+    func testWithoutNotifySocketEverythingIsANoOp() throws {
+        let notifier = SystemdNotifier(environment: [:])
+        XCTAssertFalse(notifier.isEnabled)
+        XCTAssertNil(notifier.watchdogInterval)
+        try notifier.ready()
+        try notifier.watchdog()
+        try notifier.stopping()
+    }
+
+    func testMissingReceiverIsAnErrorWithTheSocketNamed() throws {
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": "/nonexistent/lastset/notify"])
+        XCTAssertThrowsError(try notifier.ready()) { error in
+            XCTAssertEqual("\(error)", "sd_notify to \"/nonexistent/lastset/notify\": sendto: No such file or directory")
+        }
+    }
+
+    func testWatchdogIntervalIsHalfOfWatchdogUSecForThisProcess() {
+        let mine = SystemdNotifier(environment: ["NOTIFY_SOCKET": "@x", "WATCHDOG_USEC": "30000000"])
+        XCTAssertEqual(mine.watchdogInterval, .seconds(15))
+        let pinned = SystemdNotifier(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "\(getpid())"])
+        XCTAssertEqual(pinned.watchdogInterval, .seconds(15))
+        let other = SystemdNotifier(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "\(getpid() + 1)"])
+        XCTAssertNil(other.watchdogInterval)
+        XCTAssertNil(SystemdNotifier(environment: ["WATCHDOG_USEC": "soon"]).watchdogInterval)
+        XCTAssertNil(SystemdNotifier(environment: ["WATCHDOG_USEC": "0"]).watchdogInterval)
+    }
+}
