@@ -175,6 +175,7 @@ struct ConfigChecker {
         let access: Access? = choice(fields, "access", in: path)
         let clone = boolean(fields, "clone", in: path)
         guard let registerId, let address, let type else { return nil }
+        unset = unset.map { RegisterRules.normalized($0, for: type) }
         let definition = RegisterDefinition(
             registerId: registerId, name: name, address: address, type: type, wordOrder: wordOrder,
             byteOrder: byteOrder, unset: unset, min: min, max: max, enum: enumValues, scale: scale, unit: unit,

@@ -46,6 +46,19 @@ enum RegisterRules {
         return []
     }
 
+    /// The value in the case its type decodes to: numbers become `.float` for f32/f64, and whole
+    /// `.float`s become `.unsigned`/`.signed` for integer types, so `unset: -1` equals what decode gives.
+    static func normalized(_ value: RegisterValue, for type: RegisterType) -> RegisterValue {
+        switch (type, value) {
+        case (.f32, _), (.f64, _):
+            return value.number.map(RegisterValue.float) ?? value
+        case (_, .float(let d)) where type.isInteger && d == d.rounded() && abs(d) < 9.2e18:
+            return d >= 0 ? .unsigned(UInt64(d)) : .signed(Int64(d))
+        default:
+            return value
+        }
+    }
+
     /// A register value as the JSON a config would hold.
     static func jsonValue(_ v: RegisterValue) -> JSONValue {
         switch v {
