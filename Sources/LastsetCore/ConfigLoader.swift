@@ -41,8 +41,15 @@ public enum ConfigLoader {
         do {
             root = try JSONValue.parse(json5: data)
         } catch {
-            throw ConfigErrors(problems: [ConfigProblem(
-                file: file, path: "$", value: "", message: "not valid JSON5: \(syntaxMessage(error))")])
+            // Foundation does not say where; the locator usually can.
+            let text = String(decoding: data, as: UTF8.self)
+            let message: String
+            if let failure = JSON5SyntaxLocator.locate(text) {
+                message = "not valid JSON5: line \(failure.line), column \(failure.column): \(failure.message)"
+            } else {
+                message = "not valid JSON5: \(syntaxMessage(error))"
+            }
+            throw ConfigErrors(problems: [ConfigProblem(file: file, path: "$", value: "", message: message)])
         }
         var checker = ConfigChecker(file: file)
         let config = checker.config(root)
