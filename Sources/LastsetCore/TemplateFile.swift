@@ -96,26 +96,70 @@ public struct TemplateFileError: Error, Hashable, Sendable, CustomStringConverti
     public var description: String { reason }
 }
 
-/// ISO 8601 timestamps with milliseconds, UTC.
+/// ISO 8601 timestamps with milliseconds, UTC. Formatted by hand: creating Foundation date
+/// formatters per value dominated the cost of encoding large templates.
 public enum TimeText {
     /// e.g. `2026-11-29T14:05:00.123Z`.
     public static func iso8601(_ date: Date) -> String {
-        let millis = (date.timeIntervalSince1970 * 1000).rounded()
-        let seconds = (millis / 1000).rounded(.down)
-        let whole = Date(timeIntervalSince1970: seconds)
-        let ms = Int(millis - seconds * 1000)
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime]
-        let base = f.string(from: whole)  // ends in "Z"
-        return String(base.dropLast()) + String(format: ".%03dZ", ms)
+        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let ms = Int(((millis % 1000) + 1000) % 1000)
+        let seconds = (millis - Int64(ms)) / 1000
+        let days = Int(seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400)
+        let secOfDay = Int(seconds - Int64(days) * 86400)
+        let (y, m, d) = civil(fromDays: days)
+        func pad(_ v: Int, _ width: Int) -> String {
+            let s = String(v)
+            return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+        }
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secOfDay / 3600, 2)):\(pad(secOfDay / 60 % 60, 2)):\(pad(secOfDay % 60, 2)).\(pad(ms, 3))Z"
     }
 
-    /// Parses the form written by `iso8601` (and plain RFC 3339 without fraction).
+    /// Parses the form written by `iso8601` (and other RFC 3339 forms via Foundation).
     public static func parseISO8601(_ text: String) -> Date? {
+        let b = Array(text.utf8)
+        if b.count == 24, b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b[19] == 46, b[23] == 90 {
+            func num(_ r: Range<Int>) -> Int? {
+                var v = 0
+                for i in r {
+                    guard (48...57).contains(b[i]) else { return nil }
+                    v = v * 10 + Int(b[i] - 48)
+                }
+                return v
+            }
+            if let y = num(0..<4), let mo = num(5..<7), let d = num(8..<10), let h = num(11..<13), let mi = num(14..<16),
+                let s = num(17..<19), let ms = num(20..<23), (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61
+            {
+                let days = Int64(daysFromCivil(y, mo, d))
+                let millis = ((days * 86400 + Int64(h * 3600 + mi * 60 + s)) * 1000) + Int64(ms)
+                return Date(timeIntervalSince1970: Double(millis) / 1000)
+            }
+        }
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let d = f.date(from: text) { return d }
         f.formatOptions = [.withInternetDateTime]
         return f.date(from: text)
+    }
+
+    // Howard Hinnant's civil-from-days and days-from-civil algorithms (proleptic Gregorian).
+    private static func civil(fromDays z0: Int) -> (Int, Int, Int) {
+        let z = z0 + 719468
+        let era = (z >= 0 ? z : z - 146096) / 146097
+        let doe = z - era * 146097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    private static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
+        let y = m <= 2 ? y0 - 1 : y0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146097 + doe - 719468
     }
 }

@@ -219,6 +219,12 @@ public struct Replay {
                 break
             }
             let request = queue[i]
+            // Verify in groups: consecutive writes that form one contiguous span a single read covers.
+            // A group is read back before the next write that cannot join it, so a mismatch stops the
+            // replay before anything further is written.
+            if let g = group(pending), !(request.address == g.end && request.address + request.words.count - g.start <= target.limits.maxReadRegisters) {
+                if await flush(&pending) { stop = true; break }
+            }
             report.requests += 1
             report.writeFrames += 1
             do {
@@ -251,15 +257,11 @@ public struct Replay {
                 i += 1
                 continue
             }
-            // Verify in groups: consecutive successful writes that form one contiguous span a single read covers.
-            if let g = group(pending), !(request.address == g.end && request.address + request.words.count - g.start <= target.limits.maxReadRegisters) {
-                stop = await flush(&pending) || stop
-            }
             pending.append(request)
             i += 1
             progress?(JobProgress(phase: "writing", done: min(total, results.count + pending.count), total: total))
         }
-        _ = await flush(&pending)
+        if await flush(&pending) { stop = true }
         if stop && report.stoppedAt == nil {
             report.stoppedAt = "after a mismatch"
         }

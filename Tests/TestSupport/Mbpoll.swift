@@ -21,13 +21,18 @@ public enum Mbpoll {
     }
 
     private static func parse(_ output: String, count: Int) throws(TestSupportError) -> [UInt16] {
-        // Lines look like "[101]: \t11".
+        // Lines look like "[101]: \t11"; mbpoll prints 16-bit registers as signed numbers.
         var words: [UInt16] = []
         for line in output.split(separator: "\n") where line.hasPrefix("[") {
-            guard let colon = line.firstIndex(of: ":"),
-                let word = UInt16(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-            else { continue }
-            words.append(word)
+            // Values above 0x7FFF come as "65386 (-150)": the unsigned word is the first field.
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let text = line[line.index(after: colon)...].split(separator: " ").first.map(String.init)?
+                .trimmingCharacters(in: .whitespaces) ?? ""
+            if let word = UInt16(text) {
+                words.append(word)
+            } else if let signed = Int16(text) {
+                words.append(UInt16(bitPattern: signed))
+            }
         }
         guard words.count == count else {
             throw TestSupportError("mbpoll returned \(words.count) registers, expected \(count): \(output)")

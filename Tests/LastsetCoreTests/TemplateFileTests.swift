@@ -1,0 +1,55 @@
+import Foundation
+import LastsetCore
+import XCTest
+
+final class TemplateFileTests: XCTestCase {
+    func testTimestampsRoundTripToTheMillisecond() {
+        let cases: [(Double, String)] = [
+            (0, "1970-01-01T00:00:00.000Z"),
+            (951_782_400.5, "2000-02-29T00:00:00.500Z"),
+            (1_795_960_000.1234, "2026-11-29T13:46:40.123Z"),
+            (-1.001, "1969-12-31T23:59:58.999Z"),
+            (4_102_444_799.999, "2099-12-31T23:59:59.999Z"),
+        ]
+        for (seconds, text) in cases {
+            XCTAssertEqual(TimeText.iso8601(Date(timeIntervalSince1970: seconds)), text)
+            let parsed = TimeText.parseISO8601(text)!
+            XCTAssertEqual(parsed.timeIntervalSince1970, seconds, accuracy: 0.0006, text)
+            XCTAssertEqual(TimeText.iso8601(parsed), text)
+        }
+        XCTAssertNotNil(TimeText.parseISO8601("2026-11-29T13:46:40Z"))
+        XCTAssertNil(TimeText.parseISO8601("2026-13-29T13:46:40.000Z"))
+        XCTAssertNil(TimeText.parseISO8601("yesterday"))
+    }
+
+    func testSHA256MatchesKnownVectors() {
+        XCTAssertEqual(SHA256.hex(Array("".utf8)), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        XCTAssertEqual(SHA256.hex(Array("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(
+            SHA256.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        XCTAssertEqual(SHA256.hex([UInt8](repeating: 0x61, count: 1_000_000)), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    func testEncodedTemplateDecodesAndAnyEditIsDetected() throws {
+        let template = Template(
+            pageId: "heating", pageHash: "sha256:00", version: 3, capturedAt: Date(timeIntervalSince1970: 1_800_000_000.25),
+            capturedBy: "uid:1000",
+            source: TemplateSource(deviceId: nil, endpoint: "tcp://127.0.0.1:1502", unit: 7, identity: []),
+            entries: [
+                TemplateEntry(registerId: "a", address: 1, length: 2, valueData: "0001E240", value: .unsigned(123456), lastDate: Date(timeIntervalSince1970: 5)),
+                TemplateEntry(registerId: "b", address: 3, length: 1, valueData: "FF38", value: .signed(-200), lastDate: Date(timeIntervalSince1970: 5)),
+                TemplateEntry(registerId: "c", address: 4, length: 2, valueData: "3FC00000", value: .float(1.5), lastDate: Date(timeIntervalSince1970: 5)),
+            ],
+            skipped: [SkippedRegister(registerId: "u", address: 9, reason: .unset)])
+        let data = try TemplateFile.encode(template)
+        XCTAssertEqual(try TemplateFile.decode(data), template)
+        let text = String(decoding: data, as: UTF8.self)
+        XCTAssertTrue(text.contains("\"format\" : \"lastset-template\""), text)
+        for (from, to) in [("FF38", "FF39"), ("\"unit\" : 7", "\"unit\" : 8"), ("heating", "cooling"), ("\"schemaVersion\" : 1", "\"schemaVersion\" : 2")] {
+            let edited = Data(text.replacingOccurrences(of: from, with: to).utf8)
+            XCTAssertThrowsError(try TemplateFile.decode(edited), "edit \(from) → \(to) not detected")
+        }
+        XCTAssertThrowsError(try TemplateFile.decode(Data(text.prefix(text.count / 2).utf8)))
+    }
+}

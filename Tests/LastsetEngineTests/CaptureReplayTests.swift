@@ -1,0 +1,283 @@
+import Foundation
+import LastsetCore
+import LastsetEngine
+import ModbusLink
+import TestSupport
+import XCTest
+
+/// Capture from a reference machine A (libmodbus `ModbusSlave`), replay to machine B (the pymodbus peer,
+/// an independent implementation), check B with mbpoll and B's own log of the writes it received.
+final class CaptureReplayTests: XCTestCase {
+    static let page = PageDefinition(
+        id: "heating", title: "Heating",
+        identity: [IdentityRegister(registerId: "model", address: 0, type: .string(8))],
+        beforeWrite: [WriteStep(address: 1536, value: 6868)],
+        afterWrite: [WriteStep(address: 2304, value: 0)],
+        registers: [
+            RegisterDefinition(registerId: "heating.mode", name: "Mode", address: 100, type: .u16, enum: [0, 1, 2]),
+            RegisterDefinition(registerId: "heating.setpoint", address: 101, type: .s16, min: -200, max: 900, scale: 0.1, unit: "°C"),
+            RegisterDefinition(registerId: "heating.energy", address: 102, type: .u32, wordOrder: .little),
+            RegisterDefinition(registerId: "heating.spare", address: 104, type: .u16),
+            RegisterDefinition(registerId: "heating.label", address: 110, type: .string(16)),
+            RegisterDefinition(registerId: "heating.hysteresis", address: 120, type: .u16, max: 50),
+            RegisterDefinition(registerId: "comm.unit", address: 200, type: .u16, clone: false),
+            RegisterDefinition(registerId: "heating.hours", address: 201, type: .u32, access: .ro),
+        ])
+
+    static func text(_ s: String, bytes: Int) -> [UInt16] {
+        var b = Array(s.utf8)
+        b += [UInt8](repeating: 0, count: bytes - b.count)
+        return [UInt16](bigEndianBytes: b)
+    }
+
+    /// Machine A's registers: a configured press with one register left at "not set".
+    static let sourceValues: [Int: [UInt16]] = [
+        0: text("PRESS-A1", bytes: 8),
+        100: [2], 101: [UInt16(bitPattern: -150)], 102: [0xE240, 0x0001],  // 123456, low word first
+        104: [0xFFFF], 110: text("Line 3", bytes: 16), 120: [12], 200: [17], 201: [0, 999],
+    ]
+
+    /// A blank machine B of the same model: everything at "not set", its own unit id and hours.
+    static let blankValues: [Int: [UInt16]] = [
+        0: text("PRESS-A1", bytes: 8),
+        100: [0xFFFF], 101: [0x7FFF], 102: [0xFFFF, 0xFFFF], 104: [0xFFFF], 110: [UInt16](repeating: 0xFFFF, count: 8),
+        120: [0xFFFF], 200: [42], 201: [0, 5],
+    ]
+
+    private var dir: URL!
+    private var engine: Engine!
+    private var source: ModbusSlave!
+    private var peers: [PymodbusPeer] = []
+
+    override func setUp() async throws {
+        dir = try TestPaths.temporaryDirectory(prefix: "engine")
+        engine = try Engine(dataDirectory: dir)
+        source = try ModbusSlave(listen: .tcp(host: "127.0.0.1", port: 0))
+        for (address, words) in Self.sourceValues { source.setHoldingRegisters(address: address, values: words) }
+        try source.start()
+    }
+
+    override func tearDown() async throws {
+        source?.stop()
+        for p in peers { p.stop() }
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    private func target(port: Int, id: String, limits: DeviceLimits = DeviceLimits()) -> DeviceTarget {
+        let endpoint = Endpoint.tcp(host: "127.0.0.1", port: port)
+        return DeviceTarget(
+            deviceId: id, endpoint: endpoint, unit: 1, limits: limits,
+            connection: ModbusConnection(endpoint: endpoint, options: LinkOptions(limits)))
+    }
+
+    private func machineB(_ options: [String] = [], values: [Int: [UInt16]] = CaptureReplayTests.blankValues) throws -> (PymodbusPeer, DeviceTarget) {
+        let peer = try PymodbusPeer.startTCP(options: options, values: values)
+        peers.append(peer)
+        return (peer, target(port: peer.port!, id: "press-b"))
+    }
+
+    private func captureA() async throws -> CaptureReport {
+        let report = await engine.capture(page: Self.page, from: target(port: source.port, id: "press-a"), who: "uid:0")
+        XCTAssertTrue(report.archived, "capture failed: \(report.problems) \(report.error ?? "")")
+        return report
+    }
+
+    func testCaptureFromAReplayToBlankBWritesEveryValidValueInPageOrder() async throws {
+        let capture = try await captureA()
+        XCTAssertEqual(capture.version, 1)
+        XCTAssertEqual(capture.entryCount, 5)
+        XCTAssertEqual(capture.requests, 3, "identity 0..3, page 100..120 merged, 200..202: gaps beyond maxGap 8 split")
+        XCTAssertEqual(
+            Set(capture.skipped.map { "\($0.registerId):\($0.reason.rawValue)" }),
+            ["heating.spare:unset", "comm.unit:notCloned", "heating.hours:readOnly"])
+        let template = try await engine.archive.load(pageId: "heating")
+        XCTAssertEqual(template.entries.map(\.registerId), ["heating.mode", "heating.setpoint", "heating.energy", "heating.label", "heating.hysteresis"])
+        XCTAssertEqual(template.entries.map(\.value), [.unsigned(2), .signed(-150), .unsigned(123456), .text("Line 3"), .unsigned(12)])
+        XCTAssertEqual(template.source.identity.first?.value, .text("PRESS-A1"))
+
+        let (b, targetB) = try machineB()
+        let report = try await engine.apply(page: Self.page, to: targetB, options: ReplayOptions(), who: "uid:1000")
+        XCTAssertEqual(report.status, .succeeded, report.reason ?? "")
+        XCTAssertEqual(report.registers.map(\.status), Array(repeating: .verified, count: 5))
+        XCTAssertEqual(report.afterWrite.map(\.status), ["ok"])
+
+        // An independent client sees exactly the template's values on B…
+        let port = b.port!
+        XCTAssertEqual(try Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 4), [2, UInt16(bitPattern: -150), 0xE240, 0x0001])
+        XCTAssertEqual(try Mbpoll.readHolding(port: port, unit: 1, address: 110, count: 8), Self.text("Line 3", bytes: 16))
+        XCTAssertEqual(try Mbpoll.readHolding(port: port, unit: 1, address: 120, count: 1), [12])
+        // …and nothing that must not be cloned was touched.
+        XCTAssertEqual(try Mbpoll.readHolding(port: port, unit: 1, address: 104, count: 1), [0xFFFF], "unset register written")
+        XCTAssertEqual(try Mbpoll.readHolding(port: port, unit: 1, address: 200, count: 1), [42], "clone:false register written")
+        XCTAssertEqual(try Mbpoll.readHolding(port: port, unit: 1, address: 201, count: 2), [0, 5], "read-only register written")
+
+        // B received: unlock, the page's runs in page order, commit.
+        let writes = try b.writes().map { "\($0.function)@\($0.address)x\($0.count)" }
+        XCTAssertEqual(writes, ["6@1536x1", "16@100x4", "16@110x8", "6@120x1", "6@2304x1"])
+        XCTAssertEqual(try b.writes().first?.values, [6868])
+
+        let audit = await engine.audit.read()
+        XCTAssertEqual(audit.records.map(\.kind), ["capture", "replay"])
+        XCTAssertEqual(audit.records.last?.who, "uid:1000")
+        XCTAssertEqual(audit.records.last?.result, "succeeded")
+        XCTAssertEqual(audit.records.last?.registers.first { $0.registerId == "heating.mode" }?.after, .unsigned(2))
+    }
+
+    func testInvalidCaptureArchivesNothingAndKeepsThePreviousTemplate() async throws {
+        _ = try await captureA()
+        source.setHoldingRegisters(address: 100, values: [5])  // not in enum
+        source.setHoldingRegisters(address: 101, values: [1000])  // above max 900
+        let report = await engine.capture(page: Self.page, from: target(port: source.port, id: "press-a"), who: "uid:0")
+        XCTAssertFalse(report.archived)
+        XCTAssertEqual(report.problems.map(\.registerId), ["heating.mode", "heating.setpoint"])
+        XCTAssertEqual(report.problems.map(\.valueData), ["0005", "03E8"])
+        XCTAssertEqual(report.problems[1].value, .signed(1000))
+        XCTAssertTrue(report.problems[0].rule.contains("not one of [0, 1, 2]"), report.problems[0].rule)
+        XCTAssertTrue(report.problems[1].rule.contains("900"), report.problems[1].rule)
+        let latest = try await engine.archive.load(pageId: "heating")
+        XCTAssertEqual(latest.version, 1)
+        XCTAssertEqual(latest.entries.first?.value, .unsigned(2))
+    }
+
+    func testReadErrorOnOneRegisterIsReportedPrecisely() async throws {
+        source.faults = SlaveFaults(exceptions: [110: 0x02])
+        let report = await engine.capture(page: Self.page, from: target(port: source.port, id: "press-a"), who: "uid:0")
+        XCTAssertFalse(report.archived)
+        XCTAssertEqual(report.problems.map(\.registerId), ["heating.label"])
+        XCTAssertTrue(report.problems[0].rule.contains("exception 02"), report.problems[0].rule)
+        do {
+            _ = try await engine.archive.load(pageId: "heating")
+            XCTFail("an invalid capture archived a template")
+        } catch {
+            XCTAssertEqual(error, .notFound(pageId: "heating", version: nil))
+        }
+    }
+
+    func testIdentityMismatchIsRefusedBeforeAnyWrite() async throws {
+        _ = try await captureA()
+        var values = Self.blankValues
+        values[0] = Self.text("MIXER-77", bytes: 8)
+        let (b, targetB) = try machineB(values: values)
+        let report = try await engine.apply(page: Self.page, to: targetB, options: ReplayOptions(), who: "uid:0")
+        XCTAssertEqual(report.status, .refused)
+        XCTAssertTrue(report.reason!.contains("MIXER-77"), report.reason!)
+        XCTAssertEqual(report.writeFrames, 0)
+        XCTAssertEqual(try b.writes().count, 0)
+        XCTAssertEqual(report.registers.count, 0)
+    }
+
+    func testDryRunSendsNoWriteAndDiffsAgainstTheTarget() async throws {
+        _ = try await captureA()
+        var values = Self.blankValues
+        values[100] = [2]  // already right
+        let (b, targetB) = try machineB(values: values)
+        let report = try await engine.apply(page: Self.page, to: targetB, options: ReplayOptions(dryRun: true), who: "uid:0")
+        XCTAssertEqual(report.status, .planned)
+        XCTAssertEqual(report.writeFrames, 0)
+        XCTAssertEqual(try b.writes().count, 0)
+        XCTAssertEqual(report.registers.map(\.status), [.unchanged, .differs, .differs, .differs, .differs])
+        XCTAssertEqual(report.registers[1].actual, .signed(0x7FFF))
+        XCTAssertEqual(report.plan.map { "\($0.function.rawValue)@\($0.address)x\($0.count)" }, ["fc16@100x4", "fc16@110x8", "fc06@120x1"])
+    }
+
+    func testClampedValueIsAMismatchAndTheReplayStops() async throws {
+        _ = try await captureA()
+        let (b, targetB) = try machineB(["--clamp", "101:100"])  // B clamps the setpoint to 100 (stores min)
+        let report = try await engine.apply(page: Self.page, to: targetB, options: ReplayOptions(), who: "uid:0")
+        XCTAssertEqual(report.status, .failed)
+        let status = Dictionary(uniqueKeysWithValues: report.registers.map { ($0.registerId, $0.status) })
+        XCTAssertEqual(status["heating.setpoint"], .mismatch)
+        XCTAssertEqual(status["heating.mode"], .verified)
+        XCTAssertEqual(status["heating.label"], .notAttempted)
+        XCTAssertEqual(status["heating.hysteresis"], .notAttempted)
+        let setpoint = report.registers.first { $0.registerId == "heating.setpoint" }!
+        XCTAssertEqual(setpoint.expected, .signed(-150))
+        XCTAssertNotEqual(setpoint.actual, .signed(-150))
+        XCTAssertTrue(report.stoppedAt!.contains("heating.setpoint"), report.stoppedAt!)
+        XCTAssertEqual(report.afterWrite.map(\.status), ["notAttempted"])
+        let addresses = try b.writes().map(\.address)
+        XCTAssertEqual(addresses, [1536, 100], "no write after the mismatch, no commit")
+    }
+
+    func testRefusedFC16FallsBackToFC06() async throws {
+        _ = try await captureA()
+        let (b, targetB) = try machineB(["--refuse-fc16"])
+        let report = try await engine.apply(page: Self.page, to: targetB, options: ReplayOptions(), who: "uid:0")
+        XCTAssertEqual(report.status, .succeeded, report.reason ?? "")
+        XCTAssertTrue(report.fellBackToFC06)
+        let accepted = try b.writes().filter { $0.function == 6 }.map(\.address)
+        XCTAssertEqual(accepted, [1536] + Array(100...103) + Array(110...117) + [120, 2304])
+        XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 100, count: 4), [2, UInt16(bitPattern: -150), 0xE240, 0x0001])
+    }
+
+    func testExceptionAtRegisterKStopsWithEarlierVerifiedAndLaterNotAttempted() async throws {
+        _ = try await captureA()
+        let (b, targetB) = try machineB(["--exception", "110:2"])
+        let report = try await engine.apply(page: Self.page, to: targetB, options: ReplayOptions(), who: "uid:0")
+        XCTAssertEqual(report.status, .failed)
+        XCTAssertEqual(report.registers.map(\.status), [.verified, .verified, .verified, .rejected, .notAttempted])
+        XCTAssertEqual(report.registers[3].exceptionCode, 2)
+        XCTAssertTrue(report.stoppedAt!.contains("heating.label"), report.stoppedAt!)
+        XCTAssertFalse(try b.writes().contains { $0.address == 120 || $0.address == 2304 })
+    }
+
+    func testContinueGoesOnAfterARejectedRegister() async throws {
+        _ = try await captureA()
+        let (_, targetB) = try machineB(["--exception", "110:2"])
+        let report = try await engine.apply(page: Self.page, to: targetB, options: ReplayOptions(onError: .continue), who: "uid:0")
+        XCTAssertEqual(report.status, .failed)
+        XCTAssertEqual(report.registers.map(\.status), [.verified, .verified, .verified, .rejected, .verified])
+        XCTAssertEqual(report.afterWrite.map(\.status), ["notAttempted"], "afterWrite runs only when everything verified")
+    }
+
+    func testRollbackRestoresTheTargetsPreviousValues() async throws {
+        _ = try await captureA()
+        var values = Self.blankValues
+        values[100] = [1]
+        values[101] = [100]
+        values[102] = [7, 0]
+        let (b, targetB) = try machineB(["--clamp", "101:100"], values: values)  // B clamps the setpoint
+        let report = try await engine.apply(page: Self.page, to: targetB, options: ReplayOptions(onError: .rollback), who: "uid:0")
+        XCTAssertEqual(report.status, .failed)
+        XCTAssertEqual(report.registers.map(\.status), [.verified, .mismatch, .verified, .notAttempted, .notAttempted])
+        XCTAssertEqual(report.rollback?.restored, true, "\(String(describing: report.rollback))")
+        XCTAssertEqual(report.rollback?.registers.map(\.registerId), ["heating.mode", "heating.setpoint", "heating.energy"])
+        XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 100, count: 4), [1, 100, 7, 0])
+        XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 110, count: 1), [0xFFFF])
+        XCTAssertFalse(try b.writes().contains { $0.address == 2304 }, "no commit after a rollback")
+    }
+
+    func testRollbackRefusesWhenTheTargetCannotBeSnapshotted() async throws {
+        _ = try await captureA()
+        let (b, targetB) = try machineB(["--exception", "110:2"])
+        let report = try await engine.apply(page: Self.page, to: targetB, options: ReplayOptions(onError: .rollback), who: "uid:0")
+        XCTAssertEqual(report.status, .refused)
+        XCTAssertTrue(report.reason!.contains("heating.label"), report.reason!)
+        XCTAssertEqual(try b.writes().count, 0)
+    }
+
+    func testTemplateThatNoLongerFitsThePageIsRefused() async throws {
+        _ = try await captureA()
+        var changed = Self.page
+        changed.registers[1].max = 100  // the archived -150 … still fits; make it not fit:
+        changed.registers[1].min = 0
+        let (b, targetB) = try machineB()
+        let report = try await engine.apply(page: changed, to: targetB, options: ReplayOptions(), who: "uid:0")
+        XCTAssertEqual(report.status, .refused)
+        XCTAssertTrue(report.reason!.contains("heating.setpoint"), report.reason!)
+        XCTAssertEqual(try b.writes().count, 0)
+    }
+
+    func testReplayOverTheLibmodbusSlaveRecordsTheOrderOfWrites() async throws {
+        _ = try await captureA()
+        let b = try ModbusSlave(listen: .tcp(host: "127.0.0.1", port: 0))
+        for (address, words) in Self.blankValues { b.setHoldingRegisters(address: address, values: words) }
+        try b.start()
+        defer { b.stop() }
+        let report = try await engine.apply(page: Self.page, to: target(port: b.port, id: "sim-b"), options: ReplayOptions(), who: "uid:0")
+        XCTAssertEqual(report.status, .succeeded, report.reason ?? "")
+        XCTAssertEqual(b.writes.map { "\($0.function)@\($0.address)x\($0.count)" }, ["6@1536x1", "16@100x4", "16@110x8", "6@120x1", "6@2304x1"])
+        XCTAssertEqual(b.holdingRegisters(address: 100, count: 4), [2, UInt16(bitPattern: -150), 0xE240, 0x0001])
+        XCTAssertEqual(b.holdingRegisters(address: 200, count: 3), [42, 0, 5])
+    }
+}
