@@ -103,7 +103,9 @@ struct ConfigChecker {
                 if let r = identityRegister(item, "\(path).identity[\(i)]") { identity?.append(r) }
             }
             let built = identity ?? []
-            duplicates(built.map(\.registerId), paths: built.indices.map { "\(path).identity[\($0)].registerId" }, what: "identity registerId")
+            duplicates(
+                built.map(\.registerId), paths: built.indices.map { "\(path).identity[\($0)].registerId" },
+                what: "identity registerId")
         }
         let beforeWrite = steps(fields, "beforeWrite", in: path)
         let afterWrite = steps(fields, "afterWrite", in: path)
@@ -119,7 +121,9 @@ struct ConfigChecker {
             }
         }
         // Overlaps: compare each register with the one reaching furthest among those before it by address.
-        let byAddress = zip(registers, indices).sorted { $0.0.address != $1.0.address ? $0.0.address < $1.0.address : $0.1 < $1.1 }
+        let byAddress = zip(registers, indices).sorted {
+            $0.0.address != $1.0.address ? $0.0.address < $1.0.address : $0.1 < $1.1
+        }
         var furthest: (RegisterDefinition, Int)?
         for (r, j) in byAddress {
             if let (f, fj) = furthest, r.address < f.endAddress {
@@ -127,7 +131,8 @@ struct ConfigChecker {
                 let (first, second, secondIndex) = fj < j ? (f, r, j) : (r, f, fj)
                 add(
                     "\(path).registers[\(secondIndex)].address", .int(Int64(second.address)),
-                    "register \"\(second.registerId)\" (\(second.address)...\(second.endAddress - 1)) overlaps \"\(first.registerId)\" (\(first.address)...\(first.endAddress - 1))")
+                    "register \"\(second.registerId)\" (\(second.address)...\(second.endAddress - 1)) overlaps \"\(first.registerId)\" (\(first.address)...\(first.endAddress - 1))"
+                )
             }
             if furthest == nil || r.endAddress > furthest!.0.endAddress { furthest = (r, j) }
         }
@@ -139,10 +144,14 @@ struct ConfigChecker {
 
     mutating func register(_ value: JSONValue, _ path: String) -> RegisterDefinition? {
         let before = problems.count
-        guard let fields = object(value, path, keys: [
-            "registerId", "name", "address", "type", "wordOrder", "byteOrder", "unset", "min", "max", "enum",
-            "scale", "unit", "access", "clone",
-        ]) else { return nil }
+        guard
+            let fields = object(
+                value, path,
+                keys: [
+                    "registerId", "name", "address", "type", "wordOrder", "byteOrder", "unset", "min", "max", "enum",
+                    "scale", "unit", "access", "clone",
+                ])
+        else { return nil }
         let registerId = string(fields, "registerId", in: path, required: true)
         if let id = registerId, id.isEmpty { add(join(path, "registerId"), .string(id), "must not be empty") }
         let name = string(fields, "name", in: path)
@@ -188,7 +197,9 @@ struct ConfigChecker {
 
     mutating func identityRegister(_ value: JSONValue, _ path: String) -> IdentityRegister? {
         let before = problems.count
-        guard let fields = object(value, path, keys: ["registerId", "address", "type", "wordOrder", "byteOrder"]) else { return nil }
+        guard let fields = object(value, path, keys: ["registerId", "address", "type", "wordOrder", "byteOrder"]) else {
+            return nil
+        }
         let registerId = string(fields, "registerId", in: path, required: true)
         if let id = registerId, id.isEmpty { add(join(path, "registerId"), .string(id), "must not be empty") }
         let address = integer(fields, "address", in: path, required: true)
@@ -196,7 +207,8 @@ struct ConfigChecker {
         let wordOrder: WordOrder? = choice(fields, "wordOrder", in: path)
         let byteOrder: ByteOrder? = choice(fields, "byteOrder", in: path)
         guard let registerId, let address, let type else { return nil }
-        let identity = IdentityRegister(registerId: registerId, address: address, type: type, wordOrder: wordOrder, byteOrder: byteOrder)
+        let identity = IdentityRegister(
+            registerId: registerId, address: address, type: type, wordOrder: wordOrder, byteOrder: byteOrder)
         for p in RegisterRules.addressProblems(address: address, type: type) {
             add(join(path, p.key), p.value, p.message)
         }
@@ -259,9 +271,13 @@ struct ConfigChecker {
     }
 
     mutating func quirks(_ value: JSONValue, _ path: String) -> Quirks? {
-        guard let fields = object(value, path, keys: [
-            "maxReadRegisters", "maxWriteRegisters", "maxGap", "writeFunction", "requestDelay", "timeout", "retries",
-        ]) else { return nil }
+        guard
+            let fields = object(
+                value, path,
+                keys: [
+                    "maxReadRegisters", "maxWriteRegisters", "maxGap", "writeFunction", "requestDelay", "timeout", "retries",
+                ])
+        else { return nil }
         let q = Quirks(
             maxReadRegisters: bounded(fields, "maxReadRegisters", in: path, 1...125),
             maxWriteRegisters: bounded(fields, "maxWriteRegisters", in: path, 1...123),
@@ -291,14 +307,19 @@ struct ConfigChecker {
     /// The object's fields, after reporting unknown keys; nil (and a problem) when it is not an object.
     private mutating func object(_ value: JSONValue, _ path: String, keys: [String]) -> [String: JSONValue]? {
         guard case .object(let fields) = value else {
-            add(path, value, "must be an object, not \(value.typeName == "integer" ? "a number" : "\(article(value.typeName)) \(value.typeName)")")
+            add(
+                path, value,
+                "must be an object, not \(value.typeName == "integer" ? "a number" : "\(article(value.typeName)) \(value.typeName)")"
+            )
             return nil
         }
         let known = Set(keys)
         for key in fields.keys.sorted() where !known.contains(key) {
             let suggestion = keys.first { $0.lowercased() == key.lowercased() }
-            add(join(path, key), fields[key], "unknown key" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? "")
-                + "; known keys: " + keys.joined(separator: ", "))
+            add(
+                join(path, key), fields[key],
+                "unknown key" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? "")
+                    + "; known keys: " + keys.joined(separator: ", "))
         }
         return fields
     }
@@ -317,7 +338,8 @@ struct ConfigChecker {
         add(path, value, "must be \(expected), not \(article(value.typeName)) \(value.typeName)")
     }
 
-    private mutating func string(_ fields: [String: JSONValue], _ key: String, in path: String, required: Bool = false) -> String? {
+    private mutating func string(_ fields: [String: JSONValue], _ key: String, in path: String, required: Bool = false) -> String?
+    {
         guard let value = field(fields, key, in: path, required: required) else { return nil }
         guard case .string(let s) = value else {
             wrongType(join(path, key), value, "a string")
@@ -340,7 +362,9 @@ struct ConfigChecker {
         }
     }
 
-    private mutating func bounded(_ fields: [String: JSONValue], _ key: String, in path: String, _ range: ClosedRange<Int>) -> Int? {
+    private mutating func bounded(_ fields: [String: JSONValue], _ key: String, in path: String, _ range: ClosedRange<Int>)
+        -> Int?
+    {
         guard let v = integer(fields, key, in: path) else { return nil }
         guard range.contains(v) else {
             add(join(path, key), .int(Int64(v)), "must be in \(range.lowerBound)...\(range.upperBound)")
@@ -371,7 +395,9 @@ struct ConfigChecker {
         return b
     }
 
-    private mutating func array(_ fields: [String: JSONValue], _ key: String, in path: String, required: Bool = false) -> [JSONValue]? {
+    private mutating func array(_ fields: [String: JSONValue], _ key: String, in path: String, required: Bool = false)
+        -> [JSONValue]?
+    {
         guard let value = field(fields, key, in: path, required: required) else { return nil }
         guard case .array(let items) = value else {
             wrongType(join(path, key), value, "an array")
@@ -391,10 +417,15 @@ struct ConfigChecker {
         return v
     }
 
-    private mutating func registerType(_ fields: [String: JSONValue], _ key: String, in path: String, required: Bool) -> RegisterType? {
+    private mutating func registerType(_ fields: [String: JSONValue], _ key: String, in path: String, required: Bool)
+        -> RegisterType?
+    {
         guard let s = string(fields, key, in: path, required: required) else { return nil }
         guard let t = RegisterType(parsing: s) else {
-            add(join(path, key), .string(s), "unknown register type; expected u16, s16, u32, s32, u64, s64, f32, f64, string(n) or raw(n) with n in 1...\(RegisterType.maxByteLength)")
+            add(
+                join(path, key), .string(s),
+                "unknown register type; expected u16, s16, u32, s32, u64, s64, f32, f64, string(n) or raw(n) with n in 1...\(RegisterType.maxByteLength)"
+            )
             return nil
         }
         return t
@@ -411,7 +442,9 @@ struct ConfigChecker {
 
     private mutating func safeId(_ id: String, _ path: String, what: String) {
         if !SafeName.isValid(id) {
-            add(path, .string(id), "\(what) must match [A-Za-z0-9][A-Za-z0-9._-]* and be at most \(SafeName.maxLength) characters")
+            add(
+                path, .string(id), "\(what) must match [A-Za-z0-9][A-Za-z0-9._-]* and be at most \(SafeName.maxLength) characters"
+            )
         }
     }
 

@@ -65,7 +65,9 @@ public enum ConfigLoader {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ConfigErrors(problems: [ConfigProblem(file: path, path: "$", value: "", message: "cannot read file: \(error.localizedDescription)")])
+            throw ConfigErrors(problems: [
+                ConfigProblem(file: path, path: "$", value: "", message: "cannot read file: \(error.localizedDescription)")
+            ])
         }
         return try check(data, file: path)
     }

@@ -191,10 +191,16 @@ struct JSON5SyntaxLocator {
             if i == start { throw fail("expected hex digits after 0x") }
         } else {
             var digits = 0
-            while let c = peek(), ("0"..."9").contains(c) { i += 1; digits += 1 }
+            while let c = peek(), ("0"..."9").contains(c) {
+                i += 1
+                digits += 1
+            }
             if peek() == "." {
                 i += 1
-                while let c = peek(), ("0"..."9").contains(c) { i += 1; digits += 1 }
+                while let c = peek(), ("0"..."9").contains(c) {
+                    i += 1
+                    digits += 1
+                }
             }
             if digits == 0 { throw fail("expected a number, found \(describeHere())") }
             if peek() == "e" || peek() == "E" {

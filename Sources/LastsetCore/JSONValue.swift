@@ -2,13 +2,21 @@ import Foundation
 
 /// A parsed JSON (or JSON5) value, kept generic so a checker can walk it and report every problem.
 public indirect enum JSONValue: Hashable, Sendable, CustomStringConvertible {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A whole number that fits Int64.
     case int(Int64)
+    /// A whole number above Int64.max.
     case uint(UInt64)
+    /// Any other number (fractions, exponents, ±Infinity, NaN).
     case double(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object (key order is not kept).
     case object([String: JSONValue])
 
     /// Parses JSON5 text (comments, trailing commas, unquoted keys, hex numbers) with Foundation.
@@ -29,7 +37,8 @@ public indirect enum JSONValue: Hashable, Sendable, CustomStringConvertible {
         case .string(let s): return Self.quote(s)
         case .array(let items): return "[" + items.map(\.description).joined(separator: ", ") + "]"
         case .object(let fields):
-            return "{" + fields.keys.sorted().map { "\(Self.quote($0)): \(fields[$0]!.description)" }.joined(separator: ", ") + "}"
+            return "{" + fields.keys.sorted().map { "\(Self.quote($0)): \(fields[$0]!.description)" }.joined(separator: ", ")
+                + "}"
         }
     }
 

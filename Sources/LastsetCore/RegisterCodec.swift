@@ -184,14 +184,19 @@ extension RegisterType {
 
 /// A value that cannot be encoded as a register's type; names the register and quotes the value.
 public struct CodecError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The register the value was meant for.
     public var registerId: String
+    /// The value as given.
     public var value: String
+    /// Why it does not fit.
     public var reason: String
+    /// An error from its parts.
     public init(registerId: String, value: String, reason: String) {
         self.registerId = registerId
         self.value = value
         self.reason = reason
     }
+    /// `id: cannot encode value: reason`.
     public var description: String { "\(registerId): cannot encode \(value): \(reason)" }
 }
 

@@ -57,7 +57,9 @@ public enum RegisterMapCSV {
             problems.append(CSVProblem(line: line, column: column, value: value.map(JSONValue.quote) ?? "", message: message))
         }
         if !SafeName.isValid(pageId) {
-            add(0, "pageId", pageId, "page id must match [A-Za-z0-9][A-Za-z0-9._-]* and be at most \(SafeName.maxLength) characters")
+            add(
+                0, "pageId", pageId,
+                "page id must match [A-Za-z0-9][A-Za-z0-9._-]* and be at most \(SafeName.maxLength) characters")
         }
         let rows = parse(text)
         guard let header = rows.first else {
@@ -90,7 +92,8 @@ public enum RegisterMapCSV {
             if row.fields.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { continue }
             let extra = row.fields.dropFirst(header.fields.count)
             if !extra.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
-                add(row.line, "", row.fields[header.fields.count...].joined(separator: ","),
+                add(
+                    row.line, "", row.fields[header.fields.count...].joined(separator: ","),
                     "row has \(row.fields.count) fields, the header has \(header.fields.count)")
                 continue
             }
@@ -115,7 +118,9 @@ public enum RegisterMapCSV {
             if let t = cell("type") {
                 type = RegisterType(parsing: t.lowercased())
                 if type == nil {
-                    add(line, "type", t, "unknown register type; expected u16, s16, u32, s32, u64, s64, f32, f64, string(n) or raw(n)")
+                    add(
+                        line, "type", t,
+                        "unknown register type; expected u16, s16, u32, s32, u64, s64, f32, f64, string(n) or raw(n)")
                 }
             } else {
                 add(line, "type", nil, "type is empty")
@@ -151,7 +156,11 @@ public enum RegisterMapCSV {
                 enumValues = []
                 for part in e.split(separator: "|", omittingEmptySubsequences: false) {
                     let p = part.trimmingCharacters(in: .whitespaces)
-                    if let n = parseNumber(p) { enumValues?.append(n) } else { add(line, "enum", p, "enum values are numbers separated by |") }
+                    if let n = parseNumber(p) {
+                        enumValues?.append(n)
+                    } else {
+                        add(line, "enum", p, "enum values are numbers separated by |")
+                    }
                 }
             }
             var clone: Bool?
@@ -209,9 +218,12 @@ public enum RegisterMapCSV {
         for (r, line) in byAddress {
             if let (f, fLine) = furthest, r.address < f.endAddress {
                 let (first, second, secondLine) = fLine < line ? (f, r, line) : (r, f, fLine)
-                problems.append(CSVProblem(
-                    line: secondLine, column: "address", value: String(second.address),
-                    message: "\"\(second.registerId)\" (\(second.address)...\(second.endAddress - 1)) overlaps \"\(first.registerId)\" (\(first.address)...\(first.endAddress - 1)) on line \(Swift.min(fLine, line))"))
+                problems.append(
+                    CSVProblem(
+                        line: secondLine, column: "address", value: String(second.address),
+                        message:
+                            "\"\(second.registerId)\" (\(second.address)...\(second.endAddress - 1)) overlaps \"\(first.registerId)\" (\(first.address)...\(first.endAddress - 1)) on line \(Swift.min(fLine, line))"
+                    ))
             }
             if furthest == nil || r.endAddress > furthest!.0.endAddress { furthest = (r, line) }
         }

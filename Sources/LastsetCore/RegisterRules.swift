@@ -16,10 +16,12 @@ enum RegisterRules {
         if let values = r.enum {
             for (k, v) in values.enumerated() {
                 if let min = r.min, v < min {
-                    out.append(Problem(key: "enum[\(k)]", value: .double(v), message: "enum value is below min \(formatNumber(min))"))
+                    out.append(
+                        Problem(key: "enum[\(k)]", value: .double(v), message: "enum value is below min \(formatNumber(min))"))
                 }
                 if let max = r.max, v > max {
-                    out.append(Problem(key: "enum[\(k)]", value: .double(v), message: "enum value is above max \(formatNumber(max))"))
+                    out.append(
+                        Problem(key: "enum[\(k)]", value: .double(v), message: "enum value is above max \(formatNumber(max))"))
                 }
             }
         }
@@ -27,7 +29,8 @@ enum RegisterRules {
             do throws(CodecError) {
                 _ = try RegisterCodec.encode(unset, as: r)
             } catch {
-                out.append(Problem(key: "unset", value: jsonValue(unset), message: "unset does not fit \(r.type): \(error.reason)"))
+                out.append(
+                    Problem(key: "unset", value: jsonValue(unset), message: "unset does not fit \(r.type): \(error.reason)"))
             }
         }
         return out
@@ -39,9 +42,12 @@ enum RegisterRules {
             return [Problem(key: "address", value: .int(Int64(address)), message: "address must not be negative")]
         }
         if address + type.registerCount > 65536 {
-            return [Problem(
-                key: "address", value: .int(Int64(address)),
-                message: "\(type) at this address ends at \(address + type.registerCount - 1), beyond the last register 65535")]
+            return [
+                Problem(
+                    key: "address", value: .int(Int64(address)),
+                    message: "\(type) at this address ends at \(address + type.registerCount - 1), beyond the last register 65535"
+                )
+            ]
         }
         return []
     }

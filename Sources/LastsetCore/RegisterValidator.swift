@@ -60,9 +60,11 @@ public enum RegisterValidator {
         let raw = words.bigEndianBytes.hexString
         guard words.count == definition.length else {
             let value = RegisterCodec.decode(words, as: definition)
-            return [RegisterProblem(
-                registerId: definition.registerId, address: definition.address, rawHex: raw,
-                value: value.description, rule: .length(expected: definition.length, actual: words.count))]
+            return [
+                RegisterProblem(
+                    registerId: definition.registerId, address: definition.address, rawHex: raw,
+                    value: value.description, rule: .length(expected: definition.length, actual: words.count))
+            ]
         }
         if RegisterCodec.isUnset(words, for: definition) { return [] }
         let value = RegisterCodec.decode(words, as: definition)

@@ -1,30 +1,42 @@
 /// A span of registers to read (one register definition's address and length).
 public struct AddressSpan: Hashable, Sendable {
+    /// First register.
     public var address: Int
+    /// Number of registers.
     public var length: Int
+    /// A span from its first register and length.
     public init(address: Int, length: Int) {
         self.address = address
         self.length = length
     }
+    /// One past the last register.
     public var end: Int { address + length }
 }
 
 /// One read request: `count` registers starting at `address`.
 public struct ReadRequest: Hashable, Sendable {
+    /// First register read.
     public var address: Int
+    /// Number of registers read.
     public var count: Int
+    /// A request from its first register and count.
     public init(address: Int, count: Int) {
         self.address = address
         self.count = count
     }
+    /// One past the last register read.
     public var end: Int { address + count }
 }
 
 /// One register value to write, already encoded.
 public struct PlannedWrite: Hashable, Sendable {
+    /// The register written.
     public var registerId: String
+    /// Its first register.
     public var address: Int
+    /// The encoded words, in wire order.
     public var words: [UInt16]
+    /// A write from its parts.
     public init(registerId: String, address: Int, words: [UInt16]) {
         self.registerId = registerId
         self.address = address
@@ -34,14 +46,22 @@ public struct PlannedWrite: Hashable, Sendable {
 
 /// One write request on the wire.
 public struct WriteRequest: Hashable, Sendable {
+    /// The Modbus function used.
     public enum Function: String, Hashable, Sendable, Codable {
-        case fc06, fc16
+        /// Write Single Register (one word).
+        case fc06
+        /// Write Multiple Registers.
+        case fc16
     }
+    /// The Modbus function used.
     public var function: Function
+    /// First register written.
     public var address: Int
+    /// The words written, in wire order.
     public var words: [UInt16]
     /// The registers this request writes, in page order.
     public var registerIds: [String]
+    /// A request from its parts.
     public init(function: Function, address: Int, words: [UInt16], registerIds: [String]) {
         self.function = function
         self.address = address
@@ -99,7 +119,10 @@ public enum RequestPlanner {
         var covered = [Bool](repeating: false, count: sorted.count)
         var next = 0
         while next < sorted.count {
-            if covered[next] { next += 1; continue }
+            if covered[next] {
+                next += 1
+                continue
+            }
             let first = sorted[next]
             if first.length > maxCount {
                 var address = first.address
@@ -157,17 +180,19 @@ public enum RequestPlanner {
                 var offset = 0
                 while offset < words.count {
                     let count = Swift.min(maxCount, words.count - offset)
-                    requests.append(WriteRequest(
-                        function: .fc16, address: first.address + offset,
-                        words: Array(words[offset..<offset + count]), registerIds: [first.registerId]))
+                    requests.append(
+                        WriteRequest(
+                            function: .fc16, address: first.address + offset,
+                            words: Array(words[offset..<offset + count]), registerIds: [first.registerId]))
                     offset += count
                 }
                 return
             }
             let single = run.count == 1 && words.count == 1 && limits.writeFunction == .auto
-            requests.append(WriteRequest(
-                function: single ? .fc06 : .fc16, address: first.address, words: words,
-                registerIds: run.map(\.registerId)))
+            requests.append(
+                WriteRequest(
+                    function: single ? .fc06 : .fc16, address: first.address, words: words,
+                    registerIds: run.map(\.registerId)))
         }
         var runEnd = 0
         var runWords = 0

@@ -7,9 +7,11 @@ final class JSON5SyntaxLocatorTests: XCTestCase {
     func testAcceptsWhatFoundationAccepts() throws {
         let valid = [
             ConfigLoaderTests.designConfig,
-            "{}", "[]", "  1 ", "'single'", #""esc \" \\ \n \u00e9""#, "[1, 2,]", "{a: 1,}", "{$a_1: null, 'b': true, \"c\": false}",
+            "{}", "[]", "  1 ", "'single'", #""esc \" \\ \n \u00e9""#, "[1, 2,]", "{a: 1,}",
+            "{$a_1: null, 'b': true, \"c\": false}",
             "[0x1F, -0x10, +5, .5, 5., 1e3, -2.5E-3, Infinity, -Infinity, NaN]",
-            "/* block */ { // line\n a: /* inner */ 1 }\n// trailing", "\u{FEFF}{ a: 1 }", "{ a: 'it''s' }".replacingOccurrences(of: "''", with: "\\'"),
+            "/* block */ { // line\n a: /* inner */ 1 }\n// trailing", "\u{FEFF}{ a: 1 }",
+            "{ a: 'it''s' }".replacingOccurrences(of: "''", with: "\\'"),
             "{ é: 1, _x: [ [ [] ] ] }",
         ]
         for text in valid {

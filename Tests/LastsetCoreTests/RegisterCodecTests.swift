@@ -41,8 +41,9 @@ final class RegisterCodecTests: XCTestCase {
         Case(type: .u64, words: [0x0102, 0x0304, 0x0506, 0x0708], value: .unsigned(0x0102_0304_0506_0708)),
         Case(type: .u64, word: .little, words: [0x0708, 0x0506, 0x0304, 0x0102], value: .unsigned(0x0102_0304_0506_0708)),
         Case(type: .u64, byte: .little, words: [0x0201, 0x0403, 0x0605, 0x0807], value: .unsigned(0x0102_0304_0506_0708)),
-        Case(type: .u64, word: .little, byte: .little, words: [0x0807, 0x0605, 0x0403, 0x0201],
-             value: .unsigned(0x0102_0304_0506_0708)),
+        Case(
+            type: .u64, word: .little, byte: .little, words: [0x0807, 0x0605, 0x0403, 0x0201],
+            value: .unsigned(0x0102_0304_0506_0708)),
         Case(type: .s64, words: [0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF], value: .signed(-1)),
         Case(type: .s64, word: .little, words: [0x0000, 0x0000, 0x0000, 0x8000], value: .signed(Int64.min)),
         Case(type: .f32, words: [0x3FC0, 0x0000], value: .float(1.5)),
@@ -67,15 +68,17 @@ final class RegisterCodecTests: XCTestCase {
 
     func testDecodeTable() {
         for c in table {
-            XCTAssertEqual(RegisterCodec.decode(c.words, as: def(c.type, word: c.word, byte: c.byte)), c.value,
-                           "\(c.type) \(c.words)", line: c.line)
+            XCTAssertEqual(
+                RegisterCodec.decode(c.words, as: def(c.type, word: c.word, byte: c.byte)), c.value,
+                "\(c.type) \(c.words)", line: c.line)
         }
     }
 
     func testEncodeTable() throws {
         for c in table {
-            XCTAssertEqual(try RegisterCodec.encode(c.value, as: def(c.type, word: c.word, byte: c.byte)), c.words,
-                           "\(c.type) \(c.value)", line: c.line)
+            XCTAssertEqual(
+                try RegisterCodec.encode(c.value, as: def(c.type, word: c.word, byte: c.byte)), c.words,
+                "\(c.type) \(c.value)", line: c.line)
         }
     }
 

@@ -42,7 +42,9 @@ final class RegisterValidatorTests: XCTestCase {
 
     func testProblemCarriesRegisterAddressRawAndValue() {
         let problems = RegisterValidator.problems(words: [0x03B6], definition: def(.s16, min: -200, max: 900))
-        XCTAssertEqual(problems, [RegisterProblem(registerId: "heating.x", address: 101, rawHex: "03B6", value: "950", rule: .aboveMax(900))])
+        XCTAssertEqual(
+            problems, [RegisterProblem(registerId: "heating.x", address: 101, rawHex: "03B6", value: "950", rule: .aboveMax(900))]
+        )
         XCTAssertEqual(problems[0].description, "heating.x @101: 950 (0x03B6) above max 900")
     }
 
@@ -62,7 +64,8 @@ final class RegisterValidatorTests: XCTestCase {
         XCTAssertNil(bad.utf8Value)
         XCTAssertEqual(bad.problems.map(\.rule), [.invalidUTF8])
 
-        let number = Register(definition: RegisterDefinition(registerId: "n", address: 1, type: .u16), words: [0xFFFF], lastDate: date)
+        let number = Register(
+            definition: RegisterDefinition(registerId: "n", address: 1, type: .u16), words: [0xFFFF], lastDate: date)
         XCTAssertNil(number.utf8Value)
         XCTAssertTrue(number.isUnset)
     }

@@ -87,7 +87,8 @@ final class RequestPlannerTests: XCTestCase {
             var address = 0
             for _ in 0..<n {
                 if overlaps {
-                    input.append(AddressSpan(address: Int.random(in: 0...20, using: &rng), length: Int.random(in: 1...4, using: &rng)))
+                    input.append(
+                        AddressSpan(address: Int.random(in: 0...20, using: &rng), length: Int.random(in: 1...4, using: &rng)))
                 } else {
                     address += Int.random(in: 0...4, using: &rng)
                     let length = Int.random(in: 1...4, using: &rng)
@@ -172,58 +173,87 @@ final class RequestPlannerTests: XCTestCase {
     }
 
     func testWriteTable() {
-        let page = [w("mode", 100, [1]), w("setpoint", 101, [200]), w("energy", 102, [0, 5]), w("label", 110, [0x4142, 0]), w("unit", 200, [7])]
+        let page = [
+            w("mode", 100, [1]), w("setpoint", 101, [200]), w("energy", 102, [0, 5]), w("label", 110, [0x4142, 0]),
+            w("unit", 200, [7]),
+        ]
         let table: [([PlannedWrite], DeviceLimits, [WriteRequest], UInt)] = [
             ([], limits(), [], #line),
-            (page, limits(), [
-                WriteRequest(function: .fc16, address: 100, words: [1, 200, 0, 5], registerIds: ["mode", "setpoint", "energy"]),
-                WriteRequest(function: .fc16, address: 110, words: [0x4142, 0], registerIds: ["label"]),
-                WriteRequest(function: .fc06, address: 200, words: [7], registerIds: ["unit"]),
-            ], #line),
-            (page, limits(function: .fc16), [
-                WriteRequest(function: .fc16, address: 100, words: [1, 200, 0, 5], registerIds: ["mode", "setpoint", "energy"]),
-                WriteRequest(function: .fc16, address: 110, words: [0x4142, 0], registerIds: ["label"]),
-                WriteRequest(function: .fc16, address: 200, words: [7], registerIds: ["unit"]),
-            ], #line),
-            (page, limits(function: .fc06), [
-                WriteRequest(function: .fc06, address: 100, words: [1], registerIds: ["mode"]),
-                WriteRequest(function: .fc06, address: 101, words: [200], registerIds: ["setpoint"]),
-                WriteRequest(function: .fc06, address: 102, words: [0], registerIds: ["energy"]),
-                WriteRequest(function: .fc06, address: 103, words: [5], registerIds: ["energy"]),
-                WriteRequest(function: .fc06, address: 110, words: [0x4142], registerIds: ["label"]),
-                WriteRequest(function: .fc06, address: 111, words: [0], registerIds: ["label"]),
-                WriteRequest(function: .fc06, address: 200, words: [7], registerIds: ["unit"]),
-            ], #line),
+            (
+                page, limits(),
+                [
+                    WriteRequest(
+                        function: .fc16, address: 100, words: [1, 200, 0, 5], registerIds: ["mode", "setpoint", "energy"]),
+                    WriteRequest(function: .fc16, address: 110, words: [0x4142, 0], registerIds: ["label"]),
+                    WriteRequest(function: .fc06, address: 200, words: [7], registerIds: ["unit"]),
+                ], #line
+            ),
+            (
+                page, limits(function: .fc16),
+                [
+                    WriteRequest(
+                        function: .fc16, address: 100, words: [1, 200, 0, 5], registerIds: ["mode", "setpoint", "energy"]),
+                    WriteRequest(function: .fc16, address: 110, words: [0x4142, 0], registerIds: ["label"]),
+                    WriteRequest(function: .fc16, address: 200, words: [7], registerIds: ["unit"]),
+                ], #line
+            ),
+            (
+                page, limits(function: .fc06),
+                [
+                    WriteRequest(function: .fc06, address: 100, words: [1], registerIds: ["mode"]),
+                    WriteRequest(function: .fc06, address: 101, words: [200], registerIds: ["setpoint"]),
+                    WriteRequest(function: .fc06, address: 102, words: [0], registerIds: ["energy"]),
+                    WriteRequest(function: .fc06, address: 103, words: [5], registerIds: ["energy"]),
+                    WriteRequest(function: .fc06, address: 110, words: [0x4142], registerIds: ["label"]),
+                    WriteRequest(function: .fc06, address: 111, words: [0], registerIds: ["label"]),
+                    WriteRequest(function: .fc06, address: 200, words: [7], registerIds: ["unit"]),
+                ], #line
+            ),
             // The size limit: a register's words are never split, the run is cut before it.
-            (page, limits(write: 3), [
-                WriteRequest(function: .fc16, address: 100, words: [1, 200], registerIds: ["mode", "setpoint"]),
-                WriteRequest(function: .fc16, address: 102, words: [0, 5], registerIds: ["energy"]),
-                WriteRequest(function: .fc16, address: 110, words: [0x4142, 0], registerIds: ["label"]),
-                WriteRequest(function: .fc06, address: 200, words: [7], registerIds: ["unit"]),
-            ], #line),
-            (page, limits(write: 1), [
-                WriteRequest(function: .fc06, address: 100, words: [1], registerIds: ["mode"]),
-                WriteRequest(function: .fc06, address: 101, words: [200], registerIds: ["setpoint"]),
-                WriteRequest(function: .fc16, address: 102, words: [0], registerIds: ["energy"]),
-                WriteRequest(function: .fc16, address: 103, words: [5], registerIds: ["energy"]),
-                WriteRequest(function: .fc16, address: 110, words: [0x4142], registerIds: ["label"]),
-                WriteRequest(function: .fc16, address: 111, words: [0], registerIds: ["label"]),
-                WriteRequest(function: .fc06, address: 200, words: [7], registerIds: ["unit"]),
-            ], #line),
+            (
+                page, limits(write: 3),
+                [
+                    WriteRequest(function: .fc16, address: 100, words: [1, 200], registerIds: ["mode", "setpoint"]),
+                    WriteRequest(function: .fc16, address: 102, words: [0, 5], registerIds: ["energy"]),
+                    WriteRequest(function: .fc16, address: 110, words: [0x4142, 0], registerIds: ["label"]),
+                    WriteRequest(function: .fc06, address: 200, words: [7], registerIds: ["unit"]),
+                ], #line
+            ),
+            (
+                page, limits(write: 1),
+                [
+                    WriteRequest(function: .fc06, address: 100, words: [1], registerIds: ["mode"]),
+                    WriteRequest(function: .fc06, address: 101, words: [200], registerIds: ["setpoint"]),
+                    WriteRequest(function: .fc16, address: 102, words: [0], registerIds: ["energy"]),
+                    WriteRequest(function: .fc16, address: 103, words: [5], registerIds: ["energy"]),
+                    WriteRequest(function: .fc16, address: 110, words: [0x4142], registerIds: ["label"]),
+                    WriteRequest(function: .fc16, address: 111, words: [0], registerIds: ["label"]),
+                    WriteRequest(function: .fc06, address: 200, words: [7], registerIds: ["unit"]),
+                ], #line
+            ),
             // Page order is kept: a descending pair is not merged, nor are non-adjacent registers.
-            ([w("b", 11, [2]), w("a", 10, [1])], limits(), [
-                WriteRequest(function: .fc06, address: 11, words: [2], registerIds: ["b"]),
-                WriteRequest(function: .fc06, address: 10, words: [1], registerIds: ["a"]),
-            ], #line),
-            ([w("a", 10, [1]), w("c", 12, [3]), w("b", 11, [2])], limits(), [
-                WriteRequest(function: .fc06, address: 10, words: [1], registerIds: ["a"]),
-                WriteRequest(function: .fc06, address: 12, words: [3], registerIds: ["c"]),
-                WriteRequest(function: .fc06, address: 11, words: [2], registerIds: ["b"]),
-            ], #line),
+            (
+                [w("b", 11, [2]), w("a", 10, [1])], limits(),
+                [
+                    WriteRequest(function: .fc06, address: 11, words: [2], registerIds: ["b"]),
+                    WriteRequest(function: .fc06, address: 10, words: [1], registerIds: ["a"]),
+                ], #line
+            ),
+            (
+                [w("a", 10, [1]), w("c", 12, [3]), w("b", 11, [2])], limits(),
+                [
+                    WriteRequest(function: .fc06, address: 10, words: [1], registerIds: ["a"]),
+                    WriteRequest(function: .fc06, address: 12, words: [3], registerIds: ["c"]),
+                    WriteRequest(function: .fc06, address: 11, words: [2], registerIds: ["b"]),
+                ], #line
+            ),
             // Empty writes are dropped and do not break a run.
-            ([w("a", 10, [1]), w("x", 11, []), w("b", 11, [2])], limits(), [
-                WriteRequest(function: .fc16, address: 10, words: [1, 2], registerIds: ["a", "b"]),
-            ], #line),
+            (
+                [w("a", 10, [1]), w("x", 11, []), w("b", 11, [2])], limits(),
+                [
+                    WriteRequest(function: .fc16, address: 10, words: [1, 2], registerIds: ["a", "b"])
+                ], #line
+            ),
         ]
         for (input, l, expected, line) in table {
             XCTAssertEqual(RequestPlanner.writes(input, limits: l), expected, line: line)
@@ -246,7 +276,9 @@ final class RequestPlannerTests: XCTestCase {
             XCTAssertEqual(plan.count, count, line: line)
             XCTAssertEqual(plan.flatMap(\.words), input.flatMap(\.words), line: line)
             XCTAssertTrue(plan.allSatisfy { $0.words.count <= l.maxWriteRegisters }, line: line)
-            XCTAssertEqual(plan.flatMap(\.registerIds).count, l.writeFunction == .fc06 ? input.flatMap(\.words).count : input.count, line: line)
+            XCTAssertEqual(
+                plan.flatMap(\.registerIds).count, l.writeFunction == .fc06 ? input.flatMap(\.words).count : input.count,
+                line: line)
         }
     }
 
