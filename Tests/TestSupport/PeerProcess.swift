@@ -57,7 +57,8 @@ public final class PeerProcess: @unchecked Sendable {
         }
         guard let readyPrefix else { return peer }
         guard let line = peer.waitForLine(timeout: timeout, where: { $0.hasPrefix(readyPrefix) }) else {
-            let why = process.isRunning ? "no \"\(readyPrefix)\" line within \(timeout) s" : "exited with status \(process.terminationStatus)"
+            let why = !peer.hasExited ? "no \"\(readyPrefix)\" line within \(timeout) s"
+                : process.isRunning ? "exited" : "exited with status \(process.terminationStatus)"
             peer.terminate()
             throw TestSupportError("\(peer.name) \(arguments.joined(separator: " ")): \(why); stderr: \(peer.stderr)")
         }
@@ -127,14 +128,25 @@ public final class PeerProcess: @unchecked Sendable {
 
     /// Sends SIGTERM, waits up to `grace` seconds, then SIGKILL; idempotent.
     public func terminate(grace: TimeInterval = 3) {
-        guard process.isRunning else { return }
+        guard !hasExited else { return }
         kill(process.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(grace)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning {
+        while !hasExited && Date() < deadline { usleep(5_000) }
+        if !hasExited {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            while !hasExited { usleep(5_000) }
         }
+    }
+
+    /// Whether the child has exited. `Process.isRunning` is only updated once Foundation reaps the
+    /// child, which can lag by seconds inside async tests; a zombie in /proc has exited too.
+    public var hasExited: Bool {
+        guard process.isRunning else { return true }
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return true }
+        let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first
+        return state == "Z" || state == "X"
     }
 
     /// Sends a signal to the process.

@@ -1,5 +1,0 @@
-import XCTest
-
-final class ModbusLinkTestsPlaceholder: XCTestCase {
-    func testBuilds() {}
-}
