@@ -1,1 +1,4 @@
-print("lastsetd")
+import Foundation
+import LastsetService
+
+exit(await Daemon.main(arguments: Array(CommandLine.arguments.dropFirst())))

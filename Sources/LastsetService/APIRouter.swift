@@ -1,0 +1,346 @@
+import Foundation
+import LastsetCore
+import LastsetEngine
+import LastsetHTTP
+import Synchronization
+
+/// Maps `/v1/…` requests onto the engine, the device registry and the job table (docs/API.md).
+final class APIRouter: Sendable {
+    let registry: DeviceRegistry
+    let jobs: JobTable
+    let engine: Engine
+    let auth: HTTPAuth
+    let info: @Sendable () async -> HealthInfo
+    private let accepting = Mutex(true)
+
+    init(registry: DeviceRegistry, jobs: JobTable, engine: Engine, auth: HTTPAuth, info: @escaping @Sendable () async -> HealthInfo) {
+        self.registry = registry
+        self.jobs = jobs
+        self.engine = engine
+        self.auth = auth
+        self.info = info
+    }
+
+    /// Refuses new captures and replays from now on (shutdown).
+    func stopAccepting() { accepting.withLock { $0 = false } }
+
+    private static let encoder = APICoding.encoder()
+
+    private func json(_ status: Int, _ value: some Encodable) -> HTTPResponse {
+        .json(status, value, encoder: Self.encoder)
+    }
+
+    /// Handles one request; never throws (every failure becomes a JSON error).
+    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        let who: String
+        switch auth.authorize(request) {
+        case .allowed(let principal): who = principal
+        case .denied(let response): return response
+        }
+        do {
+            return try await route(request, who: who)
+        } catch let error as APIError {
+            return error.response
+        } catch {
+            return .error(500, code: "internal", message: "\(error)")
+        }
+    }
+
+    private func route(_ request: HTTPRequest, who: String) async throws -> HTTPResponse {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        guard parts.first == "v1" else { throw APIError.notFound("no such path \"\(request.path)\"; the API lives under /v1/") }
+        let m = request.method
+        let route = Array(parts.dropFirst())
+        func match(_ method: String, _ pattern: String...) -> [String]? {
+            guard method == m, pattern.count == route.count else { return nil }
+            var captures: [String] = []
+            for (p, actual) in zip(pattern, route) {
+                if p == "*" { captures.append(actual) } else if p != actual { return nil }
+            }
+            return captures
+        }
+        if match("GET", "health") != nil {
+            return json(200, await info())
+        }
+        if match("GET", "devices") != nil {
+            return json(200, await registry.statuses())
+        }
+        if let c = match("GET", "devices", "*") {
+            let id = c[0]
+            guard let s = await registry.statuses().first(where: { $0.id == id }) else { throw unknownDevice(id) }
+            return json(200, s)
+        }
+        if match("GET", "pages") != nil {
+            return json(200, await pageSummaries())
+        }
+        if let c = match("GET", "pages", "*") {
+            return json(200, try await page(c[0]))
+        }
+        if let c = match("GET", "pages", "*", "templates") {
+            let page = c[0]
+            _ = try await self.page(page)
+            return json(200, try await archive { try await self.engine.archive.list(pageId: page) })
+        }
+        if let c = match("GET", "pages", "*", "templates", "*") {
+            let (page, v) = (c[0], c[1])
+            _ = try await self.page(page)
+            let version = try versionNumber(v)
+            return json(200, try await archive { try await self.engine.archive.load(pageId: page, version: version) })
+        }
+        if let c = match("GET", "pages", "*", "templates", "*", "file") {
+            let (page, v) = (c[0], c[1])
+            _ = try await self.page(page)
+            let version = try versionNumber(v)
+            let data = try await archive { try await self.engine.archive.exportData(pageId: page, version: version) }
+            return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: [UInt8](data))
+        }
+        if let c = match("POST", "pages", "*", "templates") {
+            let page = c[0]
+            _ = try await self.page(page)
+            let template = try await archive { try await self.engine.archive.importData(Data(request.body)) }
+            guard template.pageId == page else {
+                throw APIError.unprocessable("page_mismatch", "the file is a template of page \"\(template.pageId)\", not \"\(page)\"")
+            }
+            return json(201, template)
+        }
+        if let c = match("POST", "pages", "*", "capture") {
+            let page = c[0]
+            let body = try decode(CaptureRequest.self, request)
+            return try await capture(page: page, body: body, who: who, wait: request.query["wait"].map(isTrue) ?? false)
+        }
+        if let c = match("POST", "pages", "*", "apply") {
+            let page = c[0]
+            let body = try decode(ApplyRequest.self, request)
+            return try await apply(page: page, body: body, who: who, wait: request.query["wait"].map(isTrue) ?? false)
+        }
+        if let c = match("GET", "pages", "*", "diff") {
+            let page = c[0]
+            guard let device = request.query["device"], !device.isEmpty else {
+                throw APIError.badRequest("missing_parameter", "diff needs ?device=ID")
+            }
+            let version = try request.query["version"].flatMap(versionNumber)
+            let body = ApplyRequest(device: device, version: version, dryRun: true)
+            let response = try await apply(page: page, body: body, who: who, wait: true)
+            guard let job = try? APICoding.decoder().decode(JobInfo.self, from: Data(response.body)), let report = job.replay else {
+                return response
+            }
+            return json(200, report)
+        }
+        if match("GET", "jobs") != nil {
+            return json(200, await jobs.list())
+        }
+        if let c = match("GET", "jobs", "*") {
+            let id = c[0]
+            guard let job = await jobs.get(id) else { throw APIError.notFound("no job \"\(id)\"") }
+            return json(200, job)
+        }
+        if match("GET", "audit") != nil {
+            let limit = Int(request.query["limit"] ?? "100") ?? -1
+            guard (1...10_000).contains(limit) else {
+                throw APIError.badRequest("bad_parameter", "limit \"\(request.query["limit"] ?? "")\" must be 1...10000")
+            }
+            let (records, bad) = await engine.audit.read(limit: limit)
+            return json(200, AuditPage(records: records, unreadable: bad))
+        }
+            let known = Self.routes.contains { r in r.count == parts.count - 1 && zip(r, parts.dropFirst()).allSatisfy { $0 == "*" || $0 == $1 } }
+            if known { throw APIError(status: 405, code: "method_not_allowed", message: "\(m) is not allowed on \(request.path)") }
+            throw APIError.notFound("no such path \"\(request.path)\"")
+    }
+
+    private static let routes: [[String]] = [
+        ["health"], ["devices"], ["devices", "*"], ["pages"], ["pages", "*"], ["pages", "*", "templates"],
+        ["pages", "*", "templates", "*"], ["pages", "*", "templates", "*", "file"], ["pages", "*", "capture"],
+        ["pages", "*", "apply"], ["pages", "*", "diff"], ["jobs"], ["jobs", "*"], ["audit"],
+    ]
+
+    // MARK: helpers
+
+    private func isTrue(_ s: String) -> Bool { ["", "1", "true", "yes"].contains(s.lowercased()) }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ request: HTTPRequest) throws -> T {
+        guard !request.body.isEmpty else { throw APIError.badRequest("bad_json", "the request needs a JSON body") }
+        do {
+            return try APICoding.decoder().decode(type, from: Data(request.body))
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw APIError.badRequest("bad_json", "missing key \"\(key.stringValue)\"")
+        } catch let DecodingError.typeMismatch(_, ctx), let DecodingError.valueNotFound(_, ctx) {
+            let path = ctx.codingPath.map(\.stringValue).joined(separator: ".")
+            throw APIError.badRequest("bad_json", "wrong type at \"\(path)\": \(ctx.debugDescription)")
+        } catch let DecodingError.dataCorrupted(ctx) {
+            let path = ctx.codingPath.map(\.stringValue).joined(separator: ".")
+            throw APIError.badRequest("bad_json", "malformed JSON" + (path.isEmpty ? "" : " at \"\(path)\"") + ": \(ctx.debugDescription)")
+        } catch {
+            throw APIError.badRequest("bad_json", "malformed JSON: \(error)")
+        }
+    }
+
+    private func versionNumber(_ text: String) throws -> Int? {
+        if text == "latest" { return nil }
+        guard let v = Int(text), v >= 1 else {
+            throw APIError.badRequest("bad_version", "version \"\(text)\" is not a positive number or \"latest\"")
+        }
+        return v
+    }
+
+    private func unknownDevice(_ id: String) -> APIError {
+        APIError.notFound("unknown device \"\(id)\"").with(code: "unknown_device")
+    }
+
+    private func page(_ id: String) async throws -> PageDefinition {
+        guard SafeName.isValid(id) else {
+            throw APIError.badRequest("invalid_name", "invalid page id \"\(id)\": only [A-Za-z0-9][A-Za-z0-9._-]* (max 64)")
+        }
+        guard let page = await registry.config.page(id) else { throw APIError.notFound("unknown page \"\(id)\"").with(code: "unknown_page") }
+        return page
+    }
+
+    private func archive<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as ArchiveError {
+            switch error {
+            case .invalidName: throw APIError.badRequest("invalid_name", error.description)
+            case .notFound(_, nil): throw APIError(status: 404, code: "no_template", message: error.description)
+            case .notFound: throw APIError(status: 404, code: "unknown_version", message: error.description)
+            case .corrupt: throw APIError(status: 409, code: "template_corrupt", message: error.description)
+            case .invalidImport: throw APIError.unprocessable("invalid_template", error.description)
+            case .storage: throw APIError(status: 500, code: "storage", message: error.description)
+            }
+        }
+    }
+
+    private func pageSummaries() async -> [PageSummary] {
+        let config = await registry.config
+        var out: [PageSummary] = []
+        for page in config.pages {
+            var latest: Int?
+            var problem: String?
+            do {
+                latest = try await engine.archive.load(pageId: page.id).version
+            } catch {
+                if case .corrupt(_, let v, _) = error {
+                    latest = v
+                    problem = error.description
+                }
+            }
+            out.append(
+                PageSummary(
+                    id: page.id, title: page.title, registers: page.registers.count,
+                    devices: config.devices.filter { ($0.pages ?? []).contains(page.id) }.map(\.id), latestVersion: latest,
+                    templateProblem: problem, hash: page.hash))
+        }
+        return out
+    }
+
+    // MARK: jobs
+
+    private func ensureAccepting() throws {
+        guard accepting.withLock({ $0 }) else {
+            throw APIError(status: 503, code: "shutting_down", message: "lastsetd is shutting down and takes no new jobs")
+        }
+    }
+
+    private func capture(page id: String, body: CaptureRequest, who: String, wait: Bool) async throws -> HTTPResponse {
+        try ensureAccepting()
+        let page = try await page(id)
+        guard let device = await registry.config.device(body.device) else { throw unknownDevice(body.device) }
+        guard (device.pages ?? []).contains(page.id) else {
+            throw APIError.unprocessable("page_not_on_device", "device \"\(device.id)\" does not have page \"\(page.id)\"")
+        }
+        let target: DeviceTarget
+        do {
+            target = try await registry.target(for: device)
+        } catch {
+            throw APIError.unprocessable("bad_endpoint", error.description)
+        }
+        let engine = self.engine
+        let registry = self.registry
+        return try await runJob(kind: "capture", page: page, target: target, who: who, wait: wait) { id, progress in
+            let report = await engine.capture(page: page, from: target, who: who, progress: progress)
+            if report.problems.contains(where: { $0.rule.hasPrefix("read failed") || $0.rule.hasPrefix("identity read failed") }) {
+                await registry.recordFailure(device.id, error: report.problems[0].description)
+            } else {
+                await registry.recordSuccess(device.id)
+            }
+            return JobInfo(id: id, kind: "capture", pageId: page.id, device: target.label, who: who, capture: report)
+        }
+    }
+
+    private func apply(page id: String, body: ApplyRequest, who: String, wait: Bool) async throws -> HTTPResponse {
+        try ensureAccepting()
+        let page = try await page(id)
+        let target: DeviceTarget
+        switch (body.device, body.endpoint) {
+        case (let d?, nil):
+            guard let device = await registry.config.device(d) else { throw unknownDevice(d) }
+            guard (device.pages ?? []).contains(page.id) else {
+                throw APIError.unprocessable("page_not_on_device", "device \"\(device.id)\" does not have page \"\(page.id)\"")
+            }
+            guard body.unit == nil else { throw APIError.badRequest("bad_request", "\"unit\" goes with \"endpoint\", not with \"device\"") }
+            do {
+                target = try await registry.target(for: device)
+            } catch {
+                throw APIError.unprocessable("bad_endpoint", error.description)
+            }
+        case (nil, let e?):
+            let endpoint: Endpoint
+            do {
+                endpoint = try Endpoint.parse(e)
+            } catch {
+                throw APIError.badRequest("bad_endpoint", error.description)
+            }
+            let unit = body.unit ?? 1
+            guard (1...247).contains(unit) else { throw APIError.badRequest("bad_unit", "unit \(unit) is not in 1...247") }
+            target = await registry.adHocTarget(endpoint: endpoint, unit: unit)
+        case (nil, nil):
+            throw APIError.badRequest("missing_target", "give \"device\" (a configured id) or \"endpoint\" (+ \"unit\")")
+        case (_?, _?):
+            throw APIError.badRequest("bad_request", "give either \"device\" or \"endpoint\", not both")
+        }
+        if let v = body.version, v < 1 { throw APIError.badRequest("bad_version", "version \(v) is not a positive number") }
+        // Load now so a missing or corrupt template is an immediate error, not a failed job.
+        _ = try await archive { try await self.engine.archive.load(pageId: page.id, version: body.version) }
+        let options = ReplayOptions(dryRun: body.dryRun ?? false, onError: body.onError ?? .stop)
+        let engine = self.engine
+        return try await runJob(kind: "apply", page: page, target: target, who: who, wait: wait) { id, progress in
+            var job = JobInfo(id: id, kind: "apply", pageId: page.id, device: target.label, who: who)
+            do {
+                job.replay = try await engine.apply(page: page, version: body.version, to: target, options: options, who: who, progress: progress)
+            } catch {
+                job.error = "\(error)"
+            }
+            return job
+        }
+    }
+
+    /// Holds the device, starts the job, releases the device when it ends; 409 when the device is held.
+    private func runJob(
+        kind: String, page: PageDefinition, target: DeviceTarget, who: String, wait: Bool,
+        work: @escaping @Sendable (String, @escaping ProgressHandler) async -> JobInfo
+    ) async throws -> HTTPResponse {
+        let key = DeviceRegistry.lockKey(target.endpoint, unit: target.unit)
+        guard await registry.acquire(key, for: kind) else {
+            let holder = await registry.holder(key) ?? "a job"
+            throw APIError.conflict("device_busy", "\(target.label) is busy with a running \(holder); try again when it has finished")
+        }
+        let jobs = self.jobs
+        let registry = self.registry
+        let job = await jobs.start(JobInfo(id: "", kind: kind, pageId: page.id, device: target.label, who: who)) { id in
+            let progress: ProgressHandler = { p in Task { await jobs.update(id, progress: p) } }
+            let done = await work(id, progress)
+            await registry.release(key)
+            return done
+        }
+        guard wait else { return json(202, job) }
+        guard let finished = await jobs.wait(job.id) else { throw APIError.notFound("job \(job.id) vanished") }
+        return json(200, finished)
+    }
+}
+
+extension APIError {
+    fileprivate func with(code: String) -> APIError {
+        var e = self
+        e.code = code
+        return e
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import LastsetCore
+import LastsetEngine
+import LastsetHTTP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `lastsetd`: loads the config, opens the archive, serves the API, polls devices, and talks to
+/// systemd; SIGHUP reloads the config, SIGTERM/SIGINT stop it cleanly.
+public enum Daemon {
+    /// Version reported by `--version` and `/v1/health`.
+    public static let version = "0.1.0"
+
+    /// How long running jobs get to reach a clean stop point on shutdown.
+    static let shutdownDeadline: Duration = .seconds(10)
+
+    /// Runs the daemon with the process's arguments; returns the exit code.
+    public static func main(arguments: [String]) async -> Int32 {
+        let options: DaemonOptions
+        do {
+            options = try DaemonOptions.parse(arguments)
+        } catch {
+            writeStderr("lastsetd: \(error)\nTry 'lastsetd --help'.\n")
+            return 64
+        }
+        if options.showHelp {
+            print(DaemonOptions.usage)
+            return 0
+        }
+        if options.showVersion {
+            print("lastsetd \(version)")
+            return 0
+        }
+        if options.checkConfig {
+            do {
+                let config = try ConfigLoader.load(path: options.configPath)
+                print("\(options.configPath): OK (\(config.devices.count) devices, \(config.pages.count) pages)")
+                return 0
+            } catch {
+                writeStderr(error.problems.map { "\($0)\n" }.joined())
+                writeStderr("\(options.configPath): \(error.problems.count) problem\(error.problems.count == 1 ? "" : "s")\n")
+                return 1
+            }
+        }
+        let log = Logger(label: "lastsetd", level: options.logLevel)
+        do {
+            return try await serve(options, log: log)
+        } catch {
+            log.error("\(error)")
+            return 1
+        }
+    }
+
+    private static func writeStderr(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    private static func serve(_ options: DaemonOptions, log: Logger) async throws -> Int32 {
+        var config: LastsetConfig
+        do {
+            config = try ConfigLoader.load(path: options.configPath)
+        } catch {
+            for p in error.problems { log.error("\(p)") }
+            log.error("refusing to start: \(error.problems.count) problem(s) in \(options.configPath)")
+            return 1
+        }
+        let dataDirectory = DataDirectory.resolve(explicit: options.dataDirectory)
+        let engine = try Engine(dataDirectory: dataDirectory, historyLimit: config.historyLimit)
+        let registry = DeviceRegistry(config: config)
+        let jobs = JobTable()
+        let startedAt = Date()
+        let env = ProcessInfo.processInfo.environment
+        let socketPath =
+            options.socketPath ?? config.api?.socket
+            ?? env["RUNTIME_DIRECTORY"].flatMap { $0.split(separator: ":").first.map { "\($0)/api.sock" } } ?? APIConfig.defaultSocket
+
+        let (tcp, auth) = try tcpSettings(config.api?.tcp)
+        let configPath = options.configPath
+        let router = APIRouter(registry: registry, jobs: jobs, engine: engine, auth: auth) {
+            HealthInfo(
+                status: "ok", version: version, startedAt: startedAt, configFile: configPath, dataDirectory: dataDirectory.path,
+                devices: await registry.config.devices.count, pages: await registry.config.pages.count,
+                runningJobs: await jobs.runningCount)
+        }
+        try? FileManager.default.createDirectory(
+            atPath: (socketPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let server = try HTTPServer(
+            configuration: HTTPServerConfiguration(unixSocketPath: socketPath, tcp: tcp),
+            handler: { request in await router.handle(request) })
+        try server.start()
+        log.info("lastsetd \(version): \(config.devices.count) devices, \(config.pages.count) pages; data in \(dataDirectory.path); API on \(socketPath)" + (tcp.map { " and tcp \($0.host):\(server.tcpPort ?? $0.port)" } ?? ""))
+
+        let poller = Poller(registry: registry, log: log)
+        poller.start(config: config)
+        let notifier = SystemdNotifier()
+        try? notifier.ready()
+        try? notifier.status("serving \(config.devices.count) devices")
+        let watchdog = Task { await notifier.runWatchdog { log.warning("watchdog notification failed: \($0)") } }
+
+        for await signal in SignalEvents.stream() {
+            if signal == .hangup {
+                try? notifier.reloading()
+                do {
+                    let next = try ConfigLoader.load(path: options.configPath)
+                    config = next
+                    await registry.replace(config: next)
+                    poller.start(config: next)
+                    log.info("config reloaded: \(next.devices.count) devices, \(next.pages.count) pages")
+                } catch {
+                    for p in error.problems { log.error("\(p)") }
+                    log.error("config reload refused, keeping the running config: \(error.problems.count) problem(s)")
+                }
+                try? notifier.ready()
+                continue
+            }
+            log.info("\(signal): stopping")
+            break
+        }
+
+        try? notifier.stopping()
+        router.stopAccepting()
+        poller.stop()
+        let running = await jobs.runningCount
+        if running > 0 { log.info("letting \(running) running job(s) reach a clean stop point") }
+        await jobs.cancelAll()
+        let left = await jobs.drain(deadline: shutdownDeadline)
+        if left > 0 { log.warning("\(left) job(s) still running at the shutdown deadline") }
+        for job in await jobs.list() where job.replay?.stoppedAt != nil {
+            log.info("job \(job.id) (\(job.kind) \(job.pageId) → \(job.device)) stopped \(job.replay!.stoppedAt!)")
+        }
+        server.stop()
+        watchdog.cancel()
+        await registry.closeAll()
+        log.info("stopped")
+        return 0
+    }
+
+    /// The optional TCP listener and the access rules for it.
+    private static func tcpSettings(_ tcp: TCPAPIConfig?) throws -> (HTTPServerConfiguration.TCPListener?, HTTPAuth) {
+        guard let tcp else { return (nil, HTTPAuth(tokens: [], allowedHosts: [])) }
+        guard let colon = tcp.listen.lastIndex(of: ":"), let port = UInt16(tcp.listen[tcp.listen.index(after: colon)...]) else {
+            throw DaemonError("api.tcp.listen \"\(tcp.listen)\" is not host:port")
+        }
+        let host = String(tcp.listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        guard let file = tcp.tokenFile else { throw DaemonError("api.tcp needs a tokenFile: the TCP API is never open without a token") }
+        let secret: String
+        do {
+            secret = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        } catch {
+            throw DaemonError("cannot read api.tcp.tokenFile \(file): \(error.localizedDescription)")
+        }
+        guard secret.count >= 16 else { throw DaemonError("the token in \(file) is shorter than 16 characters") }
+        let hosts = HTTPAuth.loopbackHosts(port: port).union(["\(host):\(port)".lowercased()])
+        return (HTTPServerConfiguration.TCPListener(host: host, port: port), HTTPAuth(tokens: [.init(id: "api", secret: secret)], allowedHosts: hosts))
+    }
+}
+
+/// A reason the daemon cannot start.
+struct DaemonError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
