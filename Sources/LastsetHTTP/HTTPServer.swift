@@ -2,13 +2,17 @@ import CMicroHTTPD
 import Glibc
 import Synchronization
 
-/// The application's request handler: called once per complete request, on any thread.
+/// The application's request handler: called once per complete request, in a detached task.
+///
+/// It runs on the shared cooperative pool, so it must not block (hand blocking Modbus I/O to the device's own
+/// executor and `await` it); the connection's MHD thread waits for the result.
 public typealias HTTPHandler = @Sendable (HTTPRequest) async -> HTTPResponse
 
 /// An HTTP/1.1 server over libmicrohttpd on a Unix socket and/or a TCP address.
 ///
 /// Each connection gets its own thread, so a slow handler delays only its own client. `stop()` waits for
-/// in-flight requests to finish, then closes the listeners and removes the socket file.
+/// in-flight requests to finish, then closes the listeners and removes the socket file — so never call it from
+/// inside a handler (it would wait for itself).
 public final class HTTPServer: Sendable {
     private struct Listener {
         let daemon: OpaquePointer

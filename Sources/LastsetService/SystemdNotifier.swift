@@ -62,6 +62,16 @@ public struct SystemdNotifier: Sendable {
     /// WATCHDOG=1: proves liveness; call every `watchdogInterval`.
     public func watchdog() throws(SystemdNotifierError) { try send("WATCHDOG=1") }
 
+    /// Sends WATCHDOG=1 every `watchdogInterval` until the calling task is cancelled; returns at once when no
+    /// watchdog is armed. Failed sends go to `onError` and the loop carries on.
+    public func runWatchdog(onError: @Sendable (SystemdNotifierError) -> Void = { _ in }) async {
+        guard isEnabled, let interval = watchdogInterval else { return }
+        while !Task.isCancelled {
+            do { try watchdog() } catch { onError(error) }
+            try? await Task.sleep(for: interval)
+        }
+    }
+
     /// Sends raw newline-separated assignments (e.g. "READY=1\nSTATUS=up") as one datagram.
     public func send(_ state: String) throws(SystemdNotifierError) {
         guard let socket else { return }

@@ -95,4 +95,20 @@ final class SystemdNotifierTests: XCTestCase {
         XCTAssertNil(SystemdNotifier(environment: ["WATCHDOG_USEC": "soon"]).watchdogInterval)
         XCTAssertNil(SystemdNotifier(environment: ["WATCHDOG_USEC": "0"]).watchdogInterval)
     }
+
+    func testRunWatchdogPingsUntilCancelled() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { removeDirectory(directory) }
+        let receiver = try NotifySocket(directory + "/notify")
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": receiver.address, "WATCHDOG_USEC": "100000"])
+        XCTAssertEqual(notifier.watchdogInterval, .milliseconds(50))
+        let pinger = Task { await notifier.runWatchdog() }
+        XCTAssertEqual(receiver.receive(), "WATCHDOG=1")
+        XCTAssertEqual(receiver.receive(), "WATCHDOG=1")
+        pinger.cancel()
+        await pinger.value
+
+        // Without a watchdog it returns at once.
+        await SystemdNotifier(environment: ["NOTIFY_SOCKET": receiver.address]).runWatchdog()
+    }
 }

@@ -92,4 +92,18 @@ final class TCPAuthTests: XCTestCase {
             XCTAssertEqual(HTTPAuth.constantTimeEquals(Array(left.utf8), Array(right.utf8)), expected, "\(left) vs \(right)")
         }
     }
+
+    func testOversizedBodyOverTCPStillGets413() throws {
+        let server = try HTTPServer(
+            configuration: HTTPServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0), maxBodyBytes: 1024),
+            handler: { _ in .text(200, "should not run") })
+        try server.start()
+        defer { server.stop() }
+        let client = HTTPClient(endpoint: .tcp(host: "127.0.0.1", port: try XCTUnwrap(server.tcpPort)), timeout: .seconds(5))
+        for size in [2048, 300_000, 3_000_000] {
+            let response = try client.send(method: "POST", path: "/v1/import", body: [UInt8](repeating: 0x42, count: size))
+            XCTAssertEqual(response.status, 413, "size \(size)")
+            XCTAssertEqual(try response.decodeJSON(HTTPErrorBody.self).error.code, "body_too_large")
+        }
+    }
 }
