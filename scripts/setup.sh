@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what building and testing Lastset needs on Debian 12, skipping what is already there:
+# the C libraries (libmodbus, libmicrohttpd), the test peers' tools (socat, mbpoll, systemd-analyze)
+# and the pinned Python virtual environment of the pymodbus test peer (<repo>/.venv).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+packages=(pkg-config libmodbus-dev libmicrohttpd-dev socat mbpoll systemd python3-venv)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}" >&2
+    sudo=""
+    [[ $(id -u) -eq 0 ]] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+command -v swift >/dev/null || { echo "setup: swift not on PATH (the Swift 6 toolchain is expected at /opt/swift)" >&2; exit 1; }
+"$root/Tests/peers/setup-venv.sh"
