@@ -60,6 +60,13 @@ enum Simulator {
         }
         emit("READY \(slave.listenDescription)")
 
+        // A parent may have spawned us with SIGTERM blocked (children inherit the mask of the spawning
+        // thread); unblock the stop signals so they reach the dispatch sources below.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGTERM)
+        sigaddset(&stopSignals, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
         let stopQueue = DispatchQueue(label: "lastset-sim.signals")
         var sources: [DispatchSourceSignal] = []
         for sig in [SIGTERM, SIGINT] {

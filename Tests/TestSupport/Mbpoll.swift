@@ -48,11 +48,7 @@ public enum Mbpoll {
         process.standardOutput = out
         process.standardError = out
         process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw TestSupportError("cannot run mbpoll: \(error)")
-        }
+        try PeerProcess.runWithCleanSignalMask(process)
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)

@@ -50,11 +50,7 @@ public final class PeerProcess: @unchecked Sendable {
             if data.isEmpty { handle.readabilityHandler = nil }
             peer?.receiveStderr(data)
         }
-        do {
-            try process.run()
-        } catch {
-            throw TestSupportError("cannot start \(executable.path): \(error)")
-        }
+        try runWithCleanSignalMask(process)
         guard let readyPrefix else { return peer }
         guard let line = peer.waitForLine(timeout: timeout, where: { $0.hasPrefix(readyPrefix) }) else {
             let why = !peer.hasExited ? "no \"\(readyPrefix)\" line within \(timeout) s"
@@ -64,6 +60,27 @@ public final class PeerProcess: @unchecked Sendable {
         }
         peer.readyLine = line
         return peer
+    }
+
+    /// Runs `process` from a fresh thread whose signal mask is empty. A child inherits the spawning
+    /// thread's mask, and Dispatch/Swift-concurrency threads block SIGTERM: a child spawned from an
+    /// async test would then ignore SIGTERM.
+    public static func runWithCleanSignalMask(_ process: Process) throws(TestSupportError) {
+        final class Outcome: @unchecked Sendable { var error: (any Error)? }
+        let outcome = Outcome()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            var empty = sigset_t()
+            sigemptyset(&empty)
+            pthread_sigmask(SIG_SETMASK, &empty, nil)
+            do { try process.run() } catch { outcome.error = error }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        if let error = outcome.error {
+            throw TestSupportError("cannot start \(process.executableURL?.path ?? "?"): \(error)")
+        }
     }
 
     private func receiveStdout(_ data: Data) {

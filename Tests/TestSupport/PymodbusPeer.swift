@@ -27,11 +27,7 @@ public final class PymodbusPeer: @unchecked Sendable {
             let setup = Process()
             setup.executableURL = URL(fileURLWithPath: "/bin/bash")
             setup.arguments = [TestPaths.peersDirectory.appendingPathComponent("setup-venv.sh").path]
-            do {
-                try setup.run()
-            } catch {
-                throw TestSupportError("cannot run setup-venv.sh: \(error)")
-            }
+            try PeerProcess.runWithCleanSignalMask(setup)
             setup.waitUntilExit()
             guard setup.terminationStatus == 0 else {
                 throw TestSupportError("setup-venv.sh failed with status \(setup.terminationStatus)")
