@@ -81,7 +81,8 @@ public actor ModbusConnection {
         try read(function: 4, unit: unit, address: address, count: count, options: options)
     }
 
-    /// FC06: writes one holding register (unit 0 broadcasts).
+    /// FC06: writes one holding register (unit 0 broadcasts; on RTU that returns after the response
+    /// timeout, as no slave answers a broadcast).
     public func writeRegister(unit: Int, address: Int, value: UInt16, options: LinkOptions? = nil) throws(ModbusError) {
         let request = "write \(address) (FC06, unit \(unit))"
         try validate(unit: unit, address: address, count: 1, maxCount: 1, allowBroadcast: true, request: request)
@@ -177,6 +178,12 @@ public actor ModbusConnection {
         let err = cmodbus_errno()
         lastRequestEnd = .now
         guard rc == -1 else { return }
+        if unit == 0, err == ETIMEDOUT, case .rtu = endpoint {
+            // A broadcast gets no reply on a serial line, but libmodbus 3.1.6 waits for one anyway:
+            // the timeout is the expected end of a broadcast, not a failure.
+            modbus_flush(ctx)
+            return
+        }
         throw classify(err, ctx: ctx, request: request)
     }
 

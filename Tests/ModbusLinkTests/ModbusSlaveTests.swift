@@ -123,6 +123,11 @@ final class ModbusSlaveTests: XCTestCase {
         XCTAssertEqual(back, [1, 20, 30, 40])
         XCTAssertEqual(slave.writes.map(\.function), [16, 6])
 
+        // A broadcast write (unit 0) gets no reply on a serial line: it succeeds after the timeout.
+        try await link.writeRegister(unit: 0, address: 4, value: 99)
+        XCTAssertEqual(slave.holdingRegisters(address: 4, count: 1), [99])
+        XCTAssertEqual(slave.writes.last, SlaveWrite(function: 6, unit: 0, address: 4, values: [99]))
+
         await link.close()
         XCTAssertEqual(try Mbpoll.readHolding(rtu: pair.clientPath, unit: 5, address: 0, count: 4), [1, 20, 30, 40])
     }
