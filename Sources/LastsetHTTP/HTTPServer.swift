@@ -76,7 +76,20 @@ public final class HTTPServer: Sendable {
 
     /// Stops accepting, waits for in-flight requests, closes the listeners and removes the socket file. Idempotent.
     public func stop() {
-        state.withLock { Self.shutDown(&$0) }
+        // Take the listeners out under the lock but stop them outside it: MHD_stop_daemon waits for in-flight
+        // handlers, which may themselves read `tcpPort`.
+        let taken = state.withLock { state in
+            let taken = State(listeners: state.listeners, tcpPort: nil, socketPathOwned: state.socketPathOwned)
+            state = State()
+            return Taken(state: taken)
+        }
+        var leftover = taken.state
+        Self.shutDown(&leftover)
+    }
+
+    /// Moves listener handles out of the lock; they are used by exactly one thread afterwards.
+    private struct Taken: @unchecked Sendable {
+        let state: State
     }
 
     private var backlog: Int32 { Int32(clamping: max(16, configuration.connectionLimit)) }

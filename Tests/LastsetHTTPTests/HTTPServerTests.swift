@@ -162,7 +162,7 @@ final class HTTPServerTests: XCTestCase {
         let start = ContinuousClock.now
         DispatchQueue.concurrentPerform(iterations: 2) { index in
             let status = (try? client.send(method: "GET", path: "/slow/\(index)").status) ?? -1
-            statuses.value.append(status)
+            statuses.mutate { $0.append(status) }
         }
         let elapsed = ContinuousClock.now - start
         XCTAssertEqual(statuses.value, [200, 200])

@@ -51,4 +51,8 @@ final class LockedValue<Value: Sendable>: @unchecked Sendable {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
     }
+    /// Changes the value atomically (a `value` get followed by a set is not atomic).
+    func mutate(_ change: (inout Value) -> Void) {
+        lock.withLock { change(&stored) }
+    }
 }
