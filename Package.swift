@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(name: "ModbusLinkTests", dependencies: ["ModbusLink", "LastsetCore", "TestSupport"]),
         .testTarget(name: "LastsetEngineTests", dependencies: ["LastsetEngine", "LastsetCore", "ModbusLink", "TestSupport"]),
         .testTarget(name: "LastsetHTTPTests", dependencies: ["LastsetHTTP", "LastsetService", "LastsetClient"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["LastsetCore", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LastsetCore", "LastsetClient", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

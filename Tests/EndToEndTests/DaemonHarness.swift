@@ -1,0 +1,158 @@
+import Foundation
+import Glibc
+import LastsetClient
+import LastsetCore
+import TestSupport
+import XCTest
+
+/// A datagram socket standing in for systemd's NOTIFY_SOCKET: collects what the daemon sends.
+final class NotifySocket: @unchecked Sendable {
+    let path: String
+    private let fd: Int32
+
+    init(path: String) throws {
+        self.path = path
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        guard fd >= 0 else { throw TestSupportError("socket: errno \(errno)") }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            for (i, b) in path.utf8.enumerated() { raw[i] = b }
+        }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard rc == 0 else { throw TestSupportError("bind \(path): errno \(errno)") }
+    }
+
+    deinit { close(fd) }
+
+    /// Waits up to `timeout` for a datagram containing `line` (e.g. "READY=1"); returns every datagram seen.
+    func wait(for line: String, timeout: TimeInterval) -> (found: Bool, seen: [String]) {
+        var seen: [String] = []
+        let end = Date().addingTimeInterval(timeout)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date() < end {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ms = Int32(max(1, end.timeIntervalSinceNow * 1000))
+            guard poll(&pfd, 1, ms) > 0 else { continue }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            guard n > 0 else { continue }
+            let text = String(decoding: buffer[0..<n], as: UTF8.self)
+            seen.append(text)
+            if text.split(separator: "\n").contains(where: { $0 == line }) { return (true, seen) }
+        }
+        return (false, seen)
+    }
+}
+
+/// A running `lastsetd` on a config of the test's making, with its own data directory, socket and notify socket.
+final class DaemonHarness: @unchecked Sendable {
+    let dir: URL
+    let configURL: URL
+    let socketPath: String
+    let dataDir: URL
+    let notify: NotifySocket
+    let process: Process
+    private let stderrPipe = Pipe()
+    private let stderrData = LockedData()
+
+    /// Writes `config` (JSON5 text), starts the daemon and waits for READY=1 on the notify socket.
+    init(config: String, environment: [String: String] = [:]) throws {
+        dir = try TestPaths.temporaryDirectory(prefix: "e2e")
+        configURL = dir.appendingPathComponent("lastset.json")
+        try config.write(to: configURL, atomically: true, encoding: .utf8)
+        socketPath = dir.appendingPathComponent("api.sock").path
+        dataDir = dir.appendingPathComponent("data")
+        notify = try NotifySocket(path: dir.appendingPathComponent("notify.sock").path)
+        process = Process()
+        process.executableURL = try TestPaths.executable("lastsetd")
+        process.arguments = ["--config", configURL.path, "--data-dir", dataDir.path, "--socket", socketPath, "--log-level", "debug"]
+        var env = ProcessInfo.processInfo.environment
+        env["NOTIFY_SOCKET"] = notify.path
+        env.removeValue(forKey: "WATCHDOG_USEC")
+        env.removeValue(forKey: "JOURNAL_STREAM")
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        process.standardError = stderrPipe
+        process.standardOutput = FileHandle.nullDevice
+        let sink = stderrData
+        stderrPipe.fileHandleForReading.readabilityHandler = { h in sink.append(h.availableData) }
+        try process.run()
+        let (ready, seen) = notify.wait(for: "READY=1", timeout: 15)
+        guard ready else {
+            process.terminate()
+            throw TestSupportError("lastsetd sent no READY=1 (got \(seen)); stderr:\n\(stderr)")
+        }
+    }
+
+    /// What the daemon logged so far.
+    var stderr: String { String(decoding: stderrData.value, as: UTF8.self) }
+
+    /// An API client on the daemon's socket.
+    var client: HTTPClient { HTTPClient(endpoint: .unix(path: socketPath), timeout: .seconds(60)) }
+
+    /// Calls the API; returns status and body.
+    @discardableResult
+    func api(_ method: String, _ path: String, _ body: String? = nil) throws -> HTTPClientResponse {
+        try client.send(method: method, path: path, body: body.map { Array($0.utf8) })
+    }
+
+    /// Decodes an API response body.
+    func decode<T: Decodable>(_ type: T.Type, _ response: HTTPClientResponse) throws -> T {
+        try APICoding.decoder().decode(type, from: Data(response.body))
+    }
+
+    /// Runs the built `lastset` CLI against this daemon.
+    func cli(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let p = Process()
+        p.executableURL = try TestPaths.executable("lastset")
+        p.arguments = ["--socket", socketPath] + arguments
+        let out = Pipe()
+        let err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    }
+
+    /// Sends a signal and waits (up to `timeout`) for the exit status; nil when it did not exit.
+    func stop(signal: Int32 = SIGTERM, timeout: TimeInterval = 15) -> Int32? {
+        kill(process.processIdentifier, signal)
+        let end = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < end { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    /// The audit log's records.
+    func auditRecords() throws -> [AuditRecord] {
+        let text = try String(contentsOf: dataDir.appendingPathComponent("audit.jsonl"), encoding: .utf8)
+        return try text.split(separator: "\n").map { try APICoding.decoder().decode(AuditRecord.self, from: Data($0.utf8)) }
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        stderrPipe.fileHandleForReading.readabilityHandler = nil
+        try? FileManager.default.removeItem(at: dir)
+    }
+}
+
+/// Bytes appended from a pipe's handler thread.
+final class LockedData: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    func append(_ d: Data) { lock.withLock { data.append(d) } }
+    var value: Data { lock.withLock { data } }
+}
