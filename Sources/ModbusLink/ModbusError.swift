@@ -16,6 +16,7 @@ public struct ModbusError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidRequest
     }
 
+    /// The kind of failure.
     public var kind: Kind
     /// errno right after the failing call (0 when not applicable).
     public var errno: Int32
@@ -24,6 +25,7 @@ public struct ModbusError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The function and address of the request, for messages ("read 100+10", "write 200").
     public var request: String
 
+    /// Sets every field.
     public init(kind: Kind, errno: Int32, message: String, request: String) {
         self.kind = kind
         self.errno = errno
@@ -47,6 +49,7 @@ public struct ModbusError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// `read 100+10 (FC03, unit 1): exception 02 (Illegal data address)` or the message with errno.
     public var description: String {
         switch kind {
         case .exception(let c):

@@ -42,7 +42,7 @@ final class PymodbusTCPTests: XCTestCase {
     }
 
     func testExceptionsMapToModbusErrors() async throws {
-        let (_, endpoint) = try startPeer(["--size", "1000", "--max-read", "40", "--exception", "500:2"])
+        let (peer, endpoint) = try startPeer(["--size", "1000", "--max-read", "40", "--exception", "500:2", "--refuse-fc16", "--clamp", "20:100"])
         let link = ModbusConnection(endpoint: endpoint, options: fastOptions(retries: 2))
 
         let outside = await modbusError { () async throws(ModbusError) in try await link.readHoldingRegisters(unit: 1, address: 990, count: 20) }
@@ -58,10 +58,19 @@ final class PymodbusTCPTests: XCTestCase {
         let marked = await modbusError { () async throws(ModbusError) in try await link.writeRegister(unit: 1, address: 500, value: 1) }
         XCTAssertEqual(marked?.exceptionCode, 2)
 
+        let refused = await modbusError { () async throws(ModbusError) in try await link.writeRegisters(unit: 1, address: 20, values: [1, 2]) }
+        XCTAssertEqual(refused?.exceptionCode, 1, "a device without FC16")
+        try await link.writeRegister(unit: 1, address: 20, value: 500)
+        let clamped = try await link.readHoldingRegisters(unit: 1, address: 20, count: 1)
+        XCTAssertEqual(clamped, [100], "the device clamped the value: only a read-back shows it")
+        let writes = try peer.writes()
+        XCTAssertEqual(writes.map(\.function), [6, 16, 6])
+        XCTAssertEqual(writes.map(\.exception), [2, 1, nil], "refused writes are logged with their exception")
+
         let counters = await link.counters
-        XCTAssertEqual(counters.retries, 0, "02 and 03 are permanent: never retried")
-        XCTAssertEqual(counters.reads, 3)
-        XCTAssertEqual(counters.writes, 1)
+        XCTAssertEqual(counters.retries, 0, "01, 02 and 03 are permanent: never retried")
+        XCTAssertEqual(counters.reads, 4)
+        XCTAssertEqual(counters.writes, 3)
     }
 
     func testBusyIsRetriedThenFailsAfterRetries() async throws {

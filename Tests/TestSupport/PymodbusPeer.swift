@@ -87,6 +87,8 @@ public final class PymodbusPeer: @unchecked Sendable {
         public var count: Int
         /// The words as received.
         public var values: [Int]
+        /// The exception answered instead of writing (nil when the write was accepted).
+        public var exception: Int?
     }
 
     /// The write requests received so far, in order.

@@ -15,8 +15,10 @@ same words). Faults are injected through SimDevice(action=...), the hook pymodbu
   --refuse-fc16           FC16 answers exception 01
   --drop-after N          each connection is closed (without a reply) on its (N+1)th request
   --clamp ADDR:MAX        writes to ADDR store min(value, MAX)
-  --write-log FILE        each write received is appended as a JSON line
-                          {"function": 6|16, "unit": U, "address": A, "count": C, "values": [...]}
+  --write-log FILE        each write request that reaches the register block is appended as a JSON line
+                          {"function": 6|16, "unit": U, "address": A, "count": C, "values": [...],
+                           "exception": null | code answered instead of writing}
+                          (requests outside the block are answered 02 by pymodbus before this hook)
   --unit N                answer only unit N (default: every unit)
 """
 
@@ -87,9 +89,28 @@ class Faults:
         self.write_log = open(args.write_log, "a", encoding="utf-8") if args.write_log else None
 
     async def action(self, function_code, start_address, address, count, registers, set_values):
+        unit = current_unit[0]  # read before any await: another connection's request may set it later
         delay = max([self.delay] + [self.address_delays.get(a, 0.0) for a in range(address, address + count)])
         if delay:
             await asyncio.sleep(delay)
+        result = self.fault(function_code, address, count)
+        if set_values is not None:
+            if self.write_log:
+                self.write_log.write(json.dumps({
+                    "function": function_code, "unit": unit, "address": address,
+                    "count": count, "values": [int(v) for v in set_values],
+                    "exception": int(result) if result is not None else None,
+                }) + "\n")
+                self.write_log.flush()
+            if result is None:
+                for i in range(len(set_values)):
+                    limit = self.clamps.get(address + i)
+                    if limit is not None and set_values[i] > limit:
+                        set_values[i] = limit
+        return result
+
+    def fault(self, function_code, address, count):
+        """The exception code this request must answer, or None."""
         if function_code in (3, 4) and self.max_read is not None and count > self.max_read:
             return self.max_read_exception
         if function_code == 16 and self.refuse_fc16:
@@ -100,17 +121,6 @@ class Faults:
                 if entry[1] is not None:
                     entry[1] -= 1
                 return entry[0]
-        if set_values is not None:
-            if self.write_log:
-                self.write_log.write(json.dumps({
-                    "function": function_code, "unit": current_unit[0], "address": address,
-                    "count": count, "values": [int(v) for v in set_values],
-                }) + "\n")
-                self.write_log.flush()
-            for i in range(len(set_values)):
-                limit = self.clamps.get(address + i)
-                if limit is not None and set_values[i] > limit:
-                    set_values[i] = limit
         return None
 
 
