@@ -1,1 +1,2 @@
-print("lastset")
+// The process entry point; everything else lives in LastsetCLI so that tests can import the module.
+LastsetCLI.main()

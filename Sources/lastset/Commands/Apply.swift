@@ -1,0 +1,85 @@
+import LastsetCore
+
+/// `lastset apply PAGE --to DEVICE|ENDPOINT`: replay the page's template to a machine ("use last settings").
+struct Apply: Command {
+    /// The command's shape.
+    static let spec = CommandSpec(
+        name: "apply", abstract: "Write a page's template to a device, read it back and report register by register.",
+        discussion: """
+            --to takes a configured device id, or an endpoint (tcp://HOST:PORT, rtu:///dev/ttyUSB0?baud=19200&parity=N)
+            for a machine not in the config (--unit sets its unit id, default 1). --dry-run plans and compares against
+            the target's current values without writing anything. Exit status: 0 when every register verified (or the
+            dry run was planned), 1 otherwise.
+            """,
+        arguments: [.init(name: "PAGE", help: "Page id, e.g. heating")],
+        options: [
+            .value("--to", "DEVICE|ENDPOINT", required: true, "Configured device id, or tcp://… / rtu://… endpoint"),
+            .value("--unit", "N", "Unit id for an endpoint given to --to (0...255, default 1)"),
+            .flag("--dry-run", "Plan and diff only: no write is sent"),
+            .value("--version", "N", "Template version to apply (default: the latest)"),
+            .value("--on-error", "stop|continue|rollback", "After the first permanent failure (default: stop)"),
+        ])
+
+    /// The page to replay.
+    let pageId: String
+    /// `--to` as given.
+    let target: String
+    /// `--unit`.
+    let unit: Int?
+    /// `--dry-run`.
+    let dryRun: Bool
+    /// `--version`.
+    let version: Int?
+    /// `--on-error`.
+    let onError: OnError?
+
+    /// Takes PAGE and the options; numbers and --on-error must parse.
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        pageId = arguments.argument("PAGE")
+        target = arguments.value("--to") ?? ""
+        unit = try arguments.integer("--unit", in: 0...255)
+        dryRun = arguments.flag("--dry-run")
+        version = try arguments.integer("--version", in: 1...Int(Int32.max))
+        if let text = arguments.value("--on-error") {
+            guard let parsed = OnError(rawValue: text) else {
+                throw UsageError("--on-error must be stop, continue or rollback (got \"\(text)\")", command: Self.spec)
+            }
+            onError = parsed
+        } else {
+            onError = nil
+        }
+    }
+
+    /// Whether --to names an endpoint rather than a configured device.
+    var targetIsEndpoint: Bool { target.contains("://") }
+
+    /// The page id, the target (device id or endpoint) and --unit only with an endpoint.
+    func validate() throws(UsageError) {
+        _ = try ArgumentCheck.pageId(pageId, Self.spec)
+        if targetIsEndpoint {
+            do {
+                _ = try Endpoint.parse(target)
+            } catch {
+                throw UsageError("--to: \(error.description)", command: Self.spec)
+            }
+        } else {
+            _ = try ArgumentCheck.deviceId(target, option: "--to", Self.spec)
+            if let unit {
+                throw UsageError(
+                    "--unit \(unit) applies only to an endpoint; device \"\(target)\" has its unit in the config", command: Self.spec)
+            }
+        }
+    }
+
+    /// The request body.
+    var request: ApplyRequest {
+        ApplyRequest(
+            device: targetIsEndpoint ? nil : target, endpoint: targetIsEndpoint ? target : nil, unit: unit, version: version,
+            dryRun: dryRun ? true : nil, onError: onError)
+    }
+
+    /// Starts the replay, follows it and prints its report.
+    func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        try JobRunner(context: context).run(path: "/v1/pages/\(DaemonAPI.escape(pageId))/apply", body: request)
+    }
+}

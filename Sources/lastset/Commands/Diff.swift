@@ -1,0 +1,43 @@
+import LastsetCore
+
+/// `lastset diff PAGE --device DEVICE [--version N]`: compare a template with a device's current values.
+struct Diff: Command {
+    /// The command's shape.
+    static let spec = CommandSpec(
+        name: "diff", abstract: "Compare a page's template with a device's current values (a dry run: nothing is written).",
+        discussion: "Exit status: 0 when the comparison was made (whether or not values differ), 1 when it could not be.",
+        arguments: [.init(name: "PAGE", help: "Page id, e.g. heating")],
+        options: [
+            .value("--device", "DEVICE", required: true, "Configured id of the device to compare"),
+            .value("--version", "N", "Template version (default: the latest)"),
+        ])
+
+    /// The page.
+    let pageId: String
+    /// The device.
+    let device: String
+    /// `--version`, nil for the latest.
+    let version: Int?
+
+    /// Takes PAGE, --device and --version.
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        pageId = arguments.argument("PAGE")
+        device = arguments.value("--device") ?? ""
+        version = try arguments.integer("--version", in: 1...Int(Int32.max))
+    }
+
+    /// Page and device ids must be safe names.
+    func validate() throws(UsageError) {
+        _ = try ArgumentCheck.pageId(pageId, Self.spec)
+        _ = try ArgumentCheck.deviceId(device, option: "--device", Self.spec)
+    }
+
+    /// Prints the planned report.
+    func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        var path = "/v1/pages/\(DaemonAPI.escape(pageId))/diff?device=\(DaemonAPI.escape(device))"
+        if let version { path += "&version=\(version)" }
+        let report = try context.api.get(ReplayReport.self, path)
+        if context.options.json { try context.printJSON(report) } else { context.print(TextView.replay(report)) }
+        return report.status == .planned ? .success : .failure
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import LastsetCore
+
+/// `lastset export PAGE [--version N] [--output FILE]`: the template file, byte for byte.
+struct Export: Command {
+    /// The command's shape.
+    static let spec = CommandSpec(
+        name: "export", abstract: "Save a template file as archived (to stdout, or to a file with --output).",
+        arguments: [.init(name: "PAGE", help: "Page id, e.g. heating")],
+        options: [
+            .value("--version", "N", "Template version (default: the latest)"),
+            .value("--output", "FILE", "Write to FILE (replaced atomically) instead of stdout"),
+        ])
+
+    /// The page.
+    let pageId: String
+    /// `--version`, nil for the latest.
+    let version: Int?
+    /// `--output`.
+    let output: String?
+
+    /// Takes PAGE, --version and --output.
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        pageId = arguments.argument("PAGE")
+        version = try arguments.integer("--version", in: 1...Int(Int32.max))
+        output = arguments.value("--output")
+    }
+
+    /// The page id must be a safe name; --output must not be empty.
+    func validate() throws(UsageError) {
+        _ = try ArgumentCheck.pageId(pageId, Self.spec)
+        if output?.isEmpty == true { throw UsageError("--output needs a file name", command: Self.spec) }
+    }
+
+    /// Writes the file's bytes to stdout or to --output.
+    func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        let path = "/v1/pages/\(DaemonAPI.escape(pageId))/templates/\(version.map(String.init) ?? "latest")/file"
+        let bytes = try context.api.send("GET", path).body
+        guard let output else {
+            context.console.outBytes(bytes)
+            return .success
+        }
+        do {
+            try Data(bytes).write(to: URL(fileURLWithPath: output), options: .atomic)
+        } catch {
+            throw CLIError("cannot write \"\(output)\": \(error.localizedDescription)")
+        }
+        let version = (try? TemplateFile.decode(Data(bytes))).map { " version \($0.version)" } ?? ""
+        context.console.out("exported \(pageId)\(version) to \(output) (\(bytes.count) bytes)")
+        return .success
+    }
+}

@@ -1,0 +1,32 @@
+import LastsetCore
+
+/// `lastset show PAGE [--version N]`: one template's values.
+struct Show: Command {
+    /// The command's shape.
+    static let spec = CommandSpec(
+        name: "show", abstract: "Show a template: its source, identity and every archived value.",
+        arguments: [.init(name: "PAGE", help: "Page id, e.g. heating")],
+        options: [.value("--version", "N", "Template version (default: the latest)")])
+
+    /// The page.
+    let pageId: String
+    /// `--version`, nil for the latest.
+    let version: Int?
+
+    /// Takes PAGE and --version.
+    init(_ arguments: ParsedArguments) throws(UsageError) {
+        pageId = arguments.argument("PAGE")
+        version = try arguments.integer("--version", in: 1...Int(Int32.max))
+    }
+
+    /// The page id must be a safe name.
+    func validate() throws(UsageError) { _ = try ArgumentCheck.pageId(pageId, Self.spec) }
+
+    /// Prints the template.
+    func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        let path = "/v1/pages/\(DaemonAPI.escape(pageId))/templates/\(version.map(String.init) ?? "latest")"
+        let template = try context.api.get(Template.self, path)
+        if context.options.json { try context.printJSON(template) } else { context.print(TextView.template(template)) }
+        return .success
+    }
+}

@@ -1,0 +1,299 @@
+import Foundation
+import LastsetCore
+
+/// Renders API bodies as the human text `lastset` prints (tables plus summary lines). Pure: tested directly.
+enum TextView {
+    /// A register value as shown in tables; `-` when absent.
+    static func value(_ value: RegisterValue?) -> String { value?.description ?? "-" }
+
+    /// A time as ISO 8601 UTC with milliseconds (the API's own form); `-` when absent.
+    static func time(_ date: Date?) -> String { date.map(TimeText.iso8601) ?? "-" }
+
+    /// `lastset devices`.
+    static func devices(_ devices: [DeviceStatus]) -> [String] {
+        guard !devices.isEmpty else { return ["no devices configured"] }
+        var table = Table([
+            .init("ID"), .init("ENDPOINT"), .init("UNIT", .right), .init("PAGES"), .init("POLL"), .init("STATE"), .init("JOB"),
+            .init("LAST ERROR"),
+        ])
+        for device in devices {
+            let state: String
+            switch device.reachable {
+            case nil: state = "unknown"
+            case true?: state = "reachable"
+            case false?: state = "unreachable"
+            }
+            table.append([
+                device.id, device.endpoint, String(device.unit), device.pages.isEmpty ? "-" : device.pages.joined(separator: ","),
+                device.poll, state, device.busy ?? "-", device.lastError ?? "-",
+            ])
+        }
+        return table.lines
+    }
+
+    /// `lastset pages`.
+    static func pages(_ pages: [PageSummary]) -> [String] {
+        guard !pages.isEmpty else { return ["no pages configured"] }
+        var table = Table([
+            .init("ID"), .init("TITLE"), .init("REGISTERS", .right), .init("DEVICES"), .init("LATEST"), .init("PROBLEM"),
+        ])
+        for page in pages {
+            table.append([
+                page.id, page.title ?? "-", String(page.registers), page.devices.isEmpty ? "-" : page.devices.joined(separator: ","),
+                page.latestVersion.map { "v\($0)" } ?? "none", page.templateProblem ?? "-",
+            ])
+        }
+        return table.lines
+    }
+
+    /// `lastset status`: the daemon's health and its running jobs.
+    static func status(_ health: HealthInfo, socket: String, runningJobs: [JobInfo]) -> [String] {
+        var lines = CommandSpec.helpRows([
+            ("daemon", "\(health.status) (lastsetd \(health.version))"),
+            ("socket", socket),
+            ("started", time(health.startedAt)),
+            ("config", health.configFile),
+            ("data", health.dataDirectory),
+            ("devices", String(health.devices)),
+            ("pages", String(health.pages)),
+            ("running jobs", String(health.runningJobs)),
+        ]).map { String($0.dropFirst(2)) }
+        if !runningJobs.isEmpty {
+            var table = Table([
+                .init("JOB"), .init("KIND"), .init("PAGE"), .init("DEVICE"), .init("PHASE"), .init("PROGRESS", .right),
+                .init("STARTED"),
+            ])
+            for job in runningJobs {
+                table.append([
+                    job.id, job.kind, job.pageId, job.device, job.progress?.phase ?? "-",
+                    job.progress.map { "\($0.done)/\($0.total)" } ?? "-", time(job.startedAt),
+                ])
+            }
+            lines += [""] + table.lines
+        }
+        return lines
+    }
+
+    /// `lastset templates PAGE`.
+    static func templates(_ listings: [TemplateListing], pageId: String) -> [String] {
+        guard !listings.isEmpty else { return ["no templates archived for page \"\(pageId)\""] }
+        var table = Table([
+            .init("VERSION", .right), .init("CAPTURED"), .init("SOURCE"), .init("ENTRIES", .right), .init("CHECKSUM"),
+            .init("PROBLEM"),
+        ])
+        for listing in listings {
+            table.append([
+                String(listing.version), time(listing.capturedAt), listing.sourceDevice ?? "-",
+                listing.entryCount.map(String.init) ?? "-", listing.checksumOK ? "ok" : "BAD", listing.problem ?? "-",
+            ])
+        }
+        return table.lines
+    }
+
+    /// `lastset show PAGE`: a template's header, its entries and what was skipped.
+    static func template(_ template: Template) -> [String] {
+        let source = template.source
+        let sourceText =
+            (source.deviceId.map { "\($0) (\(source.endpoint), unit \(source.unit))" } ?? "\(source.endpoint), unit \(source.unit)")
+        var header: [(String, String)] = [
+            ("page", template.pageId),
+            ("version", String(template.version)),
+            ("captured", time(template.capturedAt) + (template.capturedBy.map { " by \($0)" } ?? "")),
+            ("source", sourceText),
+        ]
+        for identity in source.identity {
+            header.append(("identity", "\(identity.registerId) = \(identity.value)"))
+        }
+        header += [("page hash", template.pageHash), ("entries", String(template.entries.count))]
+        var lines = CommandSpec.helpRows(header).map { String($0.dropFirst(2)) }
+        if !template.entries.isEmpty {
+            var table = Table([
+                .init("REGISTER"), .init("ADDRESS", .right), .init("LENGTH", .right), .init("VALUE"), .init("RAW"), .init("READ AT"),
+            ])
+            for entry in template.entries {
+                table.append([
+                    entry.registerId, String(entry.address), String(entry.length), entry.value.description, entry.valueData,
+                    time(entry.lastDate),
+                ])
+            }
+            lines += [""] + table.lines
+        }
+        if !template.skipped.isEmpty {
+            lines += ["", "skipped:"] + skippedTable(template.skipped)
+        }
+        return lines
+    }
+
+    /// `lastset audit`.
+    static func audit(_ page: AuditPage) -> [String] {
+        var lines: [String] = []
+        if page.records.isEmpty {
+            lines.append("no audit records")
+        } else {
+            var table = Table([
+                .init("TIME"), .init("KIND"), .init("WHO"), .init("PAGE"), .init("DEVICE"), .init("VERSION", .right),
+                .init("RESULT"), .init("MESSAGE"),
+            ])
+            for record in page.records {
+                table.append([
+                    time(record.time), record.kind, record.who, record.pageId, record.device,
+                    record.templateVersion.map(String.init) ?? "-", record.result, record.message ?? "-",
+                ])
+            }
+            lines = table.lines
+        }
+        if page.unreadable > 0 {
+            lines.append("\(page.unreadable) unreadable line\(page.unreadable == 1 ? "" : "s") in the audit log")
+        }
+        return lines
+    }
+
+    /// A finished capture.
+    static func capture(_ report: CaptureReport) -> [String] {
+        var lines: [String] = []
+        let what = "capture of \(report.pageId) from \(report.device)"
+        if report.archived {
+            let version = report.version.map { " as version \($0)" } ?? ""
+            lines.append(
+                "\(what): archived\(version) (\(plural(report.entryCount, "entry", "entries")), \(plural(report.requests, "read request")))"
+            )
+        } else if let error = report.error {
+            lines.append("\(what) FAILED: \(error); nothing archived, the previous template stays current")
+        } else {
+            lines.append(
+                "\(what) is INVALID: \(plural(report.problems.count, "bad register")); nothing archived, the previous template stays current"
+            )
+        }
+        if !report.problems.isEmpty {
+            var table = Table([.init("REGISTER"), .init("ADDRESS", .right), .init("VALUE"), .init("RAW"), .init("PROBLEM")])
+            for problem in report.problems {
+                table.append([problem.registerId, String(problem.address), value(problem.value), problem.valueData ?? "-", problem.rule])
+            }
+            lines += table.lines
+        }
+        if !report.skipped.isEmpty {
+            lines.append("skipped \(plural(report.skipped.count, "register")):")
+            lines += skippedTable(report.skipped)
+        }
+        return lines
+    }
+
+    /// A finished replay, or a dry run / diff.
+    static func replay(_ report: ReplayReport) -> [String] {
+        let planned = report.status == .planned || report.options.dryRun
+        let verb = planned ? "dry run of" : "apply"
+        var lines = [
+            "\(verb) \(report.pageId) v\(report.templateVersion) to \(report.target) (\(report.endpoint), unit \(report.unit)): \(statusText(report.status))"
+        ]
+        lines += report.warnings.map { "warning: \($0)" }
+        let badIdentity = report.identity.filter { !$0.matches }
+        if !badIdentity.isEmpty {
+            var table = Table([.init("IDENTITY"), .init("EXPECTED"), .init("ACTUAL"), .init("PROBLEM")])
+            for check in badIdentity {
+                table.append([check.registerId, value(check.expected), value(check.actual), check.message ?? "does not match"])
+            }
+            lines += table.lines
+        } else if !report.identity.isEmpty {
+            lines.append("identity matches: " + report.identity.map(\.registerId).joined(separator: ", "))
+        }
+        for (name, steps) in [("beforeWrite", report.beforeWrite), ("afterWrite", report.afterWrite)] {
+            for (index, step) in steps.enumerated() {
+                lines.append("\(name)[\(index)] write \(step.value) to \(step.address): \(step.status)" + (step.message.map { " (\($0))" } ?? ""))
+            }
+        }
+        if !report.registers.isEmpty {
+            lines += registerTable(report.registers, planned: planned)
+        }
+        if planned {
+            lines.append("differs \(report.count(.differs)) / unchanged \(report.count(.unchanged))")
+        } else {
+            lines.append(
+                "verified \(report.count(.verified)) / mismatch \(report.count(.mismatch)) / rejected \(report.count(.rejected)) / failed \(report.count(.failed)) / not attempted \(report.count(.notAttempted))"
+            )
+        }
+        if let stoppedAt = report.stoppedAt { lines.append("stopped at: \(stoppedAt)") }
+        if let reason = report.reason { lines.append("reason: \(reason)") }
+        if report.fellBackToFC06 { lines.append("note: the device refused FC16; the values were written with FC06") }
+        if let rollback = report.rollback {
+            if rollback.restored {
+                lines.append("rollback: restored (\(plural(rollback.registers.count, "register")) verified)")
+            } else {
+                lines.append("rollback: NOT restored; the target's values now:")
+                lines += registerTable(rollback.registers, planned: false)
+            }
+        }
+        lines.append("requests \(report.requests), write frames \(report.writeFrames)")
+        return lines
+    }
+
+    /// A finished job: its report, or the reason it could not run.
+    static func job(_ job: JobInfo) -> [String] {
+        var lines: [String] = []
+        if let capture = job.capture { lines += self.capture(capture) }
+        if let replay = job.replay { lines += self.replay(replay) }
+        if let error = job.error {
+            lines.append("\(job.kind) of \(job.pageId) on \(job.device) failed: \(error)")
+        } else if lines.isEmpty {
+            lines.append("\(job.kind) of \(job.pageId) on \(job.device) finished without a report")
+        }
+        return lines
+    }
+
+    /// The per-register table of a replay: expected and actual, the value before when one was read, and any note.
+    static func registerTable(_ results: [RegisterResult], planned: Bool) -> [String] {
+        let hasBefore = planned || results.contains { $0.before != nil }
+        let hasNote = results.contains { $0.message != nil || $0.exceptionCode != nil }
+        var columns: [Table.Column] = [.init("REGISTER"), .init("ADDRESS", .right), .init("STATUS")]
+        if hasBefore { columns.append(.init("BEFORE")) }
+        columns.append(.init("EXPECTED"))
+        if !planned { columns.append(.init("ACTUAL")) }
+        if hasNote { columns.append(.init("NOTE")) }
+        var table = Table(columns)
+        for result in results {
+            var row = [result.registerId, String(result.address), statusText(result.status)]
+            if hasBefore { row.append(value(result.before ?? (planned ? result.actual : nil))) }
+            row.append(value(result.expected))
+            if !planned { row.append(value(result.actual)) }
+            if hasNote {
+                let parts = [result.exceptionCode.map { "exception \($0)" }, result.message].compactMap { $0 }
+                row.append(parts.isEmpty ? "-" : parts.joined(separator: ": "))
+            }
+            table.append(row)
+        }
+        return table.lines
+    }
+
+    /// A register status as words (`notAttempted` → `not attempted`).
+    static func statusText(_ status: RegisterStatus) -> String {
+        status == .notAttempted ? "not attempted" : status.rawValue
+    }
+
+    /// A replay status as shown in the report's first line.
+    static func statusText(_ status: ReplayStatus) -> String {
+        switch status {
+        case .succeeded: return "succeeded"
+        case .failed: return "FAILED"
+        case .refused: return "REFUSED (nothing written)"
+        case .planned: return "planned (nothing written)"
+        }
+    }
+
+    private static func skippedTable(_ skipped: [SkippedRegister]) -> [String] {
+        var table = Table([.init("REGISTER"), .init("ADDRESS", .right), .init("REASON")])
+        for register in skipped {
+            let reason: String
+            switch register.reason {
+            case .unset: reason = "unset (still at its not-set default)"
+            case .notCloned: reason = "not cloned (clone: false)"
+            case .readOnly: reason = "read-only"
+            }
+            table.append([register.registerId, String(register.address), reason])
+        }
+        return table.lines
+    }
+
+    /// "1 entry", "3 entries".
+    static func plural(_ count: Int, _ singular: String, _ pluralForm: String? = nil) -> String {
+        "\(count) \(count == 1 ? singular : pluralForm ?? singular + "s")"
+    }
+}
