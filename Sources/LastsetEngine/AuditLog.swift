@@ -1,10 +1,11 @@
 import Foundation
 import LastsetCore
+import ModbusLink
 
 /// The append-only audit log: `<data>/audit.jsonl`, one JSON record per line, fsynced per record.
 public actor AuditLog {
     public let url: URL
-    private let executor = QueueExecutor(label: "lastset.audit")
+    private let executor = DispatchQueueExecutor(label: "lastset.audit")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Opens (creating the directory) the log under the data directory.

@@ -1,12 +1,13 @@
 import Foundation
 import LastsetCore
+import ModbusLink
 
 /// The templates under `<data>/templates/<pageId>/v000001.json …`: versioned, checksummed, written
 /// durably, pruned to the history limit. Every name is checked before it becomes a path.
 public actor TemplateArchive {
     public let root: URL
     public let historyLimit: Int
-    private let executor = QueueExecutor(label: "lastset.archive")
+    private let executor = DispatchQueueExecutor(label: "lastset.archive")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Opens (creating) the archive under the data directory and removes debris of interrupted writes.

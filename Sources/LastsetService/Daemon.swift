@@ -16,6 +16,16 @@ public enum Daemon {
     /// How long running jobs get to reach a clean stop point on shutdown.
     static let shutdownDeadline: Duration = .seconds(10)
 
+    /// Unblocks SIGTERM, SIGINT and SIGHUP on the calling (main) thread, before any other thread starts.
+    /// A parent may have spawned us with them blocked (threads of Swift concurrency and Dispatch block
+    /// them, and children inherit the mask); the signal sources then would never fire.
+    public static func unblockSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&set, s) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
     /// Runs the daemon with the process's arguments; returns the exit code.
     public static func main(arguments: [String]) async -> Int32 {
         let options: DaemonOptions

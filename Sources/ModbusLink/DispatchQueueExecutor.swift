@@ -2,25 +2,30 @@ import Dispatch
 
 /// A serial executor over a private `DispatchQueue` (`DispatchSerialQueue` does not exist on Linux):
 /// an actor using it runs every job on that queue, so blocking libmodbus calls never occupy the
-/// cooperative pool.
-final class DispatchQueueExecutor: SerialExecutor {
-    let queue: DispatchQueue
+/// cooperative pool. Also used by the engine's archive and audit log (fsync).
+public final class DispatchQueueExecutor: SerialExecutor {
+    /// The queue every job runs on.
+    public let queue: DispatchQueue
 
-    init(label: String) {
+    /// An executor over a new serial queue named `label`.
+    public init(label: String) {
         queue = DispatchQueue(label: label)
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    /// Runs the job on the queue.
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedSerialExecutor()
         queue.async { job.runSynchronously(on: executor) }
     }
 
-    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+    /// This executor, unowned.
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 
-    func checkIsolated() {
+    /// Traps unless called on the queue.
+    public func checkIsolated() {
         dispatchPrecondition(condition: .onQueue(queue))
     }
 }

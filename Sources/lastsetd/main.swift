@@ -1,4 +1,5 @@
 import Foundation
 import LastsetService
 
+Daemon.unblockSignals()
 exit(await Daemon.main(arguments: Array(CommandLine.arguments.dropFirst())))
