@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import LastsetCore
 import ModbusLink
@@ -6,7 +5,20 @@ import ModbusLink
 /// The simulator's run: load the config, fill the register map, serve, stop on SIGTERM/SIGINT.
 /// Everything here is nonisolated: the signal handlers and the write observer run on other threads.
 enum Simulator {
+    /// SIGTERM and SIGINT, taken by `sigwait` on the main thread.
+    static var stopSignals: sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGTERM)
+        sigaddset(&set, SIGINT)
+        return set
+    }
+
     static func main(_ arguments: [String]) -> Never {
+        // Block the stop signals before any thread exists: every thread inherits the mask, so the
+        // signals can only be taken by the sigwait below, never lost or delivered to the slave thread.
+        var blocked = stopSignals
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
         if arguments.contains("--help") || arguments.contains("-h") {
             print(SimulatorOptions.usage)
             exit(0)
@@ -58,28 +70,15 @@ enum Simulator {
         } catch {
             fail("lastset-sim: \(error)", status: 1)
         }
-        emit("READY \(slave.listenDescription)")
 
-        // A parent may have spawned us with SIGTERM blocked (children inherit the mask of the spawning
-        // thread); unblock the stop signals so they reach the dispatch sources below.
-        var stopSignals = sigset_t()
-        sigemptyset(&stopSignals)
-        sigaddset(&stopSignals, SIGTERM)
-        sigaddset(&stopSignals, SIGINT)
-        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
-        let stopQueue = DispatchQueue(label: "lastset-sim.signals")
-        var sources: [DispatchSourceSignal] = []
-        for sig in [SIGTERM, SIGINT] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: stopQueue)
-            source.setEventHandler { @Sendable in
-                slave.stop()
-                exit(0)
-            }
-            source.resume()
-            sources.append(source)
-        }
-        withExtendedLifetime(sources) { dispatchMain() }
+        emit("READY \(slave.listenDescription)")
+        // SIGTERM/SIGINT have been blocked since the start (see `blockStopSignals`), so one sent right
+        // after READY stays pending until this wait takes it.
+        var signalNumber: Int32 = 0
+        var waitSet = stopSignals
+        sigwait(&waitSet, &signalNumber)
+        slave.stop()
+        exit(0)
     }
 
     /// Puts every page register at its unset default, then the initial values.
