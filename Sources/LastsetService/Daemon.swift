@@ -102,6 +102,8 @@ public enum Daemon {
         try server.start()
         log.info("lastsetd \(version): \(config.devices.count) devices, \(config.pages.count) pages; data in \(dataDirectory.path); API on \(socketPath)" + (tcp.map { " and tcp \($0.host):\(server.tcpPort ?? $0.port)" } ?? ""))
 
+        // Before READY: a signal sent the moment we are ready must find its handler installed.
+        let signals = SignalEvents.stream()
         let poller = Poller(registry: registry, log: log)
         poller.start(config: config)
         let notifier = SystemdNotifier()
@@ -109,7 +111,7 @@ public enum Daemon {
         try? notifier.status("serving \(config.devices.count) devices")
         let watchdog = Task { await notifier.runWatchdog { log.warning("watchdog notification failed: \($0)") } }
 
-        for await signal in SignalEvents.stream() {
+        for await signal in signals {
             if signal == .hangup {
                 try? notifier.reloading()
                 do {
