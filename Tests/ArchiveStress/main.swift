@@ -24,6 +24,5 @@ while true {
         pageId: "stress", pageHash: "sha256:test", version: 0, capturedAt: Date(), capturedBy: "stress",
         source: TemplateSource(deviceId: "d", endpoint: "tcp://127.0.0.1:1", unit: 1, identity: []), entries: entries, skipped: [])
     let stored = try await archive.store(template)
-    print("STORED \(stored.version)")
-    fflush(stdout)
+    FileHandle.standardOutput.write(Data("STORED \(stored.version)\n".utf8))
 }
