@@ -46,9 +46,9 @@ public struct Replay {
         report.plan = RequestPlanner.writes(planned, limits: target.limits).map {
             PlannedRequest(function: $0.function, address: $0.address, count: $0.words.count, registerIds: $0.registerIds)
         }
-        if options.dryRun || options.onError == .rollback {
-            guard await takeSnapshot() else { return }
-        }
+        // Always read what the target holds now: the dry-run diff, the rollback snapshot, and the
+        // "before" of every register in the report and the audit log.
+        guard await takeSnapshot() else { return }
         if options.dryRun {
             report.status = .planned
             finishRegisters()
@@ -159,14 +159,15 @@ public struct Replay {
         return ok
     }
 
-    /// Reads the target's current values of every entry (dry-run diff, rollback snapshot).
+    /// Reads the target's current values of every entry (dry-run diff, rollback snapshot, "before" values).
+    /// Only a rollback needs every value: without one an unreadable register just has no "before".
     private mutating func takeSnapshot() async -> Bool {
         progress?(JobProgress(phase: "reading current values", done: 0, total: entries.count))
         let readout = await PageReader.read(entries.map { AddressSpan(address: $0.entry.address, length: $0.entry.length) }, from: target)
         report.requests += readout.requests
         snapshot = readout
         let unreadable = entries.filter { readout.words(for: span($0.entry)) == nil }
-        if !options.dryRun && !unreadable.isEmpty {
+        if options.onError == .rollback && !options.dryRun && !unreadable.isEmpty {
             report.status = .refused
             report.reason = "cannot snapshot the target for rollback, nothing written: "
                 + unreadable.map { "\($0.entry.registerId): \(readout.failures[span($0.entry)].map(String.init(describing:)) ?? "no data")" }

@@ -100,6 +100,7 @@ final class CaptureReplayTests: XCTestCase {
         XCTAssertEqual(report.status, .succeeded, report.reason ?? "")
         XCTAssertEqual(report.registers.map(\.status), Array(repeating: .verified, count: 5))
         XCTAssertEqual(report.afterWrite.map(\.status), ["ok"])
+        XCTAssertEqual(report.registers.map(\.before), [.unsigned(0xFFFF), .signed(0x7FFF), .unsigned(0xFFFF_FFFF), .text("\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}"), .unsigned(0xFFFF)])
 
         // An independent client sees exactly the template's values on B…
         let port = b.port!
@@ -120,7 +121,9 @@ final class CaptureReplayTests: XCTestCase {
         XCTAssertEqual(audit.records.map(\.kind), ["capture", "replay"])
         XCTAssertEqual(audit.records.last?.who, "uid:1000")
         XCTAssertEqual(audit.records.last?.result, "succeeded")
-        XCTAssertEqual(audit.records.last?.registers.first { $0.registerId == "heating.mode" }?.after, .unsigned(2))
+        let mode = audit.records.last?.registers.first { $0.registerId == "heating.mode" }
+        XCTAssertEqual(mode?.before, .unsigned(0xFFFF))
+        XCTAssertEqual(mode?.after, .unsigned(2))
     }
 
     func testInvalidCaptureArchivesNothingAndKeepsThePreviousTemplate() async throws {
