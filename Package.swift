@@ -40,6 +40,7 @@ let package = Package(
         .testTarget(name: "LastsetEngineTests", dependencies: ["LastsetEngine", "LastsetCore", "ModbusLink", "TestSupport"]),
         .testTarget(name: "LastsetHTTPTests", dependencies: ["LastsetHTTP", "LastsetService", "LastsetClient"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LastsetCore", "LastsetClient", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["lastset", "LastsetCore", "LastsetHTTP", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

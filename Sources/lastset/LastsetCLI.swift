@@ -7,10 +7,12 @@ enum LastsetCLI {
     static let version = "0.1.0"
 
     /// Every command, in the order `lastset --help` lists them.
-    static let commands: [any Command.Type] = [
-        Devices.self, Pages.self, Status.self, Capture.self, Apply.self, Templates.self, Show.self, Diff.self, Export.self,
-        Import.self, Audit.self, ImportMap.self,
-    ]
+    static var commands: [any Command.Type] {
+        [
+            Devices.self, Pages.self, Status.self, Capture.self, Apply.self, Templates.self, Show.self, Diff.self, Export.self,
+            Import.self, Audit.self, ImportMap.self,
+        ]
+    }
 
     /// Entry point (called from `main.swift`).
     static func main() -> Never {

@@ -181,9 +181,9 @@ enum TextView {
     /// A finished replay, or a dry run / diff.
     static func replay(_ report: ReplayReport) -> [String] {
         let planned = report.status == .planned || report.options.dryRun
-        let verb = planned ? "dry run of" : "apply"
+        let action = planned ? "dry run of \(report.pageId) v\(report.templateVersion) on" : "apply \(report.pageId) v\(report.templateVersion) to"
         var lines = [
-            "\(verb) \(report.pageId) v\(report.templateVersion) to \(report.target) (\(report.endpoint), unit \(report.unit)): \(statusText(report.status))"
+            "\(action) \(report.target) (\(report.endpoint), unit \(report.unit)): \(statusText(report.status))"
         ]
         lines += report.warnings.map { "warning: \($0)" }
         let badIdentity = report.identity.filter { !$0.matches }
@@ -198,13 +198,18 @@ enum TextView {
         }
         for (name, steps) in [("beforeWrite", report.beforeWrite), ("afterWrite", report.afterWrite)] {
             for (index, step) in steps.enumerated() {
-                lines.append("\(name)[\(index)] write \(step.value) to \(step.address): \(step.status)" + (step.message.map { " (\($0))" } ?? ""))
+                lines.append("\(name)[\(index)] write \(step.value) to \(step.address): \(step.status == "notAttempted" ? "not attempted" : step.status)" + (step.message.map { " (\($0))" } ?? ""))
             }
         }
         if !report.registers.isEmpty {
             lines += registerTable(report.registers, planned: planned)
         }
         if planned {
+            for request in report.plan {
+                lines.append(
+                    "would write: \(request.function.rawValue) at \(request.address), \(plural(request.count, "register")): \(request.registerIds.joined(separator: ", "))"
+                )
+            }
             lines.append("differs \(report.count(.differs)) / unchanged \(report.count(.unchanged))")
         } else {
             lines.append(

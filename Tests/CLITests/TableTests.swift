@@ -1,0 +1,150 @@
+import LastsetCore
+import XCTest
+
+@testable import lastset
+
+/// The pure pieces of the CLI, tested in-process: tables, text views, progress bar, argument parsing.
+final class TableTests: XCTestCase {
+    func testColumnsArePaddedToTheWidestCellAndNumbersAlignRight() {
+        var table = Table([.init("ID"), .init("UNIT", .right), .init("NOTE")])
+        table.append(["press-1", "1", "ok"])
+        table.append(["b", "255", ""])
+        XCTAssertEqual(
+            table.lines,
+            [
+                "ID       UNIT  NOTE",
+                "press-1     1  ok",
+                "b         255",
+            ])
+    }
+
+    func testShortRowsArePaddedAndExtraCellsDropped() {
+        let table = Table([.init("A"), .init("B")], rows: [["x"], ["1", "2", "3"]])
+        XCTAssertEqual(table.text, "A  B\nx\n1  2")
+    }
+
+    func testWideCharactersCountAsOneColumn() {
+        let table = Table([.init("UNIT"), .init("X")], rows: [["°C", "1"]])
+        XCTAssertEqual(table.lines, ["UNIT  X", "°C    1"])
+    }
+
+    func testControlCharactersInCellsAreEscaped() {
+        let table = Table([.init("MESSAGE"), .init("X")], rows: [["line1\nline2\tend\u{7}", "1"]])
+        XCTAssertEqual(table.lines[1], #"line1\nline2\tend\u{7}  1"#)
+    }
+
+    func testProgressBar() {
+        XCTAssertEqual(
+            ProgressBar.line(kind: "apply", pageId: "heating", progress: JobProgress(phase: "writing", done: 1, total: 4)),
+            "apply heating [#####---------------] writing 1/4")
+        XCTAssertEqual(
+            ProgressBar.line(kind: "capture", pageId: "p", progress: JobProgress(phase: "reading", done: 9, total: 3), width: 4),
+            "capture p [####] reading 3/3")
+        XCTAssertEqual(
+            ProgressBar.line(kind: "capture", pageId: "p", progress: JobProgress(phase: "reading", done: 0, total: 0), width: 4),
+            "capture p [----] reading 0/0")
+        XCTAssertEqual(ProgressBar.line(kind: "apply", pageId: "p", progress: nil, width: 4), "apply p [----] starting")
+    }
+
+    func testRefusedReplayShowsTheIdentityThatDidNotMatch() {
+        XCTAssertEqual(
+            TextView.replay(Fixtures.refused),
+            [
+                "apply heating v3 to tcp://127.0.0.1:15099 (tcp://127.0.0.1:15099, unit 4): REFUSED (nothing written)",
+                "IDENTITY  EXPECTED  ACTUAL  PROBLEM",
+                #"model     "AB"      "XY"    does not match"#,
+                "verified 0 / mismatch 0 / rejected 0 / failed 0 / not attempted 0",
+                "reason: identity does not match: model",
+                "requests 1, write frames 0",
+            ])
+    }
+
+    func testRollbackThatFailedListsTheTargetsValues() {
+        var report = Fixtures.replayRolledBack
+        report.rollback = RollbackResult(
+            restored: false,
+            registers: [
+                RegisterResult(
+                    registerId: "heating.mode", address: 100, length: 1, status: .failed, expected: .unsigned(0), expectedData: "0000",
+                    message: "timeout")
+            ])
+        let lines = TextView.replay(report)
+        XCTAssertEqual(
+            Array(lines.suffix(4)),
+            [
+                "rollback: NOT restored; the target's values now:",
+                "REGISTER      ADDRESS  STATUS  EXPECTED  ACTUAL  NOTE",
+                "heating.mode      100  failed  0         -       timeout",
+                "requests 11, write frames 6",
+            ])
+    }
+
+    func testArchivedCaptureAndJobErrors() {
+        XCTAssertEqual(
+            TextView.capture(Fixtures.captureArchived),
+            [
+                "capture of heating from press-1: archived as version 4 (3 entries, 2 read requests)",
+                "skipped 1 register:",
+                "REGISTER   ADDRESS  REASON",
+                "comm.unit      200  not cloned (clone: false)",
+            ])
+        XCTAssertEqual(
+            TextView.job(Fixtures.job(finished: true, error: "template v3 is corrupt: checksum mismatch")),
+            ["apply of heating on press-2 failed: template v3 is corrupt: checksum mismatch"])
+        var failedArchive = Fixtures.captureArchived
+        failedArchive.archived = false
+        failedArchive.error = "cannot fsync: No space left on device"
+        XCTAssertEqual(
+            TextView.capture(failedArchive).first,
+            "capture of heating from press-1 FAILED: cannot fsync: No space left on device; nothing archived, the previous template stays current"
+        )
+    }
+
+    func testEmptyListsSaySo() {
+        XCTAssertEqual(TextView.devices([]), ["no devices configured"])
+        XCTAssertEqual(TextView.pages([]), ["no pages configured"])
+        XCTAssertEqual(TextView.templates([], pageId: "heating"), [#"no templates archived for page "heating""#])
+        XCTAssertEqual(TextView.audit(AuditPage(records: [], unreadable: 0)), ["no audit records"])
+    }
+
+    func testParsedArgumentsForms() throws {
+        let parsed = try ParsedArguments(["heating", "--to=tcp://h:1", "--dry-run", "--unit", "-1"], spec: Apply.spec)
+        XCTAssertEqual(parsed.argument("PAGE"), "heating")
+        XCTAssertEqual(parsed.value("--to"), "tcp://h:1")
+        XCTAssertTrue(parsed.flag("--dry-run"))
+        XCTAssertThrowsError(try parsed.integer("--unit", in: 0...255)) { error in
+            XCTAssertEqual((error as? UsageError)?.message, #"--unit must be an integer in 0...255 (got "-1")"#)
+        }
+        let dashed = try ParsedArguments(["--to", "d", "--", "--odd-page"], spec: Apply.spec)
+        XCTAssertEqual(dashed.argument("PAGE"), "--odd-page")
+        XCTAssertThrowsError(try ParsedArguments(["p", "--to", "a", "--to", "b"], spec: Apply.spec)) { error in
+            XCTAssertEqual((error as? UsageError)?.message, "option --to is given more than once")
+        }
+        XCTAssertThrowsError(try ParsedArguments(["p", "--dry-run=yes", "--to", "a"], spec: Apply.spec)) { error in
+            XCTAssertEqual((error as? UsageError)?.message, #"option --dry-run takes no value (got "yes")"#)
+        }
+    }
+
+    func testGlobalVersionOnlyBeforeTheCommand() throws {
+        let (options, command, rest) = try GlobalOptions.split(["--json", "show", "heating", "--version", "2", "--socket=/x.sock"])
+        XCTAssertEqual(command, "show")
+        XCTAssertEqual(rest, ["heating", "--version", "2"])
+        XCTAssertTrue(options.json)
+        XCTAssertFalse(options.version)
+        XCTAssertEqual(options.socket, "/x.sock")
+        XCTAssertTrue(try GlobalOptions.split(["--version"]).0.version)
+    }
+
+    func testSocketResolutionOrder() throws {
+        XCTAssertEqual(try GlobalOptions().endpoint(environment: [:]), .unix(path: "/run/lastset/api.sock"))
+        XCTAssertEqual(try GlobalOptions().endpoint(environment: ["LASTSET_SOCKET": "/e.sock"]), .unix(path: "/e.sock"))
+        var options = GlobalOptions()
+        options.socket = "/o.sock"
+        XCTAssertEqual(try options.endpoint(environment: ["LASTSET_SOCKET": "/e.sock"]), .unix(path: "/o.sock"))
+    }
+
+    func testPathSegmentsAreEscaped() {
+        XCTAssertEqual(DaemonAPI.escape("press-1.a_b~"), "press-1.a_b~")
+        XCTAssertEqual(DaemonAPI.escape("a b/ü&"), "a%20b%2F%C3%BC%26")
+    }
+}
