@@ -30,6 +30,10 @@ let package = Package(
         .executableTarget(name: "lastset", dependencies: ["LastsetCore", "LastsetClient"]),
         .executableTarget(name: "lastset-sim", dependencies: ["LastsetCore", "ModbusLink"]),
 
+        // Benchmarks (make bench): not a test target, never run by `swift test`.
+        .executableTarget(
+            name: "lastset-bench", dependencies: ["LastsetEngine", "LastsetCore", "ModbusLink", "LastsetClient"],
+            path: "Benchmarks/LastsetBench"),
         // Writes templates in a loop until killed: the crash-consistency test's victim.
         .executableTarget(name: "lastset-archive-stress", dependencies: ["LastsetEngine", "LastsetCore"], path: "Tests/ArchiveStress"),
 

@@ -1,0 +1,104 @@
+import Foundation
+import Glibc
+import LastsetCore
+
+/// One benchmark run: a temp directory with the generated configs, the child processes, the results.
+final class Bench {
+    let options: BenchOptions
+    /// Scratch directory for configs, data directories, sockets and logs.
+    let temp: String
+    var report: BenchReport
+    /// Peak RSS of the wire suite's daemon (10,000-register pages), for the daemon figures.
+    var wireDaemonPeakRSS: Int?
+    /// Stops what was started, in reverse order.
+    private var cleanups: [() -> Void] = []
+
+    init(options: BenchOptions) throws {
+        self.options = options
+        var template = Array("/tmp/lastset-bench.XXXXXX".utf8CString)
+        guard let dir = mkdtemp(&template) else { throw BenchError("mkdtemp failed: errno \(errno)") }
+        temp = String(cString: dir)
+        report = BenchReport(machine: Self.machine())
+        report.settings = [
+            "reps": String(options.reps), "slowReps": String(options.slowReps), "slowReps10k": String(options.slowReps10k),
+            "perRegisterSlowReps": String(options.perRegisterSlowReps), "perRegisterSlowReps10k": String(options.perRegisterSlowReps10k),
+            "provisionReps": String(options.provisionReps), "idleSeconds": String(options.idleSeconds),
+            "sizes": options.sizes.map(String.init).joined(separator: ","), "delaysMs": options.delays.map(String.init).joined(separator: ","),
+        ]
+    }
+
+    /// Path of a built tool (lastsetd, lastset-sim).
+    func tool(_ name: String) -> String { "\(options.binDirectory)/\(name)" }
+
+    /// Registers something to stop at the end of the run.
+    func onExit(_ body: @escaping () -> Void) { cleanups.append(body) }
+
+    /// Progress on stderr (the table and JSON go to stdout).
+    func say(_ text: String) {
+        FileHandle.standardError.write(Data("[bench \(String(format: "%6.1f", (ContinuousClock.now - started).seconds))s] \(text)\n".utf8))
+    }
+    private let started = ContinuousClock.now
+
+    /// Runs the selected suites; false when one failed (the report so far is still printed).
+    func run() async -> Bool {
+        var ok = true
+        say("scratch directory \(temp)")
+        do {
+            if options.suites.contains("wire") { try await wireSuite() }
+            if options.suites.contains("counts") { try await countSuite() }
+            if options.suites.contains("provision") { try await provisionSuite() }
+            if options.suites.contains("daemon") { try daemonSuite() }
+        } catch {
+            say("FAILED: \(error)")
+            report.notes.append("run failed: \(error)")
+            ok = false
+        }
+        for c in cleanups.reversed() { c() }
+        cleanups = []
+        printTable()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        if let data = try? encoder.encode(report) {
+            print(String(decoding: data, as: UTF8.self))
+            if let out = options.jsonOut { FileManager.default.createFile(atPath: out, contents: data) }
+        }
+        if !options.keepTemp && ok { try? FileManager.default.removeItem(atPath: temp) }
+        return ok
+    }
+
+    /// Writes a file into the scratch directory and returns its path.
+    func file(_ name: String, _ text: String) throws -> String {
+        let path = "\(temp)/\(name)"
+        do {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw BenchError("cannot write \(path): \(error)")
+        }
+        return path
+    }
+
+    /// Loads a generated config with Lastset's own loader.
+    func load(_ path: String) throws -> LastsetConfig {
+        do {
+            return try ConfigLoader.load(path: path)
+        } catch {
+            throw BenchError("generated config \(path) does not load: \(error)")
+        }
+    }
+
+    private static func machine() -> BenchReport.Machine {
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown"
+        var u = utsname()
+        uname(&u)
+        let release = withUnsafeBytes(of: &u.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let date = ISO8601DateFormatter().string(from: Date())
+        return BenchReport.Machine(nproc: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), cpuModel: model, kernel: release, date: date)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

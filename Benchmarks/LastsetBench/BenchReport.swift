@@ -1,0 +1,91 @@
+/// Everything one run measured; printed as the final JSON object.
+struct BenchReport: Codable {
+    /// The machine and toolchain.
+    struct Machine: Codable {
+        var nproc: Int
+        var cpuModel: String
+        var kernel: String
+        var date: String
+    }
+    /// One implementation's timings of one operation.
+    struct WireResult: Codable {
+        var delayMs: Int
+        var registers: Int
+        /// "capture" or "replay".
+        var operation: String
+        /// lastset-engine, lastset-core, lastset-api, c, pymodbus, per-register.
+        var impl: String
+        var medianMs: Double
+        var minMs: Double
+        var maxMs: Double
+        var runs: Int
+        /// Requests one operation sent on the wire.
+        var requests: Int
+    }
+    /// Ratios of medians for one operation.
+    struct Ratio: Codable {
+        var delayMs: Int
+        var registers: Int
+        var operation: String
+        var lastsetOverC: Double?
+        var lastsetCoreOverC: Double?
+        var apiOverC: Double?
+        var lastsetOverPymodbus: Double?
+        var lastsetOverPerRegister: Double?
+    }
+    /// Requests Lastset sent against the minimum for the limits.
+    struct RequestCount: Codable {
+        var page: String
+        var registers: Int
+        var words: Int
+        var maxReadRegisters: Int
+        var captureRequests: Int
+        var captureMinimum: Int
+        var replayWrites: Int
+        var replayReads: Int
+        var replayMinimumWrites: Int
+        /// Reads needed to verify what was written, reading everything back once at the end.
+        var replayMinimumReads: Int
+        /// Reads needed when every write group is verified before the next write (Lastset's rule).
+        var replayVerifyAsYouGoReads: Int
+        var replayStatus: String
+        var note: String?
+    }
+    /// Provisioning `machines` targets at once.
+    struct Provisioning: Codable {
+        var delayMs: Int
+        var via: String
+        var machines: Int
+        var registers: Int
+        var medianMs: Double
+        var minMs: Double
+        var maxMs: Double
+        var runs: Int
+        /// Median wall time over the median for one machine.
+        var overOneMachine: Double?
+    }
+    /// Resource figures of the daemon.
+    struct Daemon: Codable {
+        var devices: Int
+        var timeToReadyMs: Samples
+        var idleSeconds: Int
+        var cpuSecondsPollingOff: Double
+        var cpuSecondsPollingOn: Double
+        var pollIntervalSeconds: Int
+        var devicesReachableWithPolling: Int
+        var peakRSSKiBPollingOff: Int
+        var peakRSSKiBPollingOn: Int
+        var threadsPollingOff: Int
+        var threadsPollingOn: Int
+        var apiDaemonPeakRSSKiBAfterWire: Int?
+    }
+
+    var machine: Machine
+    var settings: [String: String] = [:]
+    var wire: [WireResult] = []
+    var ratios: [Ratio] = []
+    var requestCounts: [RequestCount] = []
+    var provisioning: [Provisioning] = []
+    var daemon: Daemon?
+    var notes: [String] = []
+}

@@ -1,0 +1,136 @@
+import Foundation
+import LastsetCore
+import LastsetEngine
+import ModbusLink
+
+/// Provisioning 1, 8 and 32 blank simulated machines at once (each its own simulator process) with
+/// the 1,000-register page, through the engine (one task per machine) and through the daemon API
+/// (one HTTP request per machine, all in flight together).
+extension Bench {
+    static let provisionCounts = [1, 8, 32]
+
+    func provisionSuite() async throws {
+        let words = options.sizes.contains(1000) ? 1000 : options.sizes[0]
+        let page = BenchPage.contiguous(id: "p\(words)", words: words)
+        let configPath = "\(temp)/provision-pages.json"
+        let values = try file("values-provision-\(page.id).json", page.valuesJSON)
+        try BenchConfig.write(path: configPath, pages: [page], devices: [])
+        // The reference machine the template is captured from (by the engine and by the daemon).
+        let reference = try SimServer(
+            executable: tool("lastset-sim"), config: configPath, page: page.id, values: values, delayMs: 0, name: "sim-prov-reference",
+            logDirectory: temp)
+        defer { reference.stop() }
+        let daemonConfig = "\(temp)/provision-daemon.json"
+        try BenchConfig.write(path: daemonConfig, pages: [page], devices: [BenchConfig.Device(id: "reference", port: reference.port, pages: [page.id])])
+        let config = try load(daemonConfig)
+        guard let definition = config.page(page.id) else { throw BenchError("page \(page.id) missing from \(daemonConfig)") }
+        let daemon = try DaemonProcess(executable: tool("lastsetd"), config: daemonConfig, directory: "\(temp)/prov-daemon", name: "lastsetd-prov", logDirectory: temp)
+        defer { daemon.stop() }
+        _ = try daemon.capture(page: page.id, device: "reference")
+        let engine = try Engine(dataDirectory: URL(fileURLWithPath: "\(temp)/prov-data"), historyLimit: 5)
+        let limits = DeviceLimits()
+        let refEndpoint = Endpoint.tcp(host: "127.0.0.1", port: reference.port)
+        let refTarget = DeviceTarget(
+            deviceId: "reference", endpoint: refEndpoint, unit: 1, limits: limits, connection: ModbusConnection(endpoint: refEndpoint, options: LinkOptions(limits)))
+        guard await engine.capture(page: definition, from: refTarget, who: "bench").archived else { throw BenchError("provisioning: reference capture failed") }
+
+        let most = Self.provisionCounts.max()!
+        for delay in options.delays {
+            var machines: [SimServer] = []
+            defer { for m in machines { m.stop() } }
+            for i in 0..<most {
+                machines.append(
+                    try SimServer(
+                        executable: tool("lastset-sim"), config: configPath, page: page.id, values: nil, delayMs: delay,
+                        name: "sim-prov-d\(delay)-\(i)", logDirectory: temp))
+            }
+            let ports = machines.map(\.port)
+            say("provision: \(most) blank machines up (delay \(delay) ms)")
+            var samples: [String: Samples] = [:]
+            // Warm-up: every machine once through each path.
+            _ = try await provisionEngine(engine, definition, ports: ports)
+            _ = try provisionAPI(daemon, page: page.id, ports: ports)
+            for rep in 0..<options.provisionReps {
+                let order = rep % 2 == 0 ? Self.provisionCounts : Self.provisionCounts.reversed()
+                for n in order {
+                    samples["engine|\(n)", default: Samples()].add(try await provisionEngine(engine, definition, ports: Array(ports.prefix(n))))
+                    samples["api|\(n)", default: Samples()].add(try provisionAPI(daemon, page: page.id, ports: Array(ports.prefix(n))))
+                }
+            }
+            for via in ["engine", "api"] {
+                let one = samples["\(via)|1"]?.median
+                for n in Self.provisionCounts {
+                    guard let s = samples["\(via)|\(n)"] else { continue }
+                    report.provisioning.append(
+                        BenchReport.Provisioning(
+                            delayMs: delay, via: via, machines: n, registers: words, medianMs: s.median, minMs: s.min, maxMs: s.max,
+                            runs: s.runsMs.count, overOneMachine: one.map { s.median / $0 }))
+                }
+            }
+            say("provision: delay \(delay) ms done")
+        }
+    }
+
+    /// Replays to every port at once through the engine (fresh connections: a new machine is a new
+    /// connection); returns the wall time until the last one finished.
+    private func provisionEngine(_ engine: Engine, _ page: PageDefinition, ports: [Int]) async throws -> Duration {
+        let limits = DeviceLimits()
+        let targets = ports.map { port -> DeviceTarget in
+            let endpoint = Endpoint.tcp(host: "127.0.0.1", port: port)
+            return DeviceTarget(deviceId: nil, endpoint: endpoint, unit: 1, limits: limits, connection: ModbusConnection(endpoint: endpoint, options: LinkOptions(limits)))
+        }
+        let start = ContinuousClock.now
+        let statuses = await withTaskGroup(of: String.self) { group in
+            for target in targets {
+                group.addTask {
+                    do {
+                        return try await engine.apply(page: page, to: target, options: ReplayOptions(), who: "bench").status.rawValue
+                    } catch {
+                        return "\(error)"
+                    }
+                }
+            }
+            var all: [String] = []
+            for await s in group { all.append(s) }
+            return all
+        }
+        let elapsed = ContinuousClock.now - start
+        for target in targets { await target.connection.close() }
+        guard statuses.allSatisfy({ $0 == "succeeded" }) else { throw BenchError("engine provisioning of \(ports.count): \(statuses.filter { $0 != "succeeded" }.prefix(3))") }
+        return elapsed
+    }
+
+    /// Replays to every port at once through the daemon API, one thread and one request per machine.
+    private func provisionAPI(_ daemon: DaemonProcess, page: String, ports: [Int]) throws -> Duration {
+        let failures = LockedList()
+        let group = DispatchGroup()
+        let start = ContinuousClock.now
+        for port in ports {
+            group.enter()
+            let thread = Thread {
+                do {
+                    _ = try daemon.apply(page: page, port: port)
+                } catch {
+                    failures.append("\(error)")
+                }
+                group.leave()
+            }
+            thread.start()
+        }
+        guard group.wait(timeout: .now() + 600) == .success else { throw BenchError("API provisioning of \(ports.count) machines took over 600 s") }
+        let elapsed = ContinuousClock.now - start
+        let failed = failures.items
+        guard failed.isEmpty else { throw BenchError("API provisioning of \(ports.count): \(failed.prefix(3))") }
+        return elapsed
+    }
+}
+
+/// A list appended to from several threads.
+final class LockedList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String] = []
+    /// Appends one item.
+    func append(_ item: String) { lock.withLock { list.append(item) } }
+    /// The items so far.
+    var items: [String] { lock.withLock { list } }
+}

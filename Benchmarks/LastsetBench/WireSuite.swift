@@ -1,0 +1,165 @@
+import Foundation
+import LastsetCore
+import LastsetEngine
+import ModbusLink
+
+/// The side-by-side comparison: capture and replay of each page size through Lastset (engine, engine
+/// core, daemon API), the C libmodbus loop, pymodbus and the per-register approach, on the same
+/// simulator, interleaved and repeated.
+extension Bench {
+    /// Implementations compared, in the order of the first repetition (rotated afterwards).
+    static let implementations = ["lastset-engine", "lastset-core", "lastset-api", "c", "pymodbus", "per-register"]
+
+    /// One simulator and everything needed to run both operations against it.
+    private struct Slot {
+        var delayMs: Int
+        var page: BenchPage
+        var definition: PageDefinition
+        var port: Int
+        var deviceId: String
+        var target: DeviceTarget
+        var template: Template?
+    }
+
+    func wireSuite() async throws {
+        let pages = options.sizes.map { BenchPage.contiguous(id: "p\($0)", words: $0) }
+        let simConfig = "\(temp)/wire-pages.json"
+        try BenchConfig.write(path: simConfig, pages: pages, devices: [])
+        var slots: [Slot] = []
+        let pool = ConnectionPool()
+        var devices: [BenchConfig.Device] = []
+        var sims: [(Int, BenchPage, Int)] = []
+        for delay in options.delays {
+            for page in pages {
+                let values = try file("values-\(page.id).json", page.valuesJSON)
+                let sim = try SimServer(
+                    executable: tool("lastset-sim"), config: simConfig, page: page.id, values: values, delayMs: delay,
+                    name: "sim-wire-d\(delay)-\(page.id)", logDirectory: temp)
+                onExit { sim.stop() }
+                sims.append((delay, page, sim.port))
+                devices.append(BenchConfig.Device(id: "d\(delay)-\(page.id)", port: sim.port, pages: [page.id]))
+            }
+        }
+        let daemonConfig = "\(temp)/wire-daemon.json"
+        try BenchConfig.write(path: daemonConfig, pages: pages, devices: devices)
+        let config = try load(daemonConfig)
+        for (delay, page, port) in sims {
+            guard let definition = config.page(page.id) else { throw BenchError("page \(page.id) missing from \(daemonConfig)") }
+            let endpoint = Endpoint.tcp(host: "127.0.0.1", port: port)
+            let limits = DeviceLimits()
+            let connection = await pool.connection(for: endpoint, options: LinkOptions(limits))
+            let target = DeviceTarget(deviceId: "d\(delay)-\(page.id)", endpoint: endpoint, unit: 1, limits: limits, connection: connection)
+            slots.append(Slot(delayMs: delay, page: page, definition: definition, port: port, deviceId: "d\(delay)-\(page.id)", target: target))
+        }
+        say("wire: \(slots.count) simulators up; starting lastsetd and the C and pymodbus workers")
+        let daemon = try DaemonProcess(executable: tool("lastsetd"), config: daemonConfig, directory: "\(temp)/wire-daemon", name: "lastsetd-wire", logDirectory: temp)
+        onExit { daemon.stop() }
+        let engine = try Engine(dataDirectory: URL(fileURLWithPath: "\(temp)/engine-data"), historyLimit: 5)
+        let c = try Worker(name: "c", executable: options.cWorker, arguments: [], logDirectory: temp)
+        onExit { c.stop() }
+        let py = try Worker(name: "pymodbus", executable: options.python, arguments: ["-u", options.pythonScript], logDirectory: temp)
+        onExit { py.stop() }
+
+        // Warm-up (untimed): connects every client, archives a first template everywhere, checks results.
+        for i in slots.indices {
+            let s = slots[i]
+            _ = try await run("lastset-engine", "capture", s, engine: engine, daemon: daemon, c: c, py: py)
+            let template = try await engine.archive.load(pageId: s.page.id)
+            slots[i].template = template
+            for impl in Self.implementations where impl != "per-register" {
+                for op in ["capture", "replay"] { _ = try await run(impl, op, slots[i], engine: engine, daemon: daemon, c: c, py: py) }
+            }
+        }
+        say("wire: warm-up done")
+
+        var samples: [String: (Samples, Int)] = [:]
+        let maxReps = slots.map { options.repetitions(delayMs: $0.delayMs, words: $0.page.words, perRegister: false) }.max() ?? 0
+        for rep in 0..<maxReps {
+            for s in slots {
+                let n = Self.implementations.count
+                let order = (0..<n).map { Self.implementations[($0 + rep) % n] }
+                for op in ["capture", "replay"] {
+                    for impl in order {
+                        let reps = options.repetitions(delayMs: s.delayMs, words: s.page.words, perRegister: impl == "per-register")
+                        guard rep < reps else { continue }
+                        let (elapsed, requests) = try await run(impl, op, s, engine: engine, daemon: daemon, c: c, py: py)
+                        let key = "\(s.delayMs)|\(s.page.words)|\(op)|\(impl)"
+                        var entry = samples[key] ?? (Samples(), requests)
+                        entry.0.add(elapsed)
+                        entry.1 = requests
+                        samples[key] = entry
+                    }
+                }
+            }
+            say("wire: repetition \(rep + 1)/\(maxReps) done")
+        }
+        wireDaemonPeakRSS = (try? daemon.stats())?.peakRSSKiB
+
+        for s in slots {
+            for op in ["capture", "replay"] {
+                func median(_ impl: String) -> Double? { samples["\(s.delayMs)|\(s.page.words)|\(op)|\(impl)"].map { $0.0.median } }
+                for impl in Self.implementations {
+                    guard let (sample, requests) = samples["\(s.delayMs)|\(s.page.words)|\(op)|\(impl)"] else { continue }
+                    report.wire.append(
+                        BenchReport.WireResult(
+                            delayMs: s.delayMs, registers: s.page.words, operation: op, impl: impl, medianMs: sample.median,
+                            minMs: sample.min, maxMs: sample.max, runs: sample.runsMs.count, requests: requests))
+                }
+                func over(_ a: String, _ b: String) -> Double? {
+                    guard let x = median(a), let y = median(b), y > 0 else { return nil }
+                    return x / y
+                }
+                report.ratios.append(
+                    BenchReport.Ratio(
+                        delayMs: s.delayMs, registers: s.page.words, operation: op, lastsetOverC: over("lastset-engine", "c"),
+                        lastsetCoreOverC: over("lastset-core", "c"), apiOverC: over("lastset-api", "c"),
+                        lastsetOverPymodbus: over("lastset-engine", "pymodbus"), lastsetOverPerRegister: over("lastset-engine", "per-register")))
+            }
+        }
+    }
+
+    /// Runs one operation with one implementation; returns the time and the requests it sent.
+    private func run(_ impl: String, _ op: String, _ s: Slot, engine: Engine, daemon: DaemonProcess, c: Worker, py: Worker) async throws -> (Duration, Int) {
+        let clock = ContinuousClock()
+        let capture = op == "capture"
+        switch impl {
+        case "lastset-engine", "lastset-core":
+            let before = await s.target.connection.counters
+            let start = clock.now
+            if capture {
+                if impl == "lastset-engine" {
+                    let r = await engine.capture(page: s.definition, from: s.target, who: "bench")
+                    guard r.archived else { throw BenchError("engine capture of \(s.page.id) did not archive: \(r.problems.prefix(3)) \(r.error ?? "")") }
+                } else {
+                    let r = await LiveReader.read(page: s.definition, from: s.target)
+                    if let e = r.error { throw BenchError("LiveReader of \(s.page.id): \(e)") }
+                }
+            } else {
+                let status: ReplayStatus
+                if impl == "lastset-engine" {
+                    status = try await engine.apply(page: s.definition, to: s.target, options: ReplayOptions(), who: "bench").status
+                } else {
+                    guard let template = s.template else { throw BenchError("no template of \(s.page.id) loaded") }
+                    status = await Replay.run(page: s.definition, template: template, to: s.target).status
+                }
+                guard status == .succeeded else { throw BenchError("\(impl) replay of \(s.page.id) ended \(status)") }
+            }
+            let elapsed = clock.now - start
+            let after = await s.target.connection.counters
+            return (elapsed, after.total - before.total)
+        case "lastset-api":
+            let start = clock.now
+            let requests = capture ? try daemon.capture(page: s.page.id, device: s.deviceId) : try daemon.apply(page: s.page.id, device: s.deviceId)
+            return (clock.now - start, requests)
+        case "c", "pymodbus":
+            let worker = impl == "c" ? c : py
+            let r = try worker.run(capture ? "read" : "replay", port: s.port, start: s.page.start, count: s.page.words, chunk: capture ? 125 : 123)
+            return (r.elapsed, r.requests)
+        case "per-register":
+            let r = try c.run(capture ? "perreg-read" : "perreg-replay", port: s.port, start: s.page.start, count: s.page.words, timeout: .seconds(600))
+            return (r.elapsed, r.requests)
+        default:
+            throw BenchError("unknown implementation \"\(impl)\"")
+        }
+    }
+}

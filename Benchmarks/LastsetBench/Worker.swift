@@ -1,0 +1,61 @@
+/// A baseline worker (the C libmodbus loop or the pymodbus script) driven over its stdin; it times
+/// its own requests, so process start-up and the pipe never count.
+final class Worker {
+    /// Result of one timed command.
+    struct Run {
+        /// Time the worker measured around its requests.
+        var elapsed: Duration
+        /// Requests it sent.
+        var requests: Int
+        /// Read-backs that differed from what was written (replays).
+        var mismatches: Int
+    }
+
+    /// "c" or "pymodbus".
+    let name: String
+    private let process: ChildProcess
+    private var connected: [Int: Int] = [:]
+
+    /// Starts the worker program.
+    init(name: String, executable: String, arguments: [String], logDirectory: String) throws {
+        self.name = name
+        process = try ChildProcess(name: "worker-\(name)", executable: executable, arguments: arguments, logDirectory: logDirectory)
+    }
+
+    private func ask(_ line: String, timeout: Duration) throws -> [Substring] {
+        try process.send(line)
+        let answer = try process.readLine(timeout: timeout)
+        let parts = answer.split(separator: " ")
+        guard parts.first == "ok" else { throw BenchError("\(name) worker: \"\(line)\" answered \"\(answer)\"") }
+        return Array(parts.dropFirst())
+    }
+
+    /// Context id for the server at `port`, connecting (untimed) on first use.
+    private func context(port: Int) throws -> Int {
+        if let id = connected[port] { return id }
+        let id = connected.count
+        guard id < 64 else { throw BenchError("\(name) worker: more than 64 servers") }
+        _ = try ask("connect \(id) 127.0.0.1 \(port)", timeout: .seconds(10))
+        connected[port] = id
+        return id
+    }
+
+    /// Runs `command` (read, replay, perreg-read, perreg-replay) against the server at `port`.
+    func run(_ command: String, port: Int, unit: Int = 1, start: Int, count: Int, chunk: Int? = nil, timeout: Duration = .seconds(120)) throws -> Run {
+        let id = try context(port: port)
+        let line = "\(command) \(id) \(unit) \(start) \(count)" + (chunk.map { " \($0)" } ?? "")
+        let parts = try ask(line, timeout: timeout)
+        guard parts.count >= 2, let ns = Int64(parts[0]), let requests = Int(parts[1]) else {
+            throw BenchError("\(name) worker: unparsable answer \(parts) to \"\(line)\"")
+        }
+        let mismatches = parts.count > 2 ? Int(parts[2]) ?? -1 : 0
+        guard mismatches == 0 else { throw BenchError("\(name) worker: \(mismatches) read-back mismatches in \"\(line)\"") }
+        return Run(elapsed: .nanoseconds(ns), requests: requests, mismatches: mismatches)
+    }
+
+    /// Asks it to quit, then stops it.
+    func stop() {
+        try? process.send("quit")
+        process.stop(grace: .seconds(2))
+    }
+}

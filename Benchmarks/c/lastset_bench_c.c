@@ -1,0 +1,134 @@
+/*
+ * lastset-bench-c: the hand-written libmodbus baseline of the Lastset benchmarks.
+ *
+ * A worker driven over stdin by lastset-bench, one command per line, one answer line per command:
+ *
+ *   connect ID HOST PORT                      -> "ok"            (opens context ID; not timed)
+ *   read ID UNIT START COUNT MAXREAD          -> "ok NS REQUESTS"
+ *        FC03 loop over START..START+COUNT in chunks of MAXREAD (the minimal plan for a contiguous page)
+ *   replay ID UNIT START COUNT MAXWRITE       -> "ok NS REQUESTS MISMATCHES"
+ *        FC16 loop in chunks of MAXWRITE, each chunk read back (FC03) and compared before the next write
+ *   perreg-read ID UNIT START COUNT           -> "ok NS REQUESTS"   one FC03 per register
+ *   perreg-replay ID UNIT START COUNT         -> "ok NS REQUESTS MISMATCHES"  FC06 + FC03 read-back per register
+ *   quit
+ *
+ * The value written to address A is bench_value(A), the same function lastset-bench uses to fill the
+ * simulators, so a replay leaves the server unchanged. Errors answer "err MESSAGE".
+ * Build: cc -O2 -o lastset-bench-c lastset_bench_c.c $(pkg-config --cflags --libs libmodbus)
+ */
+#include <errno.h>
+#include <modbus.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_CONTEXTS 64
+
+static modbus_t *contexts[MAX_CONTEXTS];
+
+static uint16_t bench_value(long address) { return (uint16_t)((address * 7 + 1) % 50000); }
+
+static long long now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static modbus_t *context(int id) {
+    if (id < 0 || id >= MAX_CONTEXTS) return NULL;
+    return contexts[id];
+}
+
+static void fail(const char *what) {
+    printf("err %s: %s\n", what, modbus_strerror(errno));
+}
+
+int main(void) {
+    char line[512];
+    static uint16_t buffer[MODBUS_MAX_READ_REGISTERS];
+    static uint16_t values[MODBUS_MAX_WRITE_REGISTERS];
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    while (fgets(line, sizeof line, stdin)) {
+        char command[32], host[64];
+        int id, unit, port;
+        long start, count, max;
+        if (sscanf(line, "%31s", command) != 1) continue;
+        if (strcmp(command, "quit") == 0) break;
+        if (strcmp(command, "connect") == 0) {
+            if (sscanf(line, "%*s %d %63s %d", &id, host, &port) != 3 || id < 0 || id >= MAX_CONTEXTS) {
+                printf("err bad connect line\n");
+                continue;
+            }
+            if (contexts[id]) {
+                modbus_close(contexts[id]);
+                modbus_free(contexts[id]);
+            }
+            modbus_t *ctx = modbus_new_tcp(host, port);
+            if (!ctx) { fail("modbus_new_tcp"); continue; }
+            modbus_set_response_timeout(ctx, 2, 0);
+            modbus_set_error_recovery(ctx, MODBUS_ERROR_RECOVERY_PROTOCOL);
+            if (modbus_connect(ctx) == -1) { fail("modbus_connect"); modbus_free(ctx); continue; }
+            contexts[id] = ctx;
+            printf("ok\n");
+            continue;
+        }
+        int isReplay = strcmp(command, "replay") == 0;
+        int isRead = strcmp(command, "read") == 0;
+        int isPerRegRead = strcmp(command, "perreg-read") == 0;
+        int isPerRegReplay = strcmp(command, "perreg-replay") == 0;
+        int fields = sscanf(line, "%*s %d %d %ld %ld %ld", &id, &unit, &start, &count, &max);
+        modbus_t *ctx = context(id);
+        if (!(isReplay || isRead || isPerRegRead || isPerRegReplay) || fields < 4 || !ctx) {
+            printf("err bad command line: %s", line);
+            continue;
+        }
+        if ((isRead || isReplay) && (fields != 5 || max < 1 || max > (isRead ? 125 : 123))) {
+            printf("err bad chunk size\n");
+            continue;
+        }
+        modbus_set_slave(ctx, unit);
+        long requests = 0, mismatches = 0;
+        int ok = 1;
+        long long t0 = now_ns();
+        if (isRead) {
+            for (long a = start; a < start + count && ok; a += max) {
+                int n = (int)(start + count - a < max ? start + count - a : max);
+                requests++;
+                if (modbus_read_registers(ctx, (int)a, n, buffer) != n) { fail("read"); ok = 0; }
+            }
+        } else if (isReplay) {
+            for (long a = start; a < start + count && ok; a += max) {
+                int n = (int)(start + count - a < max ? start + count - a : max);
+                for (int i = 0; i < n; i++) values[i] = bench_value(a + i);
+                requests++;
+                if (modbus_write_registers(ctx, (int)a, n, values) != n) { fail("write"); ok = 0; break; }
+                requests++;
+                if (modbus_read_registers(ctx, (int)a, n, buffer) != n) { fail("read back"); ok = 0; break; }
+                if (memcmp(values, buffer, (size_t)n * sizeof(uint16_t)) != 0) mismatches++;
+            }
+        } else if (isPerRegRead) {
+            for (long a = start; a < start + count && ok; a++) {
+                requests++;
+                if (modbus_read_registers(ctx, (int)a, 1, buffer) != 1) { fail("read"); ok = 0; }
+            }
+        } else {
+            for (long a = start; a < start + count && ok; a++) {
+                requests++;
+                if (modbus_write_register(ctx, (int)a, bench_value(a)) != 1) { fail("write"); ok = 0; break; }
+                requests++;
+                if (modbus_read_registers(ctx, (int)a, 1, buffer) != 1) { fail("read back"); ok = 0; break; }
+                if (buffer[0] != bench_value(a)) mismatches++;
+            }
+        }
+        long long elapsed = now_ns() - t0;
+        if (!ok) continue;
+        if (isRead || isPerRegRead) printf("ok %lld %ld\n", elapsed, requests);
+        else printf("ok %lld %ld %ld\n", elapsed, requests, mismatches);
+    }
+    for (int i = 0; i < MAX_CONTEXTS; i++) {
+        if (contexts[i]) { modbus_close(contexts[i]); modbus_free(contexts[i]); }
+    }
+    return 0;
+}
