@@ -1,5 +1,3 @@
-import LastsetCore
-
 /// What to do after the first permanent failure of a replay.
 public enum OnError: String, Codable, Sendable, Hashable, CaseIterable {
     /// No write after the first permanent failure (default).

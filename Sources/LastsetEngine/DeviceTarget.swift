@@ -22,3 +22,26 @@ public struct DeviceTarget: Sendable {
     /// The device id, or the endpoint and unit for an ad-hoc target.
     public var label: String { deviceId ?? "\(endpoint) unit \(unit)" }
 }
+
+extension DeviceTarget {
+    /// This device's timing, passed with every request: devices sharing a serial line keep their own.
+    private var options: LinkOptions { LinkOptions(limits) }
+
+    /// FC03 on this device.
+    func readHolding(address: Int, count: Int) async throws(ModbusError) -> [UInt16] {
+        try await connection.readHoldingRegisters(unit: unit, address: address, count: count, options: options)
+    }
+
+    /// FC06 on this device.
+    func writeSingle(address: Int, value: UInt16) async throws(ModbusError) {
+        try await connection.writeRegister(unit: unit, address: address, value: value, options: options)
+    }
+
+    /// One planned write request (FC06 or FC16) on this device.
+    func write(_ request: WriteRequest) async throws(ModbusError) {
+        switch request.function {
+        case .fc16: try await connection.writeRegisters(unit: unit, address: request.address, values: request.words, options: options)
+        case .fc06: try await writeSingle(address: request.address, value: request.words[0])
+        }
+    }
+}

@@ -31,7 +31,7 @@ enum PageReader {
             if Task.isCancelled { break }
             out.requests += 1
             do {
-                let words = try await target.connection.readHoldingRegisters(unit: target.unit, address: request.address, count: request.count)
+                let words = try await target.readHolding(address: request.address, count: request.count)
                 for (i, w) in words.enumerated() { out.words[request.address + i] = w }
             } catch {
                 let inside = unique.filter { $0.address >= request.address && $0.end <= request.end }
@@ -39,7 +39,7 @@ enum PageReader {
                     for span in inside.sorted(by: { $0.address < $1.address }) {
                         out.requests += 1
                         do {
-                            let words = try await target.connection.readHoldingRegisters(unit: target.unit, address: span.address, count: span.length)
+                            let words = try await target.readHolding(address: span.address, count: span.length)
                             for (i, w) in words.enumerated() { out.words[span.address + i] = w }
                         } catch {
                             out.failures[span] = error

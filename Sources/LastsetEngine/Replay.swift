@@ -191,7 +191,7 @@ public struct Replay {
             report.requests += 1
             report.writeFrames += 1
             do {
-                try await target.connection.writeRegister(unit: target.unit, address: step.address, value: UInt16(truncatingIfNeeded: step.value))
+                try await target.writeSingle(address: step.address, value: UInt16(truncatingIfNeeded: step.value))
                 report[keyPath: path].append(StepResult(address: step.address, value: step.value, status: "ok"))
             } catch {
                 failedAt = i
@@ -229,12 +229,7 @@ public struct Replay {
             report.requests += 1
             report.writeFrames += 1
             do {
-                switch request.function {
-                case .fc16:
-                    try await target.connection.writeRegisters(unit: target.unit, address: request.address, values: request.words)
-                case .fc06:
-                    try await target.connection.writeRegister(unit: target.unit, address: request.address, value: request.words[0])
-                }
+                try await target.write(request)
             } catch {
                 if request.function == .fc16, error.exceptionCode == 0x01, target.limits.writeFunction == .auto, !report.fellBackToFC06 {
                     // The device does not implement FC16: go on with FC06 from this request on.
@@ -277,7 +272,7 @@ public struct Replay {
         report.requests += 1
         let words: [UInt16]
         do {
-            words = try await target.connection.readHoldingRegisters(unit: target.unit, address: first.address, count: end - first.address)
+            words = try await target.readHolding(address: first.address, count: end - first.address)
         } catch {
             for id in ids where results[id] == nil {
                 results[id] = result(id, status: .failed, error: nil, message: "written, but read-back failed: \(error)")
@@ -338,10 +333,7 @@ public struct Replay {
             report.requests += 1
             report.writeFrames += 1
             do {
-                switch request.function {
-                case .fc16: try await target.connection.writeRegisters(unit: target.unit, address: request.address, values: request.words)
-                case .fc06: try await target.connection.writeRegister(unit: target.unit, address: request.address, value: request.words[0])
-                }
+                try await target.write(request)
             } catch {
                 for id in request.registerIds { failed[id] = error }
             }
