@@ -27,3 +27,8 @@ check-systemd:
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks Package.swift
+
+.PHONY: bench
+## Builds release and runs the benchmarks (C libmodbus loop, pymodbus, per-register; ~10 min): docs/BENCHMARKS.md.
+bench:
+	Benchmarks/run.sh
