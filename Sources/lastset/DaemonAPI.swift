@@ -35,7 +35,8 @@ struct DaemonAPI: Sendable {
             }
             var text = response.text.trimmingCharacters(in: .whitespacesAndNewlines)
             if text.count > 200 { text = String(text.prefix(200)) + "…" }
-            throw CLIError("the daemon answered \(method) \(path) with HTTP \(response.status)" + (text.isEmpty ? "" : ": \(text)"))
+            throw CLIError(
+                "the daemon answered \(method) \(path) with HTTP \(response.status)" + (text.isEmpty ? "" : ": \(text)"))
         }
         return response
     }
@@ -88,7 +89,8 @@ struct DaemonAPI: Sendable {
         var out = ""
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.append(Character(Unicode.Scalar(byte)))
             default:

@@ -17,7 +17,9 @@ enum LastsetCLI {
     /// Entry point (called from `main.swift`).
     static func main() -> Never {
         let console = Console()
-        exit(run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment, console: console).rawValue)
+        exit(
+            run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment, console: console)
+                .rawValue)
     }
 
     /// Runs one command line; everything it prints goes through `console`.
@@ -49,7 +51,8 @@ enum LastsetCLI {
                 daemon = DaemonAPI(endpoint: endpoint, token: token)
                 endpointDescription = endpoint.description
             }
-            let context = CommandContext(options: options, console: console, daemon: daemon, endpointDescription: endpointDescription)
+            let context = CommandContext(
+                options: options, console: console, daemon: daemon, endpointDescription: endpointDescription)
             do {
                 return try command.run(context)
             } catch {
@@ -73,7 +76,8 @@ enum LastsetCLI {
         ]
         lines += CommandSpec.helpRows(commands.map { ($0.spec.name, $0.spec.abstract) })
         lines += ["", "GLOBAL OPTIONS:"]
-        lines += CommandSpec.helpRows(GlobalOptions.helpRows + [("--version", "Show the version of lastset (before the command)")])
+        lines += CommandSpec.helpRows(
+            GlobalOptions.helpRows + [("--version", "Show the version of lastset (before the command)")])
         lines += [
             "",
             "EXIT STATUS: 0 success, 1 the operation failed or the daemon cannot be reached, 64 usage error.",

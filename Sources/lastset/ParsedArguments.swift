@@ -92,7 +92,8 @@ struct ParsedArguments: Equatable, Sendable {
     func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let text = values[name] else { return nil }
         guard let number = Int(text), range.contains(number) else {
-            throw UsageError("\(name) must be an integer in \(range.lowerBound)...\(range.upperBound) (got \"\(text)\")", command: spec)
+            throw UsageError(
+                "\(name) must be an integer in \(range.lowerBound)...\(range.upperBound) (got \"\(text)\")", command: spec)
         }
         return number
     }

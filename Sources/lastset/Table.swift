@@ -40,9 +40,11 @@ struct Table: Equatable, Sendable {
 
     /// The rendered lines, header first.
     var lines: [String] {
-        let all = [columns.map(\.title)] + rows.map { row in
-            (0..<columns.count).map { $0 < row.count ? Table.singleLine(row[$0]) : "" }
-        }
+        let all =
+            [columns.map(\.title)]
+            + rows.map { row in
+                (0..<columns.count).map { $0 < row.count ? Table.singleLine(row[$0]) : "" }
+            }
         var widths = [Int](repeating: 0, count: columns.count)
         for row in all {
             for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }

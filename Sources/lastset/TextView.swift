@@ -39,7 +39,8 @@ enum TextView {
         ])
         for page in pages {
             table.append([
-                page.id, page.title ?? "-", String(page.registers), page.devices.isEmpty ? "-" : page.devices.joined(separator: ","),
+                page.id, page.title ?? "-", String(page.registers),
+                page.devices.isEmpty ? "-" : page.devices.joined(separator: ","),
                 page.latestVersion.map { "v\($0)" } ?? "none", page.templateProblem ?? "-",
             ])
         }
@@ -94,7 +95,8 @@ enum TextView {
     static func template(_ template: Template) -> [String] {
         let source = template.source
         let sourceText =
-            (source.deviceId.map { "\($0) (\(source.endpoint), unit \(source.unit))" } ?? "\(source.endpoint), unit \(source.unit)")
+            (source.deviceId.map { "\($0) (\(source.endpoint), unit \(source.unit))" }
+                ?? "\(source.endpoint), unit \(source.unit)")
         var header: [(String, String)] = [
             ("page", template.pageId),
             ("version", String(template.version)),
@@ -108,7 +110,8 @@ enum TextView {
         var lines = CommandSpec.helpRows(header).map { String($0.dropFirst(2)) }
         if !template.entries.isEmpty {
             var table = Table([
-                .init("REGISTER"), .init("ADDRESS", .right), .init("LENGTH", .right), .init("VALUE"), .init("RAW"), .init("READ AT"),
+                .init("REGISTER"), .init("ADDRESS", .right), .init("LENGTH", .right), .init("VALUE"), .init("RAW"),
+                .init("READ AT"),
             ])
             for entry in template.entries {
                 table.append([
@@ -137,7 +140,8 @@ enum TextView {
             for record in page.records {
                 table.append([
                     time(record.time), record.kind, record.who, record.pageId, record.device,
-                    record.templateVersion.map(String.init) ?? "-", record.result, record.message ?? "-",
+                    record.templateVersion.map(String.init) ?? "-", record.result,
+                    record.message.flatMap { $0.isEmpty ? nil : $0 } ?? "-",
                 ])
             }
             lines = table.lines
@@ -167,7 +171,9 @@ enum TextView {
         if !report.problems.isEmpty {
             var table = Table([.init("REGISTER"), .init("ADDRESS", .right), .init("VALUE"), .init("RAW"), .init("PROBLEM")])
             for problem in report.problems {
-                table.append([problem.registerId, String(problem.address), value(problem.value), problem.valueData ?? "-", problem.rule])
+                table.append([
+                    problem.registerId, String(problem.address), value(problem.value), problem.valueData ?? "-", problem.rule,
+                ])
             }
             lines += table.lines
         }
@@ -181,10 +187,14 @@ enum TextView {
     /// A finished replay, or a dry run / diff.
     static func replay(_ report: ReplayReport) -> [String] {
         let planned = report.status == .planned || report.options.dryRun
-        let action = planned ? "dry run of \(report.pageId) v\(report.templateVersion) on" : "apply \(report.pageId) v\(report.templateVersion) to"
-        var lines = [
-            "\(action) \(report.target) (\(report.endpoint), unit \(report.unit)): \(statusText(report.status))"
-        ]
+        let action =
+            planned
+            ? "dry run of \(report.pageId) v\(report.templateVersion) on" : "apply \(report.pageId) v\(report.templateVersion) to"
+        // An ad-hoc target is named by its endpoint already.
+        let target =
+            report.target.contains("://")
+            ? "\(report.endpoint), unit \(report.unit)" : "\(report.target) (\(report.endpoint), unit \(report.unit))"
+        var lines = ["\(action) \(target): \(statusText(report.status))"]
         lines += report.warnings.map { "warning: \($0)" }
         let badIdentity = report.identity.filter { !$0.matches }
         if !badIdentity.isEmpty {
@@ -198,7 +208,9 @@ enum TextView {
         }
         for (name, steps) in [("beforeWrite", report.beforeWrite), ("afterWrite", report.afterWrite)] {
             for (index, step) in steps.enumerated() {
-                lines.append("\(name)[\(index)] write \(step.value) to \(step.address): \(step.status == "notAttempted" ? "not attempted" : step.status)" + (step.message.map { " (\($0))" } ?? ""))
+                lines.append(
+                    "\(name)[\(index)] write \(step.value) to \(step.address): \(step.status == "notAttempted" ? "not attempted" : step.status)"
+                        + (step.message.map { " (\($0))" } ?? ""))
             }
         }
         if !report.registers.isEmpty {
@@ -207,7 +219,7 @@ enum TextView {
         if planned {
             for request in report.plan {
                 lines.append(
-                    "would write: \(request.function.rawValue) at \(request.address), \(plural(request.count, "register")): \(request.registerIds.joined(separator: ", "))"
+                    "plan: \(request.function.rawValue) at \(request.address), \(plural(request.count, "register")): \(request.registerIds.joined(separator: ", "))"
                 )
             }
             lines.append("differs \(report.count(.differs)) / unchanged \(report.count(.unchanged))")

@@ -131,7 +131,9 @@ final class FakeDaemonTests: XCTestCase {
     }
 
     func testDiffShowsBeforeAndExpected() throws {
-        let daemon = try FakeDaemon(routes: ["GET /v1/pages/heating/diff?device=press-1&version=2": [FakeDaemon.json(Fixtures.diff)]])
+        let daemon = try FakeDaemon(routes: [
+            "GET /v1/pages/heating/diff?device=press-1&version=2": [FakeDaemon.json(Fixtures.diff)]
+        ])
         let result = try daemon.cli(["diff", "heating", "--device", "press-1", "--version", "2"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(
@@ -141,7 +143,7 @@ final class FakeDaemonTests: XCTestCase {
             REGISTER          ADDRESS  STATUS     BEFORE  EXPECTED
             heating.mode          100  unchanged  2       2
             heating.setpoint      101  differs    35      -150
-            would write: fc06 at 101, 1 register: heating.setpoint
+            plan: fc06 at 101, 1 register: heating.setpoint
             differs 1 / unchanged 1
             requests 1, write frames 0
 
@@ -228,13 +230,15 @@ final class FakeDaemonTests: XCTestCase {
         report.unit = 4
         // The daemon may answer the POST with a job that is already finished: no poll then.
         let daemon = try FakeDaemon(routes: [
-            "POST /v1/pages/heating/apply": [FakeDaemon.json(Fixtures.job(device: "tcp://127.0.0.1:15099", finished: true, replay: report))]
+            "POST /v1/pages/heating/apply": [
+                FakeDaemon.json(Fixtures.job(device: "tcp://127.0.0.1:15099", finished: true, replay: report))
+            ]
         ])
         let result = try daemon.cli(["apply", "heating", "--to", "tcp://127.0.0.1:15099", "--unit", "4", "--dry-run"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(
             result.stdout.hasPrefix(
-                "dry run of heating v2 on tcp://127.0.0.1:15099 (tcp://127.0.0.1:15099, unit 4): planned (nothing written)\n"),
+                "dry run of heating v2 on tcp://127.0.0.1:15099, unit 4: planned (nothing written)\n"),
             result.stdout)
         XCTAssertEqual(
             daemon.received,
@@ -261,10 +265,12 @@ final class FakeDaemonTests: XCTestCase {
                 FakeDaemon.json(
                     Fixtures.job(
                         "c1", kind: "capture", device: "press-1", progress: JobProgress(phase: "reading", done: 1, total: 2))),
-                FakeDaemon.json(Fixtures.job("c1", kind: "capture", device: "press-1", finished: true, capture: Fixtures.captureArchived)),
+                FakeDaemon.json(
+                    Fixtures.job("c1", kind: "capture", device: "press-1", finished: true, capture: Fixtures.captureArchived)),
             ],
             "GET /v1/jobs/c2": [
-                FakeDaemon.json(Fixtures.job("c2", kind: "capture", device: "press-1", finished: true, capture: Fixtures.captureInvalid))
+                FakeDaemon.json(
+                    Fixtures.job("c2", kind: "capture", device: "press-1", finished: true, capture: Fixtures.captureInvalid))
             ],
         ])
         let archived = try daemon.cli(["capture", "heating", "--from", "press-1"])
@@ -323,7 +329,9 @@ final class FakeDaemonTests: XCTestCase {
             "POST /v1/pages/heating/apply": [
                 FakeDaemon.json(Fixtures.job(), status: 202), FakeDaemon.json(Fixtures.job("j9"), status: 202),
             ],
-            "GET /v1/jobs/j1": [FakeDaemon.json(Fixtures.job(finished: true, error: "template v3 is corrupt: checksum mismatch"))],
+            "GET /v1/jobs/j1": [
+                FakeDaemon.json(Fixtures.job(finished: true, error: "template v3 is corrupt: checksum mismatch"))
+            ],
             "GET /v1/jobs/j9": [.error(503, code: "shutting_down", message: "lastsetd is shutting down")],
         ])
         let corrupt = try daemon.cli(["apply", "heating", "--to", "press-2"])
@@ -367,7 +375,8 @@ final class FakeDaemonTests: XCTestCase {
         let imported = try daemon.cli(["import", path])
         XCTAssertEqual(imported.status, 0, imported.stderr)
         XCTAssertEqual(imported.stdout, "imported \(path) as heating version 3 (3 entries, captured 2027-01-15T08:00:01.500Z)\n")
-        XCTAssertEqual(daemon.received.last, .init(route: "POST /v1/pages/heating/templates", body: String(decoding: file, as: UTF8.self)))
+        XCTAssertEqual(
+            daemon.received.last, .init(route: "POST /v1/pages/heating/templates", body: String(decoding: file, as: UTF8.self)))
 
         // A damaged file is refused here, before anything is sent.
         var damaged = String(decoding: file, as: UTF8.self)
@@ -376,7 +385,8 @@ final class FakeDaemonTests: XCTestCase {
         let count = daemon.received.count
         let refused = try daemon.cli(["import", path])
         XCTAssertEqual(refused.status, 1)
-        XCTAssertTrue(refused.stderr.hasPrefix("error: \"\(path)\" is not a usable template file: checksum mismatch"), refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.hasPrefix("error: \"\(path)\" is not a usable template file: checksum mismatch"), refused.stderr)
         XCTAssertEqual(daemon.received.count, count)
     }
 }

@@ -11,7 +11,8 @@ enum Fixtures {
 
     static let devices = [
         DeviceStatus(
-            id: "press-1", endpoint: "tcp://127.0.0.1:15020", unit: 1, pages: ["heating", "cooling"], poll: "10s", reachable: true,
+            id: "press-1", endpoint: "tcp://127.0.0.1:15020", unit: 1, pages: ["heating", "cooling"], poll: "10s",
+            reachable: true,
             lastSuccessAt: t0),
         DeviceStatus(
             id: "press-2", endpoint: "rtu:///dev/ttyUSB0?baud=19200", unit: 17, pages: ["heating"], poll: "0s", reachable: false,
@@ -21,7 +22,8 @@ enum Fixtures {
 
     static let pages = [
         PageSummary(
-            id: "heating", title: "Heating", registers: 5, devices: ["press-1", "press-2"], latestVersion: 3, templateProblem: nil,
+            id: "heating", title: "Heating", registers: 5, devices: ["press-1", "press-2"], latestVersion: 3,
+            templateProblem: nil,
             hash: "sha256:aa"),
         PageSummary(
             id: "cooling", title: nil, registers: 12, devices: [], latestVersion: nil, templateProblem: "v2: checksum mismatch",
@@ -33,7 +35,8 @@ enum Fixtures {
         dataDirectory: "/var/lib/lastset", devices: 3, pages: 2, runningJobs: 1)
 
     static let listings = [
-        TemplateListing(pageId: "heating", version: 3, capturedAt: t1, sourceDevice: "press-1", entryCount: 4, checksumOK: true, problem: nil),
+        TemplateListing(
+            pageId: "heating", version: 3, capturedAt: t1, sourceDevice: "press-1", entryCount: 4, checksumOK: true, problem: nil),
         TemplateListing(
             pageId: "heating", version: 2, capturedAt: nil, sourceDevice: nil, entryCount: nil, checksumOK: false,
             problem: "checksum mismatch"),
@@ -45,8 +48,10 @@ enum Fixtures {
             deviceId: "press-1", endpoint: "tcp://127.0.0.1:15020", unit: 1,
             identity: [IdentityValue(registerId: "model", address: 0, valueData: "4142", value: .text("AB"))]),
         entries: [
-            TemplateEntry(registerId: "heating.mode", address: 100, length: 1, valueData: "0002", value: .unsigned(2), lastDate: t0),
-            TemplateEntry(registerId: "heating.setpoint", address: 101, length: 1, valueData: "FF6A", value: .signed(-150), lastDate: t0),
+            TemplateEntry(
+                registerId: "heating.mode", address: 100, length: 1, valueData: "0002", value: .unsigned(2), lastDate: t0),
+            TemplateEntry(
+                registerId: "heating.setpoint", address: 101, length: 1, valueData: "FF6A", value: .signed(-150), lastDate: t0),
             TemplateEntry(
                 registerId: "heating.label", address: 110, length: 2, valueData: "4C340000", value: .text("L4"), lastDate: t0),
         ],
@@ -58,24 +63,29 @@ enum Fixtures {
     static let audit = AuditPage(
         records: [
             AuditRecord(
-                time: t1, kind: "replay", who: "uid:1000", pageId: "heating", device: "press-2", endpoint: "tcp://127.0.0.1:15021",
+                time: t1, kind: "replay", who: "uid:1000", pageId: "heating", device: "press-2",
+                endpoint: "tcp://127.0.0.1:15021",
                 unit: 1, identity: [], templateVersion: 3, pageHash: "sha256:aa", result: "failed",
                 message: "heating.setpoint read back -100", registers: []),
             AuditRecord(
-                time: t0, kind: "capture", who: "token:ops", pageId: "heating", device: "press-1", endpoint: "tcp://127.0.0.1:15020",
-                unit: 1, identity: [], templateVersion: nil, pageHash: "sha256:aa", result: "invalid", message: nil, registers: []),
+                time: t0, kind: "capture", who: "token:ops", pageId: "heating", device: "press-1",
+                endpoint: "tcp://127.0.0.1:15020",
+                unit: 1, identity: [], templateVersion: nil, pageHash: "sha256:aa", result: "invalid", message: nil, registers: []
+            ),
         ], unreadable: 1)
 
     /// A replay where every register verified.
     static let replaySucceeded = ReplayReport(
-        pageId: "heating", templateVersion: 3, pageHash: "sha256:aa", target: "press-2", endpoint: "tcp://127.0.0.1:15021", unit: 1,
+        pageId: "heating", templateVersion: 3, pageHash: "sha256:aa", target: "press-2", endpoint: "tcp://127.0.0.1:15021",
+        unit: 1,
         options: ReplayOptions(), status: .succeeded, warnings: [],
         identity: [IdentityCheck(registerId: "model", expected: .text("AB"), actual: .text("AB"), matches: true)],
         beforeWrite: [StepResult(address: 1536, value: 6868, status: "ok")],
         afterWrite: [StepResult(address: 2304, value: 0, status: "ok")],
         registers: [
             RegisterResult(
-                registerId: "heating.mode", address: 100, length: 1, status: .verified, expected: .unsigned(2), expectedData: "0002",
+                registerId: "heating.mode", address: 100, length: 1, status: .verified, expected: .unsigned(2),
+                expectedData: "0002",
                 actual: .unsigned(2), actualData: "0002"),
             RegisterResult(
                 registerId: "heating.setpoint", address: 101, length: 1, status: .verified, expected: .signed(-150),
@@ -88,19 +98,22 @@ enum Fixtures {
 
     /// A replay with onError rollback that hit a mismatch and a rejected write, then restored the target.
     static let replayRolledBack = ReplayReport(
-        pageId: "heating", templateVersion: 3, pageHash: "sha256:aa", target: "press-2", endpoint: "tcp://127.0.0.1:15021", unit: 1,
+        pageId: "heating", templateVersion: 3, pageHash: "sha256:aa", target: "press-2", endpoint: "tcp://127.0.0.1:15021",
+        unit: 1,
         options: ReplayOptions(onError: .rollback), status: .failed, reason: "heating.setpoint read back -100, expected -150",
         stoppedAt: "after heating.setpoint", warnings: ["page definition changed since capture"], identity: [],
         beforeWrite: [], afterWrite: [StepResult(address: 2304, value: 0, status: "notAttempted")],
         registers: [
             RegisterResult(
-                registerId: "heating.mode", address: 100, length: 1, status: .verified, expected: .unsigned(2), expectedData: "0002",
+                registerId: "heating.mode", address: 100, length: 1, status: .verified, expected: .unsigned(2),
+                expectedData: "0002",
                 actual: .unsigned(2), actualData: "0002", before: .unsigned(0)),
             RegisterResult(
                 registerId: "heating.setpoint", address: 101, length: 1, status: .mismatch, expected: .signed(-150),
                 expectedData: "FF6A", actual: .signed(-100), actualData: "FF9C", before: .signed(200)),
             RegisterResult(
-                registerId: "heating.limit", address: 105, length: 1, status: .rejected, expected: .unsigned(7), expectedData: "0007",
+                registerId: "heating.limit", address: 105, length: 1, status: .rejected, expected: .unsigned(7),
+                expectedData: "0007",
                 before: .unsigned(1), exceptionCode: 3, message: "illegal data value"),
             RegisterResult(
                 registerId: "heating.label", address: 110, length: 2, status: .notAttempted, expected: .text("L4"),
@@ -121,11 +134,13 @@ enum Fixtures {
 
     /// A dry run / diff: one register differs, one is unchanged.
     static let diff = ReplayReport(
-        pageId: "heating", templateVersion: 2, pageHash: "sha256:aa", target: "press-1", endpoint: "tcp://127.0.0.1:15020", unit: 1,
+        pageId: "heating", templateVersion: 2, pageHash: "sha256:aa", target: "press-1", endpoint: "tcp://127.0.0.1:15020",
+        unit: 1,
         options: ReplayOptions(dryRun: true), status: .planned, warnings: [], identity: [], beforeWrite: [], afterWrite: [],
         registers: [
             RegisterResult(
-                registerId: "heating.mode", address: 100, length: 1, status: .unchanged, expected: .unsigned(2), expectedData: "0002",
+                registerId: "heating.mode", address: 100, length: 1, status: .unchanged, expected: .unsigned(2),
+                expectedData: "0002",
                 actual: .unsigned(2), actualData: "0002", before: .unsigned(2)),
             RegisterResult(
                 registerId: "heating.setpoint", address: 101, length: 1, status: .differs, expected: .signed(-150),
@@ -136,7 +151,8 @@ enum Fixtures {
 
     /// A replay refused on identity.
     static let refused = ReplayReport(
-        pageId: "heating", templateVersion: 3, pageHash: "sha256:aa", target: "tcp://127.0.0.1:15099", endpoint: "tcp://127.0.0.1:15099",
+        pageId: "heating", templateVersion: 3, pageHash: "sha256:aa", target: "tcp://127.0.0.1:15099",
+        endpoint: "tcp://127.0.0.1:15099",
         unit: 4, options: ReplayOptions(), status: .refused, reason: "identity does not match: model", warnings: [],
         identity: [IdentityCheck(registerId: "model", expected: .text("AB"), actual: .text("XY"), matches: false)],
         beforeWrite: [], afterWrite: [], registers: [], plan: [], fellBackToFC06: false, requests: 1, writeFrames: 0)
@@ -148,13 +164,15 @@ enum Fixtures {
     static let captureInvalid = CaptureReport(
         pageId: "heating", device: "press-1", archived: false, pageHash: "sha256:aa",
         problems: [
-            CaptureProblem(registerId: "heating.setpoint", address: 101, valueData: "03B6", value: .signed(950), rule: "above max 900"),
+            CaptureProblem(
+                registerId: "heating.setpoint", address: 101, valueData: "03B6", value: .signed(950), rule: "above max 900"),
             CaptureProblem(registerId: "heating.label", address: 110, valueData: nil, value: nil, rule: "read failed: timeout"),
         ], requests: 2)
 
     /// A job in its running and finished states.
     static func job(
-        _ id: String = "j1", kind: String = "apply", device: String = "press-2", progress: JobProgress? = nil, finished: Bool = false,
+        _ id: String = "j1", kind: String = "apply", device: String = "press-2", progress: JobProgress? = nil,
+        finished: Bool = false,
         capture: CaptureReport? = nil, replay: ReplayReport? = nil, error: String? = nil
     ) -> JobInfo {
         JobInfo(

@@ -27,7 +27,8 @@ final class ImportMapTests: XCTestCase {
             """)
         // The socket points nowhere: import-map must not try it.
         let result = try runCLI(
-            ["import-map", csv, "--page", "heating", "--title", "Heating"], environment: ["LASTSET_SOCKET": "/tmp/lastset-cli-nowhere.sock"])
+            ["import-map", csv, "--page", "heating", "--title", "Heating"],
+            environment: ["LASTSET_SOCKET": "/tmp/lastset-cli-nowhere.sock"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(result.stderr, "")
         XCTAssertEqual(

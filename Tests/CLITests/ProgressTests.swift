@@ -25,7 +25,8 @@ final class ProgressTests: XCTestCase {
         let second = "\r" + "apply heating [#####---------------] writing 1/4" + "\u{1B}[K"
         let clear = "\r\u{1B}[K"
         XCTAssertTrue(
-            result.stdout.hasPrefix(bar + second + clear + "apply heating v3 to press-2 (tcp://127.0.0.1:15021, unit 1): succeeded\r\n"),
+            result.stdout.hasPrefix(
+                bar + second + clear + "apply heating v3 to press-2 (tcp://127.0.0.1:15021, unit 1): succeeded\r\n"),
             result.stdout.debugDescription)
     }
 

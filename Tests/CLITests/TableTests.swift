@@ -50,7 +50,7 @@ final class TableTests: XCTestCase {
         XCTAssertEqual(
             TextView.replay(Fixtures.refused),
             [
-                "apply heating v3 to tcp://127.0.0.1:15099 (tcp://127.0.0.1:15099, unit 4): REFUSED (nothing written)",
+                "apply heating v3 to tcp://127.0.0.1:15099, unit 4: REFUSED (nothing written)",
                 "IDENTITY  EXPECTED  ACTUAL  PROBLEM",
                 #"model     "AB"      "XY"    does not match"#,
                 "verified 0 / mismatch 0 / rejected 0 / failed 0 / not attempted 0",
@@ -65,7 +65,8 @@ final class TableTests: XCTestCase {
             restored: false,
             registers: [
                 RegisterResult(
-                    registerId: "heating.mode", address: 100, length: 1, status: .failed, expected: .unsigned(0), expectedData: "0000",
+                    registerId: "heating.mode", address: 100, length: 1, status: .failed, expected: .unsigned(0),
+                    expectedData: "0000",
                     message: "timeout")
             ])
         let lines = TextView.replay(report)
@@ -126,7 +127,9 @@ final class TableTests: XCTestCase {
     }
 
     func testGlobalVersionOnlyBeforeTheCommand() throws {
-        let (options, command, rest) = try GlobalOptions.split(["--json", "show", "heating", "--version", "2", "--socket=/x.sock"])
+        let (options, command, rest) = try GlobalOptions.split([
+            "--json", "show", "heating", "--version", "2", "--socket=/x.sock",
+        ])
         XCTAssertEqual(command, "show")
         XCTAssertEqual(rest, ["heating", "--version", "2"])
         XCTAssertTrue(options.json)

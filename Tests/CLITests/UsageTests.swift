@@ -24,8 +24,12 @@ final class UsageTests: XCTestCase {
             XCTAssertEqual(result.stdout, LastsetCLI.help + "\n")
         }
         let lines = LastsetCLI.help.split(separator: "\n", omittingEmptySubsequences: false)
-        XCTAssertEqual(lines.first, "OVERVIEW: Capture Modbus parameter pages from a reference machine and replay them to new machines.")
-        for name in ["devices", "pages", "status", "capture", "apply", "templates", "show", "diff", "export", "import", "audit", "import-map"] {
+        XCTAssertEqual(
+            lines.first, "OVERVIEW: Capture Modbus parameter pages from a reference machine and replay them to new machines.")
+        for name in [
+            "devices", "pages", "status", "capture", "apply", "templates", "show", "diff", "export", "import", "audit",
+            "import-map",
+        ] {
             XCTAssertTrue(lines.contains { $0.hasPrefix("  \(name) ") }, "help lists \(name)")
         }
     }
@@ -160,7 +164,8 @@ final class UsageTests: XCTestCase {
             "error: invalid page id \"../etc\" (expected [A-Za-z0-9][A-Za-z0-9._-]*, at most 64 characters)\n" + applyUsage)
         try assertUsageError(
             ["audit", "--limit", "0"],
-            "error: --limit must be an integer in 1...1000000 (got \"0\")\nusage: lastset audit [--limit N]\nsee \"lastset audit --help\"\n")
+            "error: --limit must be an integer in 1...1000000 (got \"0\")\nusage: lastset audit [--limit N]\nsee \"lastset audit --help\"\n"
+        )
         try assertUsageError(
             ["diff", "heating", "--device", "a/b"],
             """
@@ -195,7 +200,8 @@ final class UsageTests: XCTestCase {
                 stderr: "error: cannot connect to \(nowhere): No such file or directory (is lastsetd running?)\n"))
         let fromEnvironment = try runCLI(["status"], environment: ["LASTSET_SOCKET": nowhere])
         XCTAssertEqual(fromEnvironment.status, 1)
-        XCTAssertEqual(fromEnvironment.stderr, "error: cannot connect to \(nowhere): No such file or directory (is lastsetd running?)\n")
+        XCTAssertEqual(
+            fromEnvironment.stderr, "error: cannot connect to \(nowhere): No such file or directory (is lastsetd running?)\n")
     }
 
     func testConnectionRefusedOnAStaleSocketFile() throws {

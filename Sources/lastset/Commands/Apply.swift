@@ -66,7 +66,8 @@ struct Apply: Command {
             _ = try ArgumentCheck.deviceId(target, option: "--to", Self.spec)
             if let unit {
                 throw UsageError(
-                    "--unit \(unit) applies only to an endpoint; device \"\(target)\" has its unit in the config", command: Self.spec)
+                    "--unit \(unit) applies only to an endpoint; device \"\(target)\" has its unit in the config",
+                    command: Self.spec)
             }
         }
     }

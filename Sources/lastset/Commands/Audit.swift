@@ -5,7 +5,7 @@ struct Audit: Command {
     /// The command's shape.
     static let spec = CommandSpec(
         name: "audit", abstract: "Show the audit log: who captured or replayed what, when, and the result.",
-        options: [.value("--limit", "N", "At most N records, newest first (default: the daemon's)")])
+        options: [.value("--limit", "N", "Show at most the N latest records (default: the daemon's limit)")])
 
     /// `--limit`.
     let limit: Int?

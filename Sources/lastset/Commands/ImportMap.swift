@@ -51,7 +51,8 @@ struct ImportMap: Command {
         } catch {
             let count = error.problems.count
             throw CLIError(
-                "\(file): \(TextView.plural(count, "problem")):\n" + error.problems.map { "\(file): \($0)" }.joined(separator: "\n"))
+                "\(file): \(TextView.plural(count, "problem")):\n"
+                    + error.problems.map { "\(file): \($0)" }.joined(separator: "\n"))
         }
     }
 }

@@ -24,7 +24,8 @@ struct JobRunner {
                 current = try context.api.get(JobInfo.self, "/v1/jobs/\(DaemonAPI.escape(current.id))")
             } catch {
                 throw CLIError(
-                    "lost track of job \(job.id) (\(job.kind) of \(job.pageId) on \(job.device)): \(error.message)", code: error.code)
+                    "lost track of job \(job.id) (\(job.kind) of \(job.pageId) on \(job.device)): \(error.message)",
+                    code: error.code)
             }
         }
         return current
