@@ -64,7 +64,17 @@ extension RegisterValue: Codable {
 
 extension Array where Element == UInt8 {
     /// Upper-case hex without separators.
-    public var hexString: String { map { String(format: "%02X", $0) }.joined() }
+    public var hexString: String {
+        // A table lookup, not String(format:): this runs for every register of every capture and replay.
+        let digits = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(count * 2)
+        for byte in self {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
 
     /// Parses an even-length hex string; nil when it is not one.
     public init?(hexString: String) {

@@ -10,6 +10,8 @@ public enum Capture {
         progress: ProgressHandler? = nil
     ) async -> CaptureReport {
         let identity = page.identity ?? []
+        // Computed once: the hash encodes the whole page definition (costly for large pages).
+        let pageHash = page.hash
         let spans = page.registers.map { AddressSpan(address: $0.address, length: $0.length) }
             + identity.map { AddressSpan(address: $0.address, length: $0.type.registerCount) }
         progress?(JobProgress(phase: "reading", done: 0, total: page.registers.count))
@@ -18,7 +20,7 @@ public enum Capture {
         progress?(JobProgress(phase: "reading", done: page.registers.count, total: page.registers.count))
 
         var report = CaptureReport(
-            pageId: page.id, device: target.label, archived: false, version: nil, pageHash: page.hash, entryCount: 0,
+            pageId: page.id, device: target.label, archived: false, version: nil, pageHash: pageHash, entryCount: 0,
             skipped: [], problems: [], requests: readout.requests, error: nil)
         if Task.isCancelled {
             report.error = "capture cancelled (shutdown) before all registers were read"
@@ -75,7 +77,7 @@ public enum Capture {
         guard report.problems.isEmpty else { return report }
 
         let template = Template(
-            pageId: page.id, pageHash: page.hash, version: 0, capturedAt: readAt, capturedBy: who,
+            pageId: page.id, pageHash: pageHash, version: 0, capturedAt: readAt, capturedBy: who,
             source: TemplateSource(deviceId: target.deviceId, endpoint: target.endpoint.description, unit: target.unit, identity: identityValues),
             entries: entries, skipped: report.skipped)
         do {

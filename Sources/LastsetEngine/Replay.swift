@@ -13,6 +13,8 @@ public struct Replay {
     private var report: ReplayReport
     /// Template entries re-checked against the current page, in page order.
     private var entries: [(entry: TemplateEntry, definition: RegisterDefinition)] = []
+    /// Index of each registerId in `entries` (lookups per register must not scan the page).
+    private var position: [String: Int] = [:]
     private var results: [String: RegisterResult] = [:]
     private var snapshot: PageReadout?
 
@@ -117,6 +119,7 @@ public struct Replay {
             }
         }
         entries.sort { order[$0.entry.registerId]! < order[$1.entry.registerId]! }
+        position = Dictionary(entries.enumerated().map { ($1.entry.registerId, $0) }, uniquingKeysWith: { a, _ in a })
         guard problems.isEmpty else {
             report.status = .refused
             report.reason = "template not valid for the page: " + problems.joined(separator: "; ")
@@ -269,10 +272,22 @@ public struct Replay {
         let end = pending.map { $0.address + $0.words.count }.max()!
         let ids = pending.flatMap(\.registerIds)
         pending = []
-        report.requests += 1
-        let words: [UInt16]
+        // Read back in requests the device accepts: one write group can be longer than maxReadRegisters
+        // (an FC16 of up to maxWriteRegisters), so split it, at register boundaries where possible.
+        var readLimits = target.limits
+        readLimits.maxGap = 0
+        let spans = ids.compactMap { position[$0] }.map { span(entries[$0].entry) }.compactMap { s -> AddressSpan? in
+            let lo = max(s.address, first.address)
+            let hi = min(s.end, end)
+            return lo < hi ? AddressSpan(address: lo, length: hi - lo) : nil
+        }
+        var words = [UInt16](repeating: 0, count: end - first.address)
         do {
-            words = try await target.readHolding(address: first.address, count: end - first.address)
+            for read in RequestPlanner.reads(spans, limits: readLimits) {
+                report.requests += 1
+                let got = try await target.readHolding(address: read.address, count: read.count)
+                for (k, w) in got.enumerated() { words[read.address - first.address + k] = w }
+            }
         } catch {
             for id in ids where results[id] == nil {
                 results[id] = result(id, status: .failed, error: nil, message: "written, but read-back failed: \(error)")
@@ -280,7 +295,9 @@ public struct Replay {
             return options.onError != .continue
         }
         var mismatch = false
-        for (entry, _) in entries where ids.contains(entry.registerId) && results[entry.registerId] == nil {
+        for id in ids where results[id] == nil {
+            guard let index = position[id] else { continue }
+            let entry = entries[index].entry
             let actual = Array(words[(entry.address - first.address)..<(entry.address - first.address + entry.length)])
             let ok = actual == entry.words
             mismatch = mismatch || !ok
@@ -296,7 +313,7 @@ public struct Replay {
     }
 
     private func result(_ id: String, status: RegisterStatus, error: ModbusError? = nil, actual: [UInt16]? = nil, message: String? = nil) -> RegisterResult {
-        let (entry, def) = entries.first { $0.entry.registerId == id }!
+        let (entry, def) = entries[position[id]!]
         let before = snapshot?.words(for: span(entry)).map { RegisterCodec.decode($0, as: def) }
         return RegisterResult(
             registerId: id, address: entry.address, length: entry.length, status: status, expected: entry.value,
