@@ -25,7 +25,7 @@ struct ProcStats {
         }
         func kib(_ key: String) -> Int {
             for line in status.split(separator: "\n") where line.hasPrefix(key + ":") {
-                return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+                return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? 0
             }
             return 0
         }
