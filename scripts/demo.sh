@@ -21,7 +21,7 @@ echo $! >"$demo/pids"
 echo $! >>"$demo/pids"
 wait_for "$demo/press-a.log" READY
 wait_for "$demo/press-b.log" READY
-"$bin/lastsetd" --config "$config" --data-dir "$demo/data" --socket "$demo/api.sock" 2>"$demo/lastsetd.log" &
+"$bin/lastsetd" --config "$config" --data-dir "$demo/data" --socket "$demo/api.sock" >"$demo/lastsetd.log" 2>&1 &
 echo $! >>"$demo/pids"
 for _ in $(seq 100); do [[ -S "$demo/api.sock" ]] && break; sleep 0.1; done
 
