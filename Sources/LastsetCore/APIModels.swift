@@ -62,7 +62,7 @@ public struct DeviceStatus: Codable, Sendable, Hashable {
     public var lastError: String?
     public var lastErrorAt: Date?
     public var lastSuccessAt: Date?
-    /// The running job using the device ("capture", "replay"), if any.
+    /// The kind of running job holding the device ("capture" or "apply"), if any.
     public var busy: String?
     /// Live values by page (only when polled).
     public var live: [String: [LiveValue]]

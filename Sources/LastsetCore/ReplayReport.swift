@@ -50,12 +50,14 @@ public struct RegisterResult: Codable, Sendable, Hashable {
     /// Read back after the write (or the target's current value in a dry run).
     public var actual: RegisterValue?
     public var actualData: String?
-    /// The target's value before the replay, when a snapshot was taken (dry run, rollback).
+    /// The target's value before the replay (nil when it could not be read).
     public var before: RegisterValue?
+    /// True when the value before was the register's "not set" default.
+    public var beforeUnset: Bool?
     public var exceptionCode: Int?
     public var message: String?
 
-    public init(registerId: String, address: Int, length: Int, status: RegisterStatus, expected: RegisterValue, expectedData: String, actual: RegisterValue? = nil, actualData: String? = nil, before: RegisterValue? = nil, exceptionCode: Int? = nil, message: String? = nil) {
+    public init(registerId: String, address: Int, length: Int, status: RegisterStatus, expected: RegisterValue, expectedData: String, actual: RegisterValue? = nil, actualData: String? = nil, before: RegisterValue? = nil, beforeUnset: Bool? = nil, exceptionCode: Int? = nil, message: String? = nil) {
         self.registerId = registerId
         self.address = address
         self.length = length
@@ -65,6 +67,7 @@ public struct RegisterResult: Codable, Sendable, Hashable {
         self.actual = actual
         self.actualData = actualData
         self.before = before
+        self.beforeUnset = beforeUnset
         self.exceptionCode = exceptionCode
         self.message = message
     }

@@ -47,7 +47,8 @@ public struct Engine: Sendable {
             time: Date(), kind: options.dryRun ? "dry-run" : "replay", who: who, pageId: page.id, device: target.label,
             endpoint: target.endpoint.description, unit: target.unit, identity: template.source.identity,
             templateVersion: template.version, pageHash: template.pageHash, result: report.status.rawValue,
-            message: [report.reason, report.stoppedAt.map { "stopped \($0)" }].compactMap { $0 }.joined(separator: "; "),
+            message: Optional([report.reason, report.stoppedAt.map { "stopped \($0)" }].compactMap { $0 }.joined(separator: "; "))
+                .flatMap { $0.isEmpty ? nil : $0 },
             registers: report.registers.map { AuditRegister(registerId: $0.registerId, before: $0.before, after: $0.actual, status: $0.status.rawValue) })
         do {
             try await audit.append(record)
@@ -55,5 +56,29 @@ public struct Engine: Sendable {
             report.warnings.append("audit log: \(error)")
         }
         return report
+    }
+
+    /// Archives a template file brought from another site as the page's next version; the file must be
+    /// a valid template of this page (checked before anything is written). Audited.
+    public func importTemplate(_ data: Data, into page: PageDefinition, who: String) async throws(ArchiveError) -> Template {
+        let template: Template
+        do {
+            template = try TemplateFile.decode(data)
+        } catch {
+            throw .invalidImport(error.reason)
+        }
+        guard template.pageId == page.id else {
+            throw .invalidImport("the file is a template of page \"\(template.pageId)\", not \"\(page.id)\"")
+        }
+        let stored = try await archive.store(template)
+        let record = AuditRecord(
+            time: Date(), kind: "import", who: who, pageId: page.id, device: template.source.deviceId ?? template.source.endpoint,
+            endpoint: template.source.endpoint, unit: template.source.unit, identity: template.source.identity,
+            templateVersion: stored.version, pageHash: template.pageHash, result: "archived",
+            message: "imported (captured \(TimeText.iso8601(template.capturedAt)) as version \(template.version))"
+                + (template.pageHash == page.hash ? "" : "; captured against another page definition"),
+            registers: template.entries.map { AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: "imported") })
+        try? await audit.append(record)
+        return stored
     }
 }

@@ -314,11 +314,12 @@ public struct Replay {
 
     private func result(_ id: String, status: RegisterStatus, error: ModbusError? = nil, actual: [UInt16]? = nil, message: String? = nil) -> RegisterResult {
         let (entry, def) = entries[position[id]!]
-        let before = snapshot?.words(for: span(entry)).map { RegisterCodec.decode($0, as: def) }
+        let beforeWords = snapshot?.words(for: span(entry))
         return RegisterResult(
             registerId: id, address: entry.address, length: entry.length, status: status, expected: entry.value,
             expectedData: entry.valueData, actual: actual.map { RegisterCodec.decode($0, as: def) },
-            actualData: actual?.bigEndianBytes.hexString, before: before, exceptionCode: error?.exceptionCode.map(Int.init),
+            actualData: actual?.bigEndianBytes.hexString, before: beforeWords.map { RegisterCodec.decode($0, as: def) },
+            beforeUnset: beforeWords.map { RegisterCodec.isUnset($0, for: def) }, exceptionCode: error?.exceptionCode.map(Int.init),
             message: message ?? error?.description)
     }
 

@@ -115,17 +115,6 @@ public actor TemplateArchive {
         }
     }
 
-    /// Archives a template file brought from elsewhere as the page's next version (checksum checked).
-    public func importData(_ data: Data) throws(ArchiveError) -> Template {
-        let template: Template
-        do {
-            template = try TemplateFile.decode(data)
-        } catch {
-            throw .invalidImport(error.reason)
-        }
-        return try store(template)
-    }
-
     /// Every version of a page, newest first.
     public func list(pageId: String) throws(ArchiveError) -> [TemplateListing] {
         var listings: [TemplateListing] = []

@@ -60,7 +60,9 @@ final class APIRouter: Sendable {
             return captures
         }
         if match("GET", "health") != nil {
-            return json(200, await info())
+            var health = await info()
+            if !accepting.withLock({ $0 }) { health.status = "stopping" }
+            return json(200, health)
         }
         if match("GET", "devices") != nil {
             return json(200, await registry.statuses())
@@ -95,12 +97,8 @@ final class APIRouter: Sendable {
             return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: [UInt8](data))
         }
         if let c = match("POST", "pages", "*", "templates") {
-            let page = c[0]
-            _ = try await self.page(page)
-            let template = try await archive { try await self.engine.archive.importData(Data(request.body)) }
-            guard template.pageId == page else {
-                throw APIError.unprocessable("page_mismatch", "the file is a template of page \"\(template.pageId)\", not \"\(page)\"")
-            }
+            let page = try await self.page(c[0])
+            let template = try await archive { try await self.engine.importTemplate(Data(request.body), into: page, who: who) }
             return json(201, template)
         }
         if let c = match("POST", "pages", "*", "capture") {
@@ -121,8 +119,9 @@ final class APIRouter: Sendable {
             let version = try request.query["version"].flatMap(versionNumber)
             let body = ApplyRequest(device: device, version: version, dryRun: true)
             let response = try await apply(page: page, body: body, who: who, wait: true)
-            guard let job = try? APICoding.decoder().decode(JobInfo.self, from: Data(response.body)), let report = job.replay else {
-                return response
+            guard let job = try? APICoding.decoder().decode(JobInfo.self, from: Data(response.body)) else { return response }
+            guard let report = job.replay else {
+                throw APIError(status: 500, code: "job_failed", message: job.error ?? "the dry run produced no report")
             }
             return json(200, report)
         }
@@ -142,23 +141,40 @@ final class APIRouter: Sendable {
             let (records, bad) = await engine.audit.read(limit: limit)
             return json(200, AuditPage(records: records, unreadable: bad))
         }
-            let known = Self.routes.contains { r in r.count == parts.count - 1 && zip(r, parts.dropFirst()).allSatisfy { $0 == "*" || $0 == $1 } }
-            if known { throw APIError(status: 405, code: "method_not_allowed", message: "\(m) is not allowed on \(request.path)") }
-            throw APIError.notFound("no such path \"\(request.path)\"")
+        let allowed = Self.routes.filter { r in
+            r.pattern.count == route.count && zip(r.pattern, route).allSatisfy { $0 == "*" || $0 == $1 }
+        }.map(\.method)
+        guard allowed.isEmpty else {
+            var response = APIError(status: 405, code: "method_not_allowed", message: "\(m) is not allowed on \(request.path) (allowed: \(allowed.joined(separator: ", ")))").response
+            response.headers.add(name: "Allow", value: allowed.joined(separator: ", "))
+            return response
+        }
+        throw APIError.notFound("no such path \"\(request.path)\"")
     }
 
-    private static let routes: [[String]] = [
-        ["health"], ["devices"], ["devices", "*"], ["pages"], ["pages", "*"], ["pages", "*", "templates"],
-        ["pages", "*", "templates", "*"], ["pages", "*", "templates", "*", "file"], ["pages", "*", "capture"],
-        ["pages", "*", "apply"], ["pages", "*", "diff"], ["jobs"], ["jobs", "*"], ["audit"],
+    /// Every route, for 405 answers and their Allow header.
+    private static let routes: [(method: String, pattern: [String])] = [
+        ("GET", ["health"]), ("GET", ["devices"]), ("GET", ["devices", "*"]), ("GET", ["pages"]), ("GET", ["pages", "*"]),
+        ("GET", ["pages", "*", "templates"]), ("POST", ["pages", "*", "templates"]), ("GET", ["pages", "*", "templates", "*"]),
+        ("GET", ["pages", "*", "templates", "*", "file"]), ("POST", ["pages", "*", "capture"]), ("POST", ["pages", "*", "apply"]),
+        ("GET", ["pages", "*", "diff"]), ("GET", ["jobs"]), ("GET", ["jobs", "*"]), ("GET", ["audit"]),
     ]
 
     // MARK: helpers
 
     private func isTrue(_ s: String) -> Bool { ["", "1", "true", "yes"].contains(s.lowercased()) }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ request: HTTPRequest) throws -> T {
+    /// Decodes a request body, refusing keys the type does not have: a misspelt `dryRun` must never
+    /// turn a dry run into a real write.
+    private func decode<T: Decodable & StrictKeys>(_ type: T.Type, _ request: HTTPRequest) throws -> T {
         guard !request.body.isEmpty else { throw APIError.badRequest("bad_json", "the request needs a JSON body") }
+        if let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] {
+            let unknown = object.keys.filter { !T.keys.contains($0) }.sorted()
+            guard unknown.isEmpty else {
+                throw APIError.badRequest(
+                    "unknown_key", "unknown key\(unknown.count == 1 ? "" : "s") \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")); expected \(T.keys.sorted().joined(separator: ", "))")
+            }
+        }
         do {
             return try APICoding.decoder().decode(type, from: Data(request.body))
         } catch let DecodingError.keyNotFound(key, _) {
@@ -302,10 +318,20 @@ final class APIRouter: Sendable {
         _ = try await archive { try await self.engine.archive.load(pageId: page.id, version: body.version) }
         let options = ReplayOptions(dryRun: body.dryRun ?? false, onError: body.onError ?? .stop)
         let engine = self.engine
+        let registry = self.registry
         return try await runJob(kind: "apply", page: page, target: target, who: who, wait: wait) { id, progress in
             var job = JobInfo(id: id, kind: "apply", pageId: page.id, device: target.label, who: who)
             do {
-                job.replay = try await engine.apply(page: page, version: body.version, to: target, options: options, who: who, progress: progress)
+                let report = try await engine.apply(page: page, version: body.version, to: target, options: options, who: who, progress: progress)
+                job.replay = report
+                if let deviceId = target.deviceId {
+                    // A register that failed without an exception code means the device did not answer.
+                    if let lost = report.registers.first(where: { $0.status == .failed }) {
+                        await registry.recordFailure(deviceId, error: "\(lost.registerId): \(lost.message ?? "failed")")
+                    } else if report.requests > 0 {
+                        await registry.recordSuccess(deviceId)
+                    }
+                }
             } catch {
                 job.error = "\(error)"
             }
@@ -335,6 +361,19 @@ final class APIRouter: Sendable {
         guard let finished = await jobs.wait(job.id) else { throw APIError.notFound("job \(job.id) vanished") }
         return json(200, finished)
     }
+}
+
+/// A request body whose keys are checked before decoding.
+protocol StrictKeys {
+    static var keys: Set<String> { get }
+}
+
+extension CaptureRequest: StrictKeys {
+    static var keys: Set<String> { ["device"] }
+}
+
+extension ApplyRequest: StrictKeys {
+    static var keys: Set<String> { ["device", "endpoint", "unit", "version", "dryRun", "onError"] }
 }
 
 extension APIError {

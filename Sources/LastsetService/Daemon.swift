@@ -134,12 +134,12 @@ public enum Daemon {
         try? notifier.stopping()
         router.stopAccepting()
         poller.stop()
-        let running = await jobs.runningCount
-        if running > 0 { log.info("letting \(running) running job(s) reach a clean stop point") }
+        let running = Set(await jobs.list().filter { $0.state == .running }.map(\.id))
+        if !running.isEmpty { log.info("letting \(running.count) running job(s) reach a clean stop point") }
         await jobs.cancelAll()
         let left = await jobs.drain(deadline: shutdownDeadline)
         if left > 0 { log.warning("\(left) job(s) still running at the shutdown deadline") }
-        for job in await jobs.list() where job.replay?.stoppedAt != nil {
+        for job in await jobs.list() where running.contains(job.id) && job.replay?.stoppedAt != nil {
             log.info("job \(job.id) (\(job.kind) \(job.pageId) → \(job.device)) stopped \(job.replay!.stoppedAt!)")
         }
         server.stop()

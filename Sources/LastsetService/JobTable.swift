@@ -36,6 +36,8 @@ actor JobTable {
     private func finish(_ id: String, _ done: JobInfo) {
         var job = done
         job.id = id
+        job.startedAt = jobs[id]?.startedAt ?? job.startedAt
+        job.progress = jobs[id]?.progress
         job.state = .finished
         job.finishedAt = Date()
         jobs[id] = job

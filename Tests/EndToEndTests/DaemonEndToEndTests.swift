@@ -171,6 +171,8 @@ final class DaemonEndToEndTests: XCTestCase {
             ("DELETE", "/v1/pages", nil, 405, "method_not_allowed"),
             ("GET", "/v2/pages", nil, 404, "not_found"),
             ("POST", "/v1/pages/heating/apply", String(repeating: " ", count: 70_000) + "{}", 413, "body_too_large"),
+            ("POST", "/v1/pages/heating/apply", #"{"device":"press-a","dryrun":true}"#, 400, "unknown_key"),
+            ("POST", "/v1/pages/heating/templates", "not a template", 422, "invalid_template"),
         ]
         for (method, path, body, status, code) in cases {
             let r = try daemon.api(method, path, body)
@@ -180,6 +182,7 @@ final class DaemonEndToEndTests: XCTestCase {
             XCTAssertFalse(error?["error"]?["message"]?.isEmpty ?? true)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: daemon.dataDir.appendingPathComponent("templates/..").standardized.appendingPathComponent("etc").path))
+        XCTAssertEqual(try daemon.api("DELETE", "/v1/pages/heating/templates").header("allow"), "GET, POST")
         XCTAssertEqual(try daemon.api("GET", "/v1/health").status, 200, "the daemon survived the bad requests")
         XCTAssertEqual(daemon.stop(), 0)
     }

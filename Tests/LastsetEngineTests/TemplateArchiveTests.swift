@@ -113,24 +113,39 @@ final class TemplateArchiveTests: XCTestCase {
         XCTAssertEqual(top, ["templates"])
     }
 
-    func testExportImportCarriesATemplateToAnotherArchive() async throws {
+    func testExportImportCarriesATemplateToAnotherSiteAndChecksThePage() async throws {
         let archive = try TemplateArchive(dataDirectory: dir)
         _ = try await archive.store(template(value: 40))
         let data = try await archive.exportData(pageId: "heating")
-        let other = try TemplateArchive(dataDirectory: dir.appendingPathComponent("site-b"))
-        let imported = try await other.importData(data)
+        let siteB = try Engine(dataDirectory: dir.appendingPathComponent("site-b"))
+        let page = PageDefinition(id: "heating", registers: [])
+        let imported = try await siteB.importTemplate(data, into: page, who: "uid:7")
         XCTAssertEqual(imported.version, 1)
         let original = try await archive.load(pageId: "heating")
         XCTAssertEqual(imported.entries, original.entries)
+        let audit = await siteB.audit.read()
+        XCTAssertEqual(audit.records.map(\.kind), ["import"])
+        XCTAssertEqual(audit.records.first?.who, "uid:7")
+
         var tampered = String(decoding: data, as: UTF8.self)
         tampered = tampered.replacingOccurrences(of: "press-1", with: "press-9")
         do {
-            _ = try await other.importData(Data(tampered.utf8))
+            _ = try await siteB.importTemplate(Data(tampered.utf8), into: page, who: "uid:7")
             XCTFail("tampered import accepted")
         } catch {
             guard case .invalidImport(let why) = error else { return XCTFail("\(error)") }
             XCTAssertTrue(why.contains("checksum"), why)
         }
+        do {
+            _ = try await siteB.importTemplate(data, into: PageDefinition(id: "cooling", registers: []), who: "uid:7")
+            XCTFail("a heating template was imported into cooling")
+        } catch {
+            guard case .invalidImport(let why) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(why.contains("not \"cooling\""), why)
+        }
+        let listed = try await siteB.archive.list(pageId: "heating").map(\.version)
+        XCTAssertEqual(listed, [1], "refused imports archived nothing")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("site-b/templates/cooling").path))
     }
 
     func testStaleTempFilesAreRemovedAtStart() async throws {
