@@ -68,7 +68,7 @@ public struct Engine: Sendable {
             throw .invalidImport(error.reason)
         }
         guard template.pageId == page.id else {
-            throw .invalidImport("the file is a template of page \"\(template.pageId)\", not \"\(page.id)\"")
+            throw .wrongPage(expected: page.id, found: template.pageId)
         }
         let stored = try await archive.store(template)
         let record = AuditRecord(

@@ -146,6 +146,8 @@ public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     case corrupt(pageId: String, version: Int, reason: String)
     /// An imported file that is not a valid template.
     case invalidImport(String)
+    /// An imported template of another page.
+    case wrongPage(expected: String, found: String)
     case storage(StorageError)
 
     public var description: String {
@@ -155,6 +157,7 @@ public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notFound(let p, let v?): return "page \"\(p)\" has no template version \(v)"
         case .corrupt(let p, let v, let r): return "template \"\(p)\" version \(v) is corrupt: \(r)"
         case .invalidImport(let r): return "cannot import template: \(r)"
+        case .wrongPage(let expected, let found): return "the file is a template of page \"\(found)\", not \"\(expected)\""
         case .storage(let e): return e.description
         }
     }

@@ -140,8 +140,7 @@ final class TemplateArchiveTests: XCTestCase {
             _ = try await siteB.importTemplate(data, into: PageDefinition(id: "cooling", registers: []), who: "uid:7")
             XCTFail("a heating template was imported into cooling")
         } catch {
-            guard case .invalidImport(let why) = error else { return XCTFail("\(error)") }
-            XCTAssertTrue(why.contains("not \"cooling\""), why)
+            XCTAssertEqual(error, .wrongPage(expected: "cooling", found: "heating"))
         }
         let listed = try await siteB.archive.list(pageId: "heating").map(\.version)
         XCTAssertEqual(listed, [1], "refused imports archived nothing")
