@@ -284,3 +284,35 @@ final class CaptureReplayTests: XCTestCase {
         XCTAssertEqual(b.holdingRegisters(address: 200, count: 3), [42, 0, 5])
     }
 }
+
+extension CaptureReplayTests {
+    /// A device that drops the connection every few requests: the link reconnects and retries, and the
+    /// replay still verifies every value (never a wrong one).
+    func testDroppedConnectionsAreRetriedAndEveryValueVerified() async throws {
+        _ = try await captureA()
+        let peer = try PymodbusPeer.startTCP(options: ["--drop-after", "3"], values: Self.blankValues)
+        defer { peer.stop() }
+        let report = try await engine.apply(page: Self.page, to: target(port: peer.port!, id: "press-b"), options: ReplayOptions(), who: "uid:0")
+        XCTAssertEqual(report.status, .succeeded, report.reason ?? "")
+        XCTAssertEqual(report.registers.map(\.status), Array(repeating: .verified, count: 5))
+        XCTAssertEqual(try Mbpoll.readHolding(port: peer.port!, unit: 1, address: 100, count: 4), [2, UInt16(bitPattern: -150), 0xE240, 0x0001])
+    }
+
+    /// A device that stops answering: the replay fails at a named register, nothing after it is written.
+    func testTimeoutDuringReplayFailsAtANamedRegister() async throws {
+        _ = try await captureA()
+        let peer = try PymodbusPeer.startTCP(options: ["--delay", "110:800"], values: Self.blankValues)
+        defer { peer.stop() }
+        var limits = DeviceLimits()
+        limits.timeout = .milliseconds(200)
+        limits.retries = 1
+        let report = try await engine.apply(page: Self.page, to: target(port: peer.port!, id: "press-b", limits: limits), options: ReplayOptions(), who: "uid:0")
+        XCTAssertEqual(report.status, .failed)
+        let status = Dictionary(uniqueKeysWithValues: report.registers.map { ($0.registerId, $0.status) })
+        XCTAssertEqual(status["heating.mode"], .verified)
+        XCTAssertEqual(status["heating.label"], .failed)
+        XCTAssertEqual(status["heating.hysteresis"], .notAttempted)
+        XCTAssertTrue(report.stoppedAt?.contains("heating.label") ?? false, report.stoppedAt ?? "")
+        XCTAssertFalse(try peer.writes().contains { $0.address == 2304 })
+    }
+}
