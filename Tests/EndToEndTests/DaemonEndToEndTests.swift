@@ -238,3 +238,66 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertEqual(p.terminationStatus, 0)
     }
 }
+
+extension DaemonEndToEndTests {
+    /// The watch job: live values and health appear for a polled device, and an unreachable one says why.
+    func testPollingKeepsLiveValuesAndHealth() throws {
+        let a = try peer(Self.reference)
+        let daemon = try DaemonHarness(
+            config: """
+                { version: 1,
+                  devices: [
+                    { id: "press-a", endpoint: "tcp://127.0.0.1:\(a.port!)", unit: 1, pages: ["heating"], poll: "100ms" },
+                    { id: "gone", endpoint: "tcp://127.0.0.1:1", unit: 1, pages: ["heating"], poll: "100ms",
+                      quirks: { timeout: "100ms", retries: 0 } },
+                  ],
+                \(Self.pages)
+                }
+                """)
+        var devices: [DeviceStatus] = []
+        let end = Date().addingTimeInterval(10)
+        repeat {
+            usleep(50_000)
+            devices = try daemon.decode([DeviceStatus].self, try daemon.api("GET", "/v1/devices"))
+        } while (devices.first?.live["heating"] == nil || devices.last?.reachable == nil) && Date() < end
+        let live = try XCTUnwrap(devices.first?.live["heating"])
+        XCTAssertEqual(devices.first?.reachable, true)
+        XCTAssertEqual(live.first { $0.registerId == "heating.mode" }?.value, .unsigned(2))
+        XCTAssertEqual(live.first { $0.registerId == "heating.label" }?.value, .text("Line 3"))
+        XCTAssertNotNil(live.first?.lastDate)
+        XCTAssertEqual(devices.last?.reachable, false)
+        XCTAssertTrue(devices.last?.lastError?.contains("127.0.0.1:1") ?? false, devices.last?.lastError ?? "nil")
+        let cli = try daemon.cli(["devices"])
+        XCTAssertEqual(cli.status, 0)
+        XCTAssertTrue(cli.stdout.contains("press-a") && cli.stdout.contains("reachable"), cli.stdout)
+    }
+
+    /// The optional TCP listener: loopback only, bearer token required, Host checked; the token id is the audit identity.
+    func testTCPListenerRequiresTheToken() throws {
+        let a = try peer(Self.reference)
+        let dir = try TestPaths.temporaryDirectory(prefix: "token")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tokenFile = dir.appendingPathComponent("token")
+        try "s3cret-token-0123456789\n".write(to: tokenFile, atomically: true, encoding: .utf8)
+        let port = try freeLoopbackPort()
+        let daemon = try DaemonHarness(
+            config: """
+                { version: 1,
+                  api: { tcp: { listen: "127.0.0.1:\(port)", tokenFile: "\(tokenFile.path)" } },
+                  devices: [ { id: "press-a", endpoint: "tcp://127.0.0.1:\(a.port!)", unit: 1, pages: ["heating"] } ],
+                \(Self.pages)
+                }
+                """)
+        let anonymous = HTTPClient(endpoint: .tcp(host: "127.0.0.1", port: UInt16(port)), timeout: .seconds(10))
+        XCTAssertEqual(try anonymous.send(method: "GET", path: "/v1/health").status, 401)
+        let wrong = HTTPClient(endpoint: .tcp(host: "127.0.0.1", port: UInt16(port)), timeout: .seconds(10), bearerToken: "nope")
+        XCTAssertEqual(try wrong.send(method: "GET", path: "/v1/health").status, 401)
+        let client = HTTPClient(endpoint: .tcp(host: "127.0.0.1", port: UInt16(port)), timeout: .seconds(10), bearerToken: "s3cret-token-0123456789")
+        XCTAssertEqual(try client.send(method: "GET", path: "/v1/health").status, 200)
+        XCTAssertEqual(try client.send(method: "GET", path: "/v1/health", headers: ["Host": "evil.example:80"]).status, 403)
+        XCTAssertEqual(try client.send(method: "GET", path: "/v1/health", headers: ["Origin": "http://evil.example"]).status, 403)
+        let capture = try client.send(method: "POST", path: "/v1/pages/heating/capture?wait=1", body: Array(#"{"device":"press-a"}"#.utf8))
+        XCTAssertEqual(capture.status, 200, capture.text)
+        XCTAssertEqual(try daemon.auditRecords().last?.who, "token:api")
+    }
+}
