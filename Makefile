@@ -1,7 +1,7 @@
 # Lastset — the two commands a newcomer needs are `make demo` and `make test` (see README.md).
 SWIFT ?= swift
 
-.PHONY: setup build demo demo-stop test check-systemd format
+.PHONY: setup build demo demo-stop test check-systemd format install
 
 setup:
 	scripts/setup.sh
@@ -32,3 +32,13 @@ format:
 ## Builds release and runs the benchmarks (C libmodbus loop, pymodbus, per-register; ~10 min): docs/BENCHMARKS.md.
 bench:
 	Benchmarks/run.sh
+
+PREFIX ?= /usr/local
+## Release build installed to $(PREFIX)/bin, the unit to /etc/systemd/system, the example config to
+## /etc/lastset/lastset.json (only when none exists). Then: systemctl daemon-reload && systemctl enable --now lastsetd
+install:
+	$(SWIFT) build -c release
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/etc/systemd/system $(DESTDIR)/etc/lastset
+	install -m 0755 $$($(SWIFT) build -c release --show-bin-path)/lastsetd $$($(SWIFT) build -c release --show-bin-path)/lastset $$($(SWIFT) build -c release --show-bin-path)/lastset-sim $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 systemd/lastsetd.service $(DESTDIR)/etc/systemd/system/lastsetd.service
+	[ -e $(DESTDIR)/etc/lastset/lastset.json ] || install -m 0644 Config/lastset.json $(DESTDIR)/etc/lastset/lastset.json
