@@ -21,9 +21,11 @@ final class Bench {
         report = BenchReport(machine: Self.machine())
         report.settings = [
             "reps": String(options.reps), "slowReps": String(options.slowReps), "slowReps10k": String(options.slowReps10k),
-            "perRegisterSlowReps": String(options.perRegisterSlowReps), "perRegisterSlowReps10k": String(options.perRegisterSlowReps10k),
+            "perRegisterSlowReps": String(options.perRegisterSlowReps),
+            "perRegisterSlowReps10k": String(options.perRegisterSlowReps10k),
             "provisionReps": String(options.provisionReps), "idleSeconds": String(options.idleSeconds),
-            "sizes": options.sizes.map(String.init).joined(separator: ","), "delaysMs": options.delays.map(String.init).joined(separator: ","),
+            "sizes": options.sizes.map(String.init).joined(separator: ","),
+            "delaysMs": options.delays.map(String.init).joined(separator: ","),
         ]
     }
 
@@ -35,7 +37,8 @@ final class Bench {
 
     /// Progress on stderr (the table and JSON go to stdout).
     func say(_ text: String) {
-        FileHandle.standardError.write(Data("[bench \(String(format: "%6.1f", (ContinuousClock.now - started).seconds))s] \(text)\n".utf8))
+        FileHandle.standardError.write(
+            Data("[bench \(String(format: "%6.1f", (ContinuousClock.now - started).seconds))s] \(text)\n".utf8))
     }
     private let started = ContinuousClock.now
 
@@ -60,7 +63,7 @@ final class Bench {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         if let data = try? encoder.encode(report) {
             print(String(decoding: data, as: UTF8.self))
-            if let out = options.jsonOut { FileManager.default.createFile(atPath: out, contents: data) }
+            if let out = options.jsonOut { _ = FileManager.default.createFile(atPath: out, contents: data) }
         }
         if !options.keepTemp && ok { try? FileManager.default.removeItem(atPath: temp) }
         return ok
@@ -88,8 +91,10 @@ final class Bench {
 
     private static func machine() -> BenchReport.Machine {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
-            .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown"
+        let model =
+            cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" }
+            ?? "unknown"
         var u = utsname()
         uname(&u)
         let release = withUnsafeBytes(of: &u.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }

@@ -50,7 +50,9 @@ struct BenchOptions {
         func list(_ flag: String) throws -> [Int] {
             let text = try value(flag)
             let items = text.split(separator: ",").map { Int($0) }
-            guard !items.isEmpty, items.allSatisfy({ $0 != nil && $0! >= 0 }) else { throw BenchError("\(flag): \"\(text)\" is not a list of numbers") }
+            guard !items.isEmpty, items.allSatisfy({ $0 != nil && $0! >= 0 }) else {
+                throw BenchError("\(flag): \"\(text)\" is not a list of numbers")
+            }
             return items.map { $0! }
         }
         while let arg = rest.popFirst() {
@@ -80,7 +82,9 @@ struct BenchOptions {
                 let text = try value(arg)
                 o.suites = Set(text.split(separator: ",").map(String.init))
                 let known: Set = ["wire", "counts", "provision", "daemon"]
-                guard o.suites.isSubset(of: known), !o.suites.isEmpty else { throw BenchError("--only: \"\(text)\" is not a list of \(known.sorted())") }
+                guard o.suites.isSubset(of: known), !o.suites.isEmpty else {
+                    throw BenchError("--only: \"\(text)\" is not a list of \(known.sorted())")
+                }
             case "--keep-temp": o.keepTemp = true
             case "-h", "--help":
                 print(usage)
@@ -88,8 +92,11 @@ struct BenchOptions {
             default: throw BenchError("unknown argument \"\(arg)\"")
             }
         }
-        for (flag, path) in [("--c-worker", o.cWorker), ("--python", o.python), ("--py-script", o.pythonScript)] where o.suites.contains("wire") {
-            guard !path.isEmpty, FileManager.default.fileExists(atPath: path) else { throw BenchError("\(flag): \"\(path)\" does not exist") }
+        for (flag, path) in [("--c-worker", o.cWorker), ("--python", o.python), ("--py-script", o.pythonScript)]
+        where o.suites.contains("wire") {
+            guard !path.isEmpty, FileManager.default.fileExists(atPath: path) else {
+                throw BenchError("\(flag): \"\(path)\" does not exist")
+            }
         }
         for tool in ["lastsetd", "lastset-sim"] where !FileManager.default.isExecutableFile(atPath: "\(o.binDirectory)/\(tool)") {
             throw BenchError("--bin: no executable \(tool) in \"\(o.binDirectory)\"")

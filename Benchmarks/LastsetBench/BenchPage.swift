@@ -89,13 +89,16 @@ enum BenchConfig {
     /// Writes a config with `pages` and `devices` to `path`.
     static func write(path: String, pages: [BenchPage], devices: [Device]) throws {
         let devs = devices.map { d in
-            var fields = ["\"id\":\"\(d.id)\"", "\"endpoint\":\"tcp://127.0.0.1:\(d.port)\"", "\"unit\":\(d.unit)",
-                "\"pages\":[" + d.pages.map { "\"\($0)\"" }.joined(separator: ",") + "]"]
+            var fields = [
+                "\"id\":\"\(d.id)\"", "\"endpoint\":\"tcp://127.0.0.1:\(d.port)\"", "\"unit\":\(d.unit)",
+                "\"pages\":[" + d.pages.map { "\"\($0)\"" }.joined(separator: ",") + "]",
+            ]
             if let poll = d.poll { fields.append("\"poll\":\"\(poll)\"") }
             if let m = d.maxRead { fields.append("\"quirks\":{\"maxReadRegisters\":\(m)}") }
             return "{" + fields.joined(separator: ",") + "}"
         }
-        let text = "{\"version\":1,\"history\":5,\"devices\":[\n" + devs.joined(separator: ",\n") + "],\n\"pages\":[\n"
+        let text =
+            "{\"version\":1,\"history\":5,\"devices\":[\n" + devs.joined(separator: ",\n") + "],\n\"pages\":[\n"
             + pages.map(\.json).joined(separator: ",\n") + "]}\n"
         do {
             try text.write(toFile: path, atomically: true, encoding: .utf8)

@@ -14,10 +14,11 @@ final class ChildProcess: @unchecked Sendable {
     private var buffer: [UInt8] = []
 
     /// Starts `executable` with `arguments`; `environment` entries are added to the bench's own.
-    init(name: String, executable: String, arguments: [String], environment: [String: String] = [:], logDirectory: String) throws {
+    init(name: String, executable: String, arguments: [String], environment: [String: String] = [:], logDirectory: String) throws
+    {
         self.name = name
         self.logPath = "\(logDirectory)/\(name).log"
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }

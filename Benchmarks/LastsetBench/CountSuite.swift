@@ -31,7 +31,9 @@ extension Bench {
                 let capture = await engine.capture(page: definition, from: target, who: "bench")
                 let afterCapture = await connection.counters
                 guard capture.archived else {
-                    throw BenchError("count capture of \(page.id) (maxRead \(maxRead)) did not archive: \(capture.problems.prefix(3)) \(capture.error ?? "")")
+                    throw BenchError(
+                        "count capture of \(page.id) (maxRead \(maxRead)) did not archive: \(capture.problems.prefix(3)) \(capture.error ?? "")"
+                    )
                 }
                 await connection.resetCounters()
                 var status = "failed"
@@ -54,7 +56,9 @@ extension Bench {
                     replayMinimumReads: MinimumPlan.reads(page, maxRead: maxRead, maxGap: 8),
                     replayVerifyAsYouGoReads: verifyAsYouGoReads(page, maxRead: maxRead), replayStatus: status, note: note)
                 report.requestCounts.append(result)
-                say("counts: \(page.id) maxRead \(maxRead): capture \(result.captureRequests) (min \(result.captureMinimum)), replay \(result.replayWrites)+\(result.replayReads) (\(status))")
+                say(
+                    "counts: \(page.id) maxRead \(maxRead): capture \(result.captureRequests) (min \(result.captureMinimum)), replay \(result.replayWrites)+\(result.replayReads) (\(status))"
+                )
             }
         }
     }

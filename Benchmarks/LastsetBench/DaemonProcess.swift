@@ -43,7 +43,8 @@ final class DaemonProcess: @unchecked Sendable {
             throw BenchError("POST \(path) \(body): \(error)")
         }
         let text = String(decoding: response.body, as: UTF8.self)
-        guard response.status == 200, let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else {
+        guard response.status == 200, let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+        else {
             throw BenchError("POST \(path) \(body): HTTP \(response.status): \(text.prefix(500))")
         }
         return object
@@ -64,7 +65,9 @@ final class DaemonProcess: @unchecked Sendable {
         let body = device.map { "{\"device\":\"\($0)\"}" } ?? "{\"endpoint\":\"tcp://127.0.0.1:\(port ?? 0)\",\"unit\":1}"
         let job = try post("/v1/pages/\(page)/apply?wait=1", body: body)
         guard let report = job["replay"] as? [String: Any], report["status"] as? String == "succeeded" else {
-            throw BenchError("API replay of \(page) to \(device ?? "port \(port ?? 0)") did not succeed: \(String(describing: job).prefix(800))")
+            throw BenchError(
+                "API replay of \(page) to \(device ?? "port \(port ?? 0)") did not succeed: \(String(describing: job).prefix(800))"
+            )
         }
         return report["requests"] as? Int ?? -1
     }

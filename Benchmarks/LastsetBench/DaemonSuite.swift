@@ -15,12 +15,14 @@ extension Bench {
         for i in 0..<10 {
             sims.append(
                 try SimServer(
-                    executable: tool("lastset-sim"), config: pagesPath, page: page.id, values: values, delayMs: 0, name: "sim-daemon-\(i)",
+                    executable: tool("lastset-sim"), config: pagesPath, page: page.id, values: values, delayMs: 0,
+                    name: "sim-daemon-\(i)",
                     logDirectory: temp))
         }
         func devices(poll: String?) -> [BenchConfig.Device] {
             (0..<100).map { i in
-                BenchConfig.Device(id: String(format: "m%03d", i + 1), port: sims[i % 10].port, unit: 1 + i / 10, pages: [page.id], poll: poll)
+                BenchConfig.Device(
+                    id: String(format: "m%03d", i + 1), port: sims[i % 10].port, unit: 1 + i / 10, pages: [page.id], poll: poll)
             }
         }
         let offPath = "\(temp)/daemon-100-off.json"
@@ -31,14 +33,20 @@ extension Bench {
 
         var ready = Samples()
         for i in 0..<options.readyReps {
-            let d = try DaemonProcess(executable: tool("lastsetd"), config: offPath, directory: "\(temp)/ready-\(i)", name: "lastsetd-ready-\(i)", logDirectory: temp)
+            let d = try DaemonProcess(
+                executable: tool("lastsetd"), config: offPath, directory: "\(temp)/ready-\(i)", name: "lastsetd-ready-\(i)",
+                logDirectory: temp)
             ready.add(d.timeToReady)
             d.stop()
         }
         say("daemon: time to READY \(ready.text) ms; idle window \(options.idleSeconds) s with polling off and on")
-        let off = try DaemonProcess(executable: tool("lastsetd"), config: offPath, directory: "\(temp)/idle-off", name: "lastsetd-idle-off", logDirectory: temp)
+        let off = try DaemonProcess(
+            executable: tool("lastsetd"), config: offPath, directory: "\(temp)/idle-off", name: "lastsetd-idle-off",
+            logDirectory: temp)
         defer { off.stop() }
-        let on = try DaemonProcess(executable: tool("lastsetd"), config: onPath, directory: "\(temp)/idle-on", name: "lastsetd-idle-on", logDirectory: temp)
+        let on = try DaemonProcess(
+            executable: tool("lastsetd"), config: onPath, directory: "\(temp)/idle-on", name: "lastsetd-idle-on",
+            logDirectory: temp)
         defer { on.stop() }
         // Let start-up work (and the first poll round) finish before the window opens.
         Thread.sleep(forTimeInterval: 2)
@@ -49,7 +57,8 @@ extension Bench {
         let on1 = try on.stats()
         let reachable = try reachableDevices(on)
         report.daemon = BenchReport.Daemon(
-            devices: 100, timeToReadyMs: ready, idleSeconds: options.idleSeconds, cpuSecondsPollingOff: off1.cpuSeconds - off0.cpuSeconds,
+            devices: 100, timeToReadyMs: ready, idleSeconds: options.idleSeconds,
+            cpuSecondsPollingOff: off1.cpuSeconds - off0.cpuSeconds,
             cpuSecondsPollingOn: on1.cpuSeconds - on0.cpuSeconds, pollIntervalSeconds: 1, devicesReachableWithPolling: reachable,
             peakRSSKiBPollingOff: off1.peakRSSKiB, peakRSSKiBPollingOn: on1.peakRSSKiB, threadsPollingOff: off1.threads,
             threadsPollingOn: on1.threads, apiDaemonPeakRSSKiBAfterWire: wireDaemonPeakRSS)
@@ -60,7 +69,8 @@ extension Bench {
     private func reachableDevices(_ daemon: DaemonProcess) throws -> Int {
         let client = HTTPClient(endpoint: .unix(path: daemon.socketPath), timeout: .seconds(30))
         let response = try client.send(method: "GET", path: "/v1/devices")
-        guard response.status == 200, let list = try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]] else {
+        guard response.status == 200, let list = try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]]
+        else {
             throw BenchError("GET /v1/devices: HTTP \(response.status)")
         }
         return list.filter { $0["reachable"] as? Bool == true }.count

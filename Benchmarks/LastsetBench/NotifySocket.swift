@@ -15,7 +15,9 @@ final class NotifySocket {
         self.path = path
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
-        guard path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else { throw BenchError("notify socket path \"\(path)\" is too long") }
+        guard path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw BenchError("notify socket path \"\(path)\" is too long")
+        }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
         }

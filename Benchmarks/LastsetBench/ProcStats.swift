@@ -30,6 +30,7 @@ struct ProcStats {
             return 0
         }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-        return ProcStats(cpuSeconds: (utime + stime) / ticks, peakRSSKiB: kib("VmHWM"), rssKiB: kib("VmRSS"), threads: kib("Threads"))
+        return ProcStats(
+            cpuSeconds: (utime + stime) / ticks, peakRSSKiB: kib("VmHWM"), rssKiB: kib("VmRSS"), threads: kib("Threads"))
     }
 }

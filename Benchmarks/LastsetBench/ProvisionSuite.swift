@@ -17,22 +17,30 @@ extension Bench {
         try BenchConfig.write(path: configPath, pages: [page], devices: [])
         // The reference machine the template is captured from (by the engine and by the daemon).
         let reference = try SimServer(
-            executable: tool("lastset-sim"), config: configPath, page: page.id, values: values, delayMs: 0, name: "sim-prov-reference",
+            executable: tool("lastset-sim"), config: configPath, page: page.id, values: values, delayMs: 0,
+            name: "sim-prov-reference",
             logDirectory: temp)
         defer { reference.stop() }
         let daemonConfig = "\(temp)/provision-daemon.json"
-        try BenchConfig.write(path: daemonConfig, pages: [page], devices: [BenchConfig.Device(id: "reference", port: reference.port, pages: [page.id])])
+        try BenchConfig.write(
+            path: daemonConfig, pages: [page],
+            devices: [BenchConfig.Device(id: "reference", port: reference.port, pages: [page.id])])
         let config = try load(daemonConfig)
         guard let definition = config.page(page.id) else { throw BenchError("page \(page.id) missing from \(daemonConfig)") }
-        let daemon = try DaemonProcess(executable: tool("lastsetd"), config: daemonConfig, directory: "\(temp)/prov-daemon", name: "lastsetd-prov", logDirectory: temp)
+        let daemon = try DaemonProcess(
+            executable: tool("lastsetd"), config: daemonConfig, directory: "\(temp)/prov-daemon", name: "lastsetd-prov",
+            logDirectory: temp)
         defer { daemon.stop() }
         _ = try daemon.capture(page: page.id, device: "reference")
         let engine = try Engine(dataDirectory: URL(fileURLWithPath: "\(temp)/prov-data"), historyLimit: 5)
         let limits = DeviceLimits()
         let refEndpoint = Endpoint.tcp(host: "127.0.0.1", port: reference.port)
         let refTarget = DeviceTarget(
-            deviceId: "reference", endpoint: refEndpoint, unit: 1, limits: limits, connection: ModbusConnection(endpoint: refEndpoint, options: LinkOptions(limits)))
-        guard await engine.capture(page: definition, from: refTarget, who: "bench").archived else { throw BenchError("provisioning: reference capture failed") }
+            deviceId: "reference", endpoint: refEndpoint, unit: 1, limits: limits,
+            connection: ModbusConnection(endpoint: refEndpoint, options: LinkOptions(limits)))
+        guard await engine.capture(page: definition, from: refTarget, who: "bench").archived else {
+            throw BenchError("provisioning: reference capture failed")
+        }
 
         let most = Self.provisionCounts.max()!
         for delay in options.delays {
@@ -53,8 +61,10 @@ extension Bench {
             for rep in 0..<options.provisionReps {
                 let order = rep % 2 == 0 ? Self.provisionCounts : Self.provisionCounts.reversed()
                 for n in order {
-                    samples["engine|\(n)", default: Samples()].add(try await provisionEngine(engine, definition, ports: Array(ports.prefix(n))))
-                    samples["api|\(n)", default: Samples()].add(try provisionAPI(daemon, page: page.id, ports: Array(ports.prefix(n))))
+                    samples["engine|\(n)", default: Samples()].add(
+                        try await provisionEngine(engine, definition, ports: Array(ports.prefix(n))))
+                    samples["api|\(n)", default: Samples()].add(
+                        try provisionAPI(daemon, page: page.id, ports: Array(ports.prefix(n))))
                 }
             }
             for via in ["engine", "api"] {
@@ -63,7 +73,8 @@ extension Bench {
                     guard let s = samples["\(via)|\(n)"] else { continue }
                     report.provisioning.append(
                         BenchReport.Provisioning(
-                            delayMs: delay, via: via, machines: n, registers: words, medianMs: s.median, minMs: s.min, maxMs: s.max,
+                            delayMs: delay, via: via, machines: n, registers: words, medianMs: s.median, minMs: s.min,
+                            maxMs: s.max,
                             runs: s.runsMs.count, overOneMachine: one.map { s.median / $0 }))
                 }
             }
@@ -77,14 +88,17 @@ extension Bench {
         let limits = DeviceLimits()
         let targets = ports.map { port -> DeviceTarget in
             let endpoint = Endpoint.tcp(host: "127.0.0.1", port: port)
-            return DeviceTarget(deviceId: nil, endpoint: endpoint, unit: 1, limits: limits, connection: ModbusConnection(endpoint: endpoint, options: LinkOptions(limits)))
+            return DeviceTarget(
+                deviceId: nil, endpoint: endpoint, unit: 1, limits: limits,
+                connection: ModbusConnection(endpoint: endpoint, options: LinkOptions(limits)))
         }
         let start = ContinuousClock.now
         let statuses = await withTaskGroup(of: String.self) { group in
             for target in targets {
                 group.addTask {
                     do {
-                        return try await engine.apply(page: page, to: target, options: ReplayOptions(), who: "bench").status.rawValue
+                        return try await engine.apply(page: page, to: target, options: ReplayOptions(), who: "bench").status
+                            .rawValue
                     } catch {
                         return "\(error)"
                     }
@@ -96,7 +110,9 @@ extension Bench {
         }
         let elapsed = ContinuousClock.now - start
         for target in targets { await target.connection.close() }
-        guard statuses.allSatisfy({ $0 == "succeeded" }) else { throw BenchError("engine provisioning of \(ports.count): \(statuses.filter { $0 != "succeeded" }.prefix(3))") }
+        guard statuses.allSatisfy({ $0 == "succeeded" }) else {
+            throw BenchError("engine provisioning of \(ports.count): \(statuses.filter { $0 != "succeeded" }.prefix(3))")
+        }
         return elapsed
     }
 
@@ -117,7 +133,9 @@ extension Bench {
             }
             thread.start()
         }
-        guard group.wait(timeout: .now() + 600) == .success else { throw BenchError("API provisioning of \(ports.count) machines took over 600 s") }
+        guard group.wait(timeout: .now() + 600) == .success else {
+            throw BenchError("API provisioning of \(ports.count) machines took over 600 s")
+        }
         let elapsed = ContinuousClock.now - start
         let failed = failures.items
         guard failed.isEmpty else { throw BenchError("API provisioning of \(ports.count): \(failed.prefix(3))") }

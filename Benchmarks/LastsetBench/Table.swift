@@ -3,45 +3,62 @@ import Foundation
 /// The human-readable tables (Markdown, so docs/BENCHMARKS.md can quote them as printed).
 extension Bench {
     func printTable() {
-        var out = "\n## Machine\n\n\(report.machine.nproc) CPUs, \(report.machine.cpuModel), Linux \(report.machine.kernel), \(report.machine.date)\n"
+        var out =
+            "\n## Machine\n\n\(report.machine.nproc) CPUs, \(report.machine.cpuModel), Linux \(report.machine.kernel), \(report.machine.date)\n"
         if !report.wire.isEmpty {
             out += "\n## Capture and replay: median [min–max] ms (requests per operation)\n\n"
-            out += "| delay | registers | operation | " + Self.implementations.joined(separator: " | ")
+            out +=
+                "| delay | registers | operation | " + Self.implementations.joined(separator: " | ")
                 + " | Lastset/C | core/C | API/C | Lastset/pymodbus | Lastset/per-register |\n"
             out += "|---|---|---|" + String(repeating: "---|", count: Self.implementations.count + 5) + "\n"
             for ratio in report.ratios {
                 let cells = Self.implementations.map { impl -> String in
-                    guard let w = report.wire.first(where: { $0.delayMs == ratio.delayMs && $0.registers == ratio.registers && $0.operation == ratio.operation && $0.impl == impl }) else { return "—" }
-                    return "\(Format.ms(w.medianMs)) [\(Format.ms(w.minMs))–\(Format.ms(w.maxMs))] (\(w.requests))" + (w.runs < 3 ? " n=\(w.runs)" : "")
+                    guard
+                        let w = report.wire.first(where: {
+                            $0.delayMs == ratio.delayMs && $0.registers == ratio.registers && $0.operation == ratio.operation
+                                && $0.impl == impl
+                        })
+                    else { return "—" }
+                    return "\(Format.ms(w.medianMs)) [\(Format.ms(w.minMs))–\(Format.ms(w.maxMs))] (\(w.requests))"
+                        + (w.runs < 3 ? " n=\(w.runs)" : "")
                 }
-                out += "| \(ratio.delayMs) ms | \(ratio.registers) | \(ratio.operation) | " + cells.joined(separator: " | ")
+                out +=
+                    "| \(ratio.delayMs) ms | \(ratio.registers) | \(ratio.operation) | " + cells.joined(separator: " | ")
                     + " | \(Format.ratio(ratio.lastsetOverC)) | \(Format.ratio(ratio.lastsetCoreOverC)) | \(Format.ratio(ratio.apiOverC)) | \(Format.ratio(ratio.lastsetOverPymodbus)) | \(Format.ratio(ratio.lastsetOverPerRegister)) |\n"
             }
         }
         if !report.requestCounts.isEmpty {
             out += "\n## Requests against the minimum\n\n"
-            out += "| page | registers (words) | maxRead | capture | capture min | replay writes | min writes | replay reads | min reads (verify at end) | reads (verify each write) | replay |\n"
+            out +=
+                "| page | registers (words) | maxRead | capture | capture min | replay writes | min writes | replay reads | min reads (verify at end) | reads (verify each write) | replay |\n"
             out += "|---|---|---|---|---|---|---|---|---|---|---|\n"
             for c in report.requestCounts {
-                out += "| \(c.page) | \(c.registers) (\(c.words)) | \(c.maxReadRegisters) | \(c.captureRequests) | \(c.captureMinimum) | \(c.replayWrites) | \(c.replayMinimumWrites) | \(c.replayReads) | \(c.replayMinimumReads) | \(c.replayVerifyAsYouGoReads) | \(c.replayStatus)\(c.note.map { ": " + $0.prefix(120) } ?? "") |\n"
+                out +=
+                    "| \(c.page) | \(c.registers) (\(c.words)) | \(c.maxReadRegisters) | \(c.captureRequests) | \(c.captureMinimum) | \(c.replayWrites) | \(c.replayMinimumWrites) | \(c.replayReads) | \(c.replayMinimumReads) | \(c.replayVerifyAsYouGoReads) | \(c.replayStatus)\(c.note.map { ": " + $0.prefix(120) } ?? "") |\n"
             }
         }
         if !report.provisioning.isEmpty {
             out += "\n## Provisioning machines at once (replay with verification)\n\n"
             out += "| delay | via | machines | registers | median [min–max] ms | × one machine |\n|---|---|---|---|---|---|\n"
             for p in report.provisioning {
-                out += "| \(p.delayMs) ms | \(p.via) | \(p.machines) | \(p.registers) | \(Format.ms(p.medianMs)) [\(Format.ms(p.minMs))–\(Format.ms(p.maxMs))] | \(Format.ratio(p.overOneMachine)) |\n"
+                out +=
+                    "| \(p.delayMs) ms | \(p.via) | \(p.machines) | \(p.registers) | \(Format.ms(p.medianMs)) [\(Format.ms(p.minMs))–\(Format.ms(p.maxMs))] | \(Format.ratio(p.overOneMachine)) |\n"
             }
         }
         if let d = report.daemon {
             out += "\n## Daemon resources (\(d.devices) devices configured)\n\n"
             out += "| figure | value |\n|---|---|\n"
-            out += "| time from start to READY=1 (median [min–max], \(d.timeToReadyMs.runsMs.count) starts) | \(d.timeToReadyMs.text) ms |\n"
-            out += "| CPU time over \(d.idleSeconds) s idle, polling off | \(String(format: "%.2f", d.cpuSecondsPollingOff)) s |\n"
-            out += "| CPU time over \(d.idleSeconds) s, polling every \(d.pollIntervalSeconds) s (\(d.devicesReachableWithPolling) devices reachable) | \(String(format: "%.2f", d.cpuSecondsPollingOn)) s |\n"
+            out +=
+                "| time from start to READY=1 (median [min–max], \(d.timeToReadyMs.runsMs.count) starts) | \(d.timeToReadyMs.text) ms |\n"
+            out +=
+                "| CPU time over \(d.idleSeconds) s idle, polling off | \(String(format: "%.2f", d.cpuSecondsPollingOff)) s |\n"
+            out +=
+                "| CPU time over \(d.idleSeconds) s, polling every \(d.pollIntervalSeconds) s (\(d.devicesReachableWithPolling) devices reachable) | \(String(format: "%.2f", d.cpuSecondsPollingOn)) s |\n"
             out += "| peak RSS, polling off / on | \(d.peakRSSKiBPollingOff / 1024) MiB / \(d.peakRSSKiBPollingOn / 1024) MiB |\n"
             out += "| threads, polling off / on | \(d.threadsPollingOff) / \(d.threadsPollingOn) |\n"
-            if let w = d.apiDaemonPeakRSSKiBAfterWire { out += "| peak RSS of the capture/replay daemon after the wire runs (10,000-register pages) | \(w / 1024) MiB |\n" }
+            if let w = d.apiDaemonPeakRSSKiBAfterWire {
+                out += "| peak RSS of the capture/replay daemon after the wire runs (10,000-register pages) | \(w / 1024) MiB |\n"
+            }
         }
         for note in report.notes { out += "\nNote: \(note)\n" }
         print(out)

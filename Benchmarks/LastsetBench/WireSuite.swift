@@ -48,16 +48,23 @@ extension Bench {
             let endpoint = Endpoint.tcp(host: "127.0.0.1", port: port)
             let limits = DeviceLimits()
             let connection = await pool.connection(for: endpoint, options: LinkOptions(limits))
-            let target = DeviceTarget(deviceId: "d\(delay)-\(page.id)", endpoint: endpoint, unit: 1, limits: limits, connection: connection)
-            slots.append(Slot(delayMs: delay, page: page, definition: definition, port: port, deviceId: "d\(delay)-\(page.id)", target: target))
+            let target = DeviceTarget(
+                deviceId: "d\(delay)-\(page.id)", endpoint: endpoint, unit: 1, limits: limits, connection: connection)
+            slots.append(
+                Slot(
+                    delayMs: delay, page: page, definition: definition, port: port, deviceId: "d\(delay)-\(page.id)",
+                    target: target))
         }
         say("wire: \(slots.count) simulators up; starting lastsetd and the C and pymodbus workers")
-        let daemon = try DaemonProcess(executable: tool("lastsetd"), config: daemonConfig, directory: "\(temp)/wire-daemon", name: "lastsetd-wire", logDirectory: temp)
+        let daemon = try DaemonProcess(
+            executable: tool("lastsetd"), config: daemonConfig, directory: "\(temp)/wire-daemon", name: "lastsetd-wire",
+            logDirectory: temp)
         onExit { daemon.stop() }
         let engine = try Engine(dataDirectory: URL(fileURLWithPath: "\(temp)/engine-data"), historyLimit: 5)
         let c = try Worker(name: "c", executable: options.cWorker, arguments: [], logDirectory: temp)
         onExit { c.stop() }
-        let py = try Worker(name: "pymodbus", executable: options.python, arguments: ["-u", options.pythonScript], logDirectory: temp)
+        let py = try Worker(
+            name: "pymodbus", executable: options.python, arguments: ["-u", options.pythonScript], logDirectory: temp)
         onExit { py.stop() }
 
         // Warm-up (untimed): connects every client, archives a first template everywhere, checks results.
@@ -67,7 +74,9 @@ extension Bench {
             let template = try await engine.archive.load(pageId: s.page.id)
             slots[i].template = template
             for impl in Self.implementations where impl != "per-register" {
-                for op in ["capture", "replay"] { _ = try await run(impl, op, slots[i], engine: engine, daemon: daemon, c: c, py: py) }
+                for op in ["capture", "replay"] {
+                    _ = try await run(impl, op, slots[i], engine: engine, daemon: daemon, c: c, py: py)
+                }
             }
         }
         say("wire: warm-up done")
@@ -80,7 +89,8 @@ extension Bench {
                 let order = (0..<n).map { Self.implementations[($0 + rep) % n] }
                 for op in ["capture", "replay"] {
                     for impl in order {
-                        let reps = options.repetitions(delayMs: s.delayMs, words: s.page.words, perRegister: impl == "per-register")
+                        let reps = options.repetitions(
+                            delayMs: s.delayMs, words: s.page.words, perRegister: impl == "per-register")
                         guard rep < reps else { continue }
                         let (elapsed, requests) = try await run(impl, op, s, engine: engine, daemon: daemon, c: c, py: py)
                         let key = "\(s.delayMs)|\(s.page.words)|\(op)|\(impl)"
@@ -97,7 +107,9 @@ extension Bench {
 
         for s in slots {
             for op in ["capture", "replay"] {
-                func median(_ impl: String) -> Double? { samples["\(s.delayMs)|\(s.page.words)|\(op)|\(impl)"].map { $0.0.median } }
+                func median(_ impl: String) -> Double? {
+                    samples["\(s.delayMs)|\(s.page.words)|\(op)|\(impl)"].map { $0.0.median }
+                }
                 for impl in Self.implementations {
                     guard let (sample, requests) = samples["\(s.delayMs)|\(s.page.words)|\(op)|\(impl)"] else { continue }
                     report.wire.append(
@@ -113,13 +125,16 @@ extension Bench {
                     BenchReport.Ratio(
                         delayMs: s.delayMs, registers: s.page.words, operation: op, lastsetOverC: over("lastset-engine", "c"),
                         lastsetCoreOverC: over("lastset-core", "c"), apiOverC: over("lastset-api", "c"),
-                        lastsetOverPymodbus: over("lastset-engine", "pymodbus"), lastsetOverPerRegister: over("lastset-engine", "per-register")))
+                        lastsetOverPymodbus: over("lastset-engine", "pymodbus"),
+                        lastsetOverPerRegister: over("lastset-engine", "per-register")))
             }
         }
     }
 
     /// Runs one operation with one implementation; returns the time and the requests it sent.
-    private func run(_ impl: String, _ op: String, _ s: Slot, engine: Engine, daemon: DaemonProcess, c: Worker, py: Worker) async throws -> (Duration, Int) {
+    private func run(_ impl: String, _ op: String, _ s: Slot, engine: Engine, daemon: DaemonProcess, c: Worker, py: Worker)
+        async throws -> (Duration, Int)
+    {
         let clock = ContinuousClock()
         let capture = op == "capture"
         switch impl {
@@ -129,7 +144,10 @@ extension Bench {
             if capture {
                 if impl == "lastset-engine" {
                     let r = await engine.capture(page: s.definition, from: s.target, who: "bench")
-                    guard r.archived else { throw BenchError("engine capture of \(s.page.id) did not archive: \(r.problems.prefix(3)) \(r.error ?? "")") }
+                    guard r.archived else {
+                        throw BenchError(
+                            "engine capture of \(s.page.id) did not archive: \(r.problems.prefix(3)) \(r.error ?? "")")
+                    }
                 } else {
                     let r = await LiveReader.read(page: s.definition, from: s.target)
                     if let e = r.error { throw BenchError("LiveReader of \(s.page.id): \(e)") }
@@ -137,7 +155,8 @@ extension Bench {
             } else {
                 let status: ReplayStatus
                 if impl == "lastset-engine" {
-                    status = try await engine.apply(page: s.definition, to: s.target, options: ReplayOptions(), who: "bench").status
+                    status = try await engine.apply(page: s.definition, to: s.target, options: ReplayOptions(), who: "bench")
+                        .status
                 } else {
                     guard let template = s.template else { throw BenchError("no template of \(s.page.id) loaded") }
                     status = await Replay.run(page: s.definition, template: template, to: s.target).status
@@ -149,14 +168,19 @@ extension Bench {
             return (elapsed, after.total - before.total)
         case "lastset-api":
             let start = clock.now
-            let requests = capture ? try daemon.capture(page: s.page.id, device: s.deviceId) : try daemon.apply(page: s.page.id, device: s.deviceId)
+            let requests =
+                capture
+                ? try daemon.capture(page: s.page.id, device: s.deviceId) : try daemon.apply(page: s.page.id, device: s.deviceId)
             return (clock.now - start, requests)
         case "c", "pymodbus":
             let worker = impl == "c" ? c : py
-            let r = try worker.run(capture ? "read" : "replay", port: s.port, start: s.page.start, count: s.page.words, chunk: capture ? 125 : 123)
+            let r = try worker.run(
+                capture ? "read" : "replay", port: s.port, start: s.page.start, count: s.page.words, chunk: capture ? 125 : 123)
             return (r.elapsed, r.requests)
         case "per-register":
-            let r = try c.run(capture ? "perreg-read" : "perreg-replay", port: s.port, start: s.page.start, count: s.page.words, timeout: .seconds(600))
+            let r = try c.run(
+                capture ? "perreg-read" : "perreg-replay", port: s.port, start: s.page.start, count: s.page.words,
+                timeout: .seconds(600))
             return (r.elapsed, r.requests)
         default:
             throw BenchError("unknown implementation \"\(impl)\"")

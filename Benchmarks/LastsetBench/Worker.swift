@@ -19,7 +19,8 @@ final class Worker {
     /// Starts the worker program.
     init(name: String, executable: String, arguments: [String], logDirectory: String) throws {
         self.name = name
-        process = try ChildProcess(name: "worker-\(name)", executable: executable, arguments: arguments, logDirectory: logDirectory)
+        process = try ChildProcess(
+            name: "worker-\(name)", executable: executable, arguments: arguments, logDirectory: logDirectory)
     }
 
     private func ask(_ line: String, timeout: Duration) throws -> [Substring] {
@@ -41,7 +42,9 @@ final class Worker {
     }
 
     /// Runs `command` (read, replay, perreg-read, perreg-replay) against the server at `port`.
-    func run(_ command: String, port: Int, unit: Int = 1, start: Int, count: Int, chunk: Int? = nil, timeout: Duration = .seconds(120)) throws -> Run {
+    func run(
+        _ command: String, port: Int, unit: Int = 1, start: Int, count: Int, chunk: Int? = nil, timeout: Duration = .seconds(120)
+    ) throws -> Run {
         let id = try context(port: port)
         let line = "\(command) \(id) \(unit) \(start) \(count)" + (chunk.map { " \($0)" } ?? "")
         let parts = try ask(line, timeout: timeout)
