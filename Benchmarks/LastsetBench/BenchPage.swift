@@ -51,6 +51,20 @@ struct BenchPage {
         return BenchPage(id: id, registers: regs)
     }
 
+    /// The fewest requests of at most `max` registers covering this contiguous page without splitting
+    /// a register (greedy, which is optimal for one contiguous run): the C and pymodbus loops' plan.
+    func chunks(max: Int) -> [(address: Int, count: Int)] {
+        var out: [(address: Int, count: Int)] = []
+        for r in registers.sorted(by: { $0.address < $1.address }) {
+            if let last = out.last, last.address + last.count == r.address, last.count + r.length <= max {
+                out[out.count - 1].count += r.length
+            } else {
+                out.append((r.address, r.length))
+            }
+        }
+        return out
+    }
+
     /// Total words of all registers.
     var words: Int { registers.reduce(0) { $0 + $1.length } }
     /// First address.

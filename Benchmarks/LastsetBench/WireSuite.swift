@@ -19,6 +19,10 @@ extension Bench {
         var deviceId: String
         var target: DeviceTarget
         var template: Template?
+        /// Reads of at most 125 registers, registers unsplit (the baselines' capture plan).
+        var readPlan: [(address: Int, count: Int)] { page.chunks(max: 125) }
+        /// Writes of at most 123 registers, registers unsplit (the baselines' replay plan).
+        var writePlan: [(address: Int, count: Int)] { page.chunks(max: 123) }
     }
 
     func wireSuite() async throws {
@@ -173,9 +177,9 @@ extension Bench {
                 ? try daemon.capture(page: s.page.id, device: s.deviceId) : try daemon.apply(page: s.page.id, device: s.deviceId)
             return (clock.now - start, requests)
         case "c", "pymodbus":
+            // The same minimal plan as Lastset's: no register split across two requests.
             let worker = impl == "c" ? c : py
-            let r = try worker.run(
-                capture ? "read" : "replay", port: s.port, start: s.page.start, count: s.page.words, chunk: capture ? 125 : 123)
+            let r = try worker.run(capture ? "readplan" : "replayplan", port: s.port, plan: capture ? s.readPlan : s.writePlan)
             return (r.elapsed, r.requests)
         case "per-register":
             let r = try c.run(

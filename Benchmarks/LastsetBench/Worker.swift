@@ -56,6 +56,19 @@ final class Worker {
         return Run(elapsed: .nanoseconds(ns), requests: requests, mismatches: mismatches)
     }
 
+    /// Runs `command` (readplan, replayplan) with an explicit list of (address, count) requests.
+    func run(_ command: String, port: Int, unit: Int = 1, plan: [(address: Int, count: Int)], timeout: Duration = .seconds(120)) throws -> Run {
+        let id = try context(port: port)
+        let line = "\(command) \(id) \(unit) " + plan.map { "\($0.address):\($0.count)" }.joined(separator: ",")
+        let parts = try ask(line, timeout: timeout)
+        guard parts.count >= 2, let ns = Int64(parts[0]), let requests = Int(parts[1]) else {
+            throw BenchError("\(name) worker: unparsable answer \(parts) to \"\(command)\" with \(plan.count) requests")
+        }
+        let mismatches = parts.count > 2 ? Int(parts[2]) ?? -1 : 0
+        guard mismatches == 0 else { throw BenchError("\(name) worker: \(mismatches) read-back mismatches in \(command)") }
+        return Run(elapsed: .nanoseconds(ns), requests: requests, mismatches: mismatches)
+    }
+
     /// Asks it to quit, then stops it.
     func stop() {
         try? process.send("quit")

@@ -8,6 +8,10 @@
  *        FC03 loop over START..START+COUNT in chunks of MAXREAD (the minimal plan for a contiguous page)
  *   replay ID UNIT START COUNT MAXWRITE       -> "ok NS REQUESTS MISMATCHES"
  *        FC16 loop in chunks of MAXWRITE, each chunk read back (FC03) and compared before the next write
+ *   readplan ID UNIT A:N,A:N,...              -> "ok NS REQUESTS"
+ *        one FC03 per A:N pair: the minimal plan the harness computed without splitting a register
+ *   replayplan ID UNIT A:N,A:N,...            -> "ok NS REQUESTS MISMATCHES"
+ *        one FC16 per A:N pair, each read back (FC03) and compared before the next write
  *   perreg-read ID UNIT START COUNT           -> "ok NS REQUESTS"   one FC03 per register
  *   perreg-replay ID UNIT START COUNT         -> "ok NS REQUESTS MISMATCHES"  FC06 + FC03 read-back per register
  *   quit
@@ -25,6 +29,7 @@
 #include <time.h>
 
 #define MAX_CONTEXTS 64
+#define MAX_PLAN 4096
 
 static modbus_t *contexts[MAX_CONTEXTS];
 
@@ -46,7 +51,8 @@ static void fail(const char *what) {
 }
 
 int main(void) {
-    char line[512];
+    static char line[65536];
+    static long planAddress[MAX_PLAN], planCount[MAX_PLAN];
     static uint16_t buffer[MODBUS_MAX_READ_REGISTERS];
     static uint16_t values[MODBUS_MAX_WRITE_REGISTERS];
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -72,6 +78,44 @@ int main(void) {
             if (modbus_connect(ctx) == -1) { fail("modbus_connect"); modbus_free(ctx); continue; }
             contexts[id] = ctx;
             printf("ok\n");
+            continue;
+        }
+        if (strcmp(command, "readplan") == 0 || strcmp(command, "replayplan") == 0) {
+            int replay = command[1] == 'e' && command[2] == 'p';
+            char *plan = NULL;
+            int offset = 0;
+            if (sscanf(line, "%*s %d %d %n", &id, &unit, &offset) != 2 || !context(id)) {
+                printf("err bad plan line\n");
+                continue;
+            }
+            plan = line + offset;
+            int n = 0, bad = 0;
+            for (char *item = strtok(plan, ",\n"); item && !bad; item = strtok(NULL, ",\n")) {
+                if (n == MAX_PLAN || sscanf(item, "%ld:%ld", &planAddress[n], &planCount[n]) != 2 || planCount[n] < 1
+                    || planCount[n] > (replay ? 123 : 125)) bad = 1;
+                else n++;
+            }
+            if (bad || n == 0) { printf("err bad plan\n"); continue; }
+            modbus_t *ctx = context(id);
+            modbus_set_slave(ctx, unit);
+            long requests = 0, mismatches = 0;
+            int ok = 1;
+            long long t0 = now_ns();
+            for (int i = 0; i < n && ok; i++) {
+                int a = (int)planAddress[i], count = (int)planCount[i];
+                if (replay) {
+                    for (int k = 0; k < count; k++) values[k] = bench_value(a + k);
+                    requests++;
+                    if (modbus_write_registers(ctx, a, count, values) != count) { fail("write"); ok = 0; break; }
+                }
+                requests++;
+                if (modbus_read_registers(ctx, a, count, buffer) != count) { fail(replay ? "read back" : "read"); ok = 0; break; }
+                if (replay && memcmp(values, buffer, (size_t)count * sizeof(uint16_t)) != 0) mismatches++;
+            }
+            long long elapsed = now_ns() - t0;
+            if (!ok) continue;
+            if (replay) printf("ok %lld %ld %ld\n", elapsed, requests, mismatches);
+            else printf("ok %lld %ld\n", elapsed, requests);
             continue;
         }
         int isReplay = strcmp(command, "replay") == 0;

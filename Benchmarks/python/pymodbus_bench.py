@@ -6,6 +6,8 @@ Same line protocol as Benchmarks/c/lastset_bench_c.c (one answer line per comman
   connect ID HOST PORT                  -> "ok"                       (not timed)
   read ID UNIT START COUNT MAXREAD      -> "ok NS REQUESTS"           FC03 in chunks of MAXREAD
   replay ID UNIT START COUNT MAXWRITE   -> "ok NS REQUESTS MISMATCHES" FC16 chunk, then FC03 read-back
+  readplan ID UNIT A:N,A:N,...          -> "ok NS REQUESTS"           one FC03 per pair (the harness's plan)
+  replayplan ID UNIT A:N,A:N,...        -> "ok NS REQUESTS MISMATCHES" one FC16 + FC03 read-back per pair
   quit
 
 Uses pymodbus's synchronous ModbusTcpClient (the usual way a provisioning script is written).
@@ -41,6 +43,33 @@ def main() -> None:
                 else:
                     clients[cid] = client
                     out.write("ok\n")
+                out.flush()
+                continue
+            if command in ("readplan", "replayplan"):
+                cid, unit = int(parts[1]), int(parts[2])
+                plan = [tuple(int(x) for x in item.split(":")) for item in parts[3].split(",")]
+                client = clients[cid]
+                requests = 0
+                mismatches = 0
+                t0 = time.perf_counter_ns()
+                for a, n in plan:
+                    if command == "replayplan":
+                        values = [bench_value(x) for x in range(a, a + n)]
+                        requests += 1
+                        wr = client.write_registers(a, values, device_id=unit)
+                        if wr.isError():
+                            raise RuntimeError(f"write {a}+{n}: {wr}")
+                    requests += 1
+                    rr = client.read_holding_registers(a, count=n, device_id=unit)
+                    if rr.isError() or len(rr.registers) != n:
+                        raise RuntimeError(f"read {a}+{n}: {rr}")
+                    if command == "replayplan" and list(rr.registers) != values:
+                        mismatches += 1
+                elapsed = time.perf_counter_ns() - t0
+                if command == "replayplan":
+                    out.write(f"ok {elapsed} {requests} {mismatches}\n")
+                else:
+                    out.write(f"ok {elapsed} {requests}\n")
                 out.flush()
                 continue
             cid, unit, start, count, chunk = (int(p) for p in parts[1:6])
