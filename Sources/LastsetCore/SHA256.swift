@@ -29,36 +29,65 @@ public struct SHA256: Sendable {
     /// Adds bytes to the message.
     public mutating func update<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         length &+= UInt64(bytes.count)
-        buffer.append(contentsOf: bytes)
-        var offset = 0
-        while buffer.count - offset >= 64 {
-            compress(buffer[offset..<offset + 64])
-            offset += 64
+        var state = self.state
+        var pending = self.buffer
+        let done: Bool? = bytes.withContiguousStorageIfAvailable { Self.absorb($0, &state, &pending) }
+        if done == nil {
+            Array(bytes).withUnsafeBufferPointer { _ = Self.absorb($0, &state, &pending) }
         }
-        buffer.removeFirst(offset)
+        self.state = state
+        self.buffer = pending
+    }
+
+    /// Compresses whole blocks straight from the input; keeps the tail (< 64 bytes) in `pending`.
+    private static func absorb(_ input: UnsafeBufferPointer<UInt8>, _ state: inout [UInt32], _ pending: inout [UInt8]) -> Bool {
+        guard let base = input.baseAddress, input.count > 0 else { return true }
+        var offset = 0
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            if !pending.isEmpty {
+                let take = min(64 - pending.count, input.count)
+                pending.append(contentsOf: UnsafeBufferPointer(start: base, count: take))
+                offset = take
+                if pending.count == 64 {
+                    pending.withUnsafeBufferPointer { compress($0.baseAddress!, &state, w.baseAddress!) }
+                    pending.removeAll(keepingCapacity: true)
+                }
+            }
+            while input.count - offset >= 64 {
+                compress(base + offset, &state, w.baseAddress!)
+                offset += 64
+            }
+        }
+        if offset < input.count {
+            pending.append(contentsOf: UnsafeBufferPointer(start: base + offset, count: input.count - offset))
+        }
+        return true
     }
 
     /// The 32-byte digest.
     public mutating func finalize() -> [UInt8] {
         let bitLength = length &* 8
-        buffer.append(0x80)
-        while buffer.count % 64 != 56 { buffer.append(0) }
-        for i in (0..<8).reversed() { buffer.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
-        var offset = 0
-        while offset < buffer.count {
-            compress(buffer[offset..<offset + 64])
-            offset += 64
+        var tail = buffer
+        tail.append(0x80)
+        while tail.count % 64 != 56 { tail.append(0) }
+        for i in (0..<8).reversed() { tail.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
+        var state = self.state
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            tail.withUnsafeBufferPointer { t in
+                var offset = 0
+                while offset < t.count {
+                    Self.compress(t.baseAddress! + offset, &state, w.baseAddress!)
+                    offset += 64
+                }
+            }
         }
         buffer = []
         return state.flatMap { word in (0..<4).reversed().map { UInt8(truncatingIfNeeded: word >> (UInt32($0) * 8)) } }
     }
 
-    private mutating func compress(_ block: ArraySlice<UInt8>) {
-        var w = [UInt32](repeating: 0, count: 64)
-        let base = block.startIndex
+    private static func compress(_ block: UnsafePointer<UInt8>, _ state: inout [UInt32], _ w: UnsafeMutablePointer<UInt32>) {
         for i in 0..<16 {
-            w[i] = UInt32(block[base + 4 * i]) << 24 | UInt32(block[base + 4 * i + 1]) << 16
-                | UInt32(block[base + 4 * i + 2]) << 8 | UInt32(block[base + 4 * i + 3])
+            w[i] = UInt32(block[4 * i]) << 24 | UInt32(block[4 * i + 1]) << 16 | UInt32(block[4 * i + 2]) << 8 | UInt32(block[4 * i + 3])
         }
         for i in 16..<64 {
             let s0 = w[i - 15].rotr(7) ^ w[i - 15].rotr(18) ^ (w[i - 15] >> 3)
@@ -66,14 +95,16 @@ public struct SHA256: Sendable {
             w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
         }
         var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
-        for i in 0..<64 {
-            let s1 = e.rotr(6) ^ e.rotr(11) ^ e.rotr(25)
-            let ch = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ ch &+ SHA256.k[i] &+ w[i]
-            let s0 = a.rotr(2) ^ a.rotr(13) ^ a.rotr(22)
-            let maj = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ maj
-            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+        k.withUnsafeBufferPointer { k in
+            for i in 0..<64 {
+                let s1 = e.rotr(6) ^ e.rotr(11) ^ e.rotr(25)
+                let ch = (e & f) ^ (~e & g)
+                let t1 = h &+ s1 &+ ch &+ k[i] &+ w[i]
+                let s0 = a.rotr(2) ^ a.rotr(13) ^ a.rotr(22)
+                let maj = (a & b) ^ (a & c) ^ (b & c)
+                let t2 = s0 &+ maj
+                (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
+            }
         }
         state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
         state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h

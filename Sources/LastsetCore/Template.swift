@@ -37,6 +37,27 @@ public struct Template: Codable, Sendable, Hashable {
     }
 }
 
+extension Template {
+    /// The template with its times rounded to the millisecond, as its file keeps them.
+    public func roundedToMilliseconds() -> Template {
+        func round(_ d: Date) -> Date { Date(timeIntervalSince1970: (d.timeIntervalSince1970 * 1000).rounded() / 1000) }
+        var t = self
+        t.capturedAt = round(capturedAt)
+        var last: (Date, Date)?
+        for i in t.entries.indices {
+            let d = t.entries[i].lastDate
+            if let (from, to) = last, from == d {
+                t.entries[i].lastDate = to
+            } else {
+                let r = round(d)
+                last = (d, r)
+                t.entries[i].lastDate = r
+            }
+        }
+        return t
+    }
+}
+
 /// The device a template was captured from.
 public struct TemplateSource: Codable, Sendable, Hashable {
     /// Configured device id, nil for an ad-hoc endpoint.
@@ -119,11 +140,77 @@ public struct SkippedRegister: Codable, Sendable, Hashable {
 }
 
 extension PageDefinition {
-    /// SHA-256 of the page's canonical JSON: changes whenever anything that shapes a template changes.
+    /// SHA-256 of the page's canonical JSON (sorted keys, every field): changes whenever anything that
+    /// shapes a template changes. Written with `JSONWriter`: it is computed on every capture and replay.
     public var hash: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let data = (try? encoder.encode(self)) ?? Data()
-        return "sha256:" + SHA256.hex(data)
+        var w = JSONWriter(capacity: 128 + registers.count * 96)
+        w.beginObject()
+        if let steps = afterWrite { w.key("afterWrite"); Self.write(steps, to: &w) }
+        if let steps = beforeWrite { w.key("beforeWrite"); Self.write(steps, to: &w) }
+        w.key("id"); w.string(id)
+        if let identity {
+            w.key("identity")
+            w.beginArray()
+            for i in identity { i.definition.writeCanonical(to: &w, fields: ["address", "byteOrder", "registerId", "type", "wordOrder"]) }
+            w.endArray()
+        }
+        w.key("registers")
+        w.beginArray()
+        for r in registers { r.writeCanonical(to: &w) }
+        w.endArray()
+        if let title { w.key("title"); w.string(title) }
+        w.endObject()
+        return "sha256:" + SHA256.hex(w.bytes)
+    }
+
+    private static func write(_ steps: [WriteStep], to w: inout JSONWriter) {
+        w.beginArray()
+        for s in steps {
+            w.beginObject()
+            w.key("address"); w.int(s.address)
+            w.key("value"); w.int(s.value)
+            w.endObject()
+        }
+        w.endArray()
+    }
+}
+
+extension RegisterDefinition {
+    /// Every field, in key order, as `JSONEncoder` with sorted keys would write them (the field list
+    /// is checked against the Codable form by a test, so a new field cannot be left out of the hash).
+    public static let canonicalFields = [
+        "access", "address", "byteOrder", "clone", "enum", "max", "min", "name", "registerId", "scale", "type", "unit", "unset",
+        "wordOrder",
+    ]
+
+    /// Writes the definition's canonical JSON (only `fields`, absent optionals left out).
+    public func writeCanonical(to w: inout JSONWriter, fields: [String] = RegisterDefinition.canonicalFields) {
+        w.beginObject()
+        for field in fields {
+            switch field {
+            case "access": if let access { w.key(field); w.string(access.rawValue) }
+            case "address": w.key(field); w.int(address)
+            case "byteOrder": if let byteOrder { w.key(field); w.string(byteOrder.rawValue) }
+            case "clone": if let clone { w.key(field); w.bool(clone) }
+            case "enum":
+                if let values = self.enum {
+                    w.key(field)
+                    w.beginArray()
+                    for v in values { w.double(v) }
+                    w.endArray()
+                }
+            case "max": if let max { w.key(field); w.double(max) }
+            case "min": if let min { w.key(field); w.double(min) }
+            case "name": if let name { w.key(field); w.string(name) }
+            case "registerId": w.key(field); w.string(registerId)
+            case "scale": if let scale { w.key(field); w.double(scale) }
+            case "type": w.key(field); w.string(type.description)
+            case "unit": if let unit { w.key(field); w.string(unit) }
+            case "unset": if let unset { w.key(field); w.value(unset) }
+            case "wordOrder": if let wordOrder { w.key(field); w.string(wordOrder.rawValue) }
+            default: preconditionFailure("unknown register field \(field)")
+            }
+        }
+        w.endObject()
     }
 }

@@ -1,24 +1,172 @@
 import Foundation
 
-/// The on-disk form of a template: the template plus a checksum over its canonical encoding.
+/// The on-disk form of a template: a header line, then the template as JSON (one entry per line).
+///
+///     {"format":"lastset-template","checksum":"sha256:…","summary":{…}}
+///     {"capturedAt":…,"entries":[
+///     {"address":100,…},
+///     …]}
+///
+/// The checksum covers the exact bytes of the summary and of the template (summary, newline, template),
+/// so any edit is caught without re-encoding, and listings read the summary without decoding the
+/// entries. Each line is JSON (the file is a two-document JSON stream: `jq . FILE` reads it).
 public enum TemplateFile {
-    private struct Envelope: Codable {
-        var format: String
-        var checksum: String
-        var template: Template
-    }
-
     /// Format tag written in every file.
     public static let format = "lastset-template"
 
-    private static func canonical(_ template: Template) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var c = encoder.singleValueContainer()
-            try c.encode(TimeText.iso8601(date))
+    private static let prefix = Array("{\"format\":\"\(format)\",\"checksum\":\"sha256:".utf8)
+    private static let middle = Array("\",\"summary\":".utf8)
+
+    /// What a listing shows of a template, read from the header line.
+    public struct Summary: Codable, Sendable, Hashable {
+        public var pageId: String
+        public var version: Int
+        public var pageHash: String
+        public var capturedAt: Date
+        public var source: String
+        public var entries: Int
+    }
+
+    /// Encodes a template with its summary and checksum.
+    public static func encode(_ template: Template) -> Data {
+        var body = JSONWriter(capacity: 64 + template.entries.count * 160)
+        write(template, to: &body)
+        var head = JSONWriter(capacity: 256)
+        head.beginObject()
+        head.key("capturedAt"); head.date(template.capturedAt)
+        head.key("entries"); head.int(template.entries.count)
+        head.key("pageHash"); head.string(template.pageHash)
+        head.key("pageId"); head.string(template.pageId)
+        head.key("source"); head.string(template.source.deviceId ?? template.source.endpoint)
+        head.key("version"); head.int(template.version)
+        head.endObject()
+        var sha = SHA256()
+        sha.update(head.bytes)
+        sha.update(CollectionOfOne(0x0A))
+        sha.update(body.bytes)
+        var out = Data(capacity: prefix.count + 64 + middle.count + head.bytes.count + body.bytes.count + 4)
+        out.append(contentsOf: prefix)
+        out.append(contentsOf: sha.finalize().hexString.lowercased().utf8)
+        out.append(contentsOf: middle)
+        out.append(contentsOf: head.bytes)
+        out.append(contentsOf: [UInt8(ascii: "}"), 0x0A])
+        out.append(contentsOf: body.bytes)
+        out.append(0x0A)
+        return out
+    }
+
+    /// Splits a file into its verified summary bytes and template bytes.
+    private static func verifiedParts(_ data: Data) throws(TemplateFileError) -> (summary: Data, template: Data) {
+        let bytes = [UInt8](data)
+        guard bytes.starts(with: prefix) else {
+            throw TemplateFileError(reason: "not a \(format) file (its first line does not start with the format tag)")
         }
-        return try encoder.encode(template)
+        guard let newline = bytes.firstIndex(of: 0x0A) else { throw TemplateFileError(reason: "truncated: no header line") }
+        let hexStart = prefix.count
+        let hexEnd = hexStart + 64
+        guard newline > hexEnd + middle.count + 1, Array(bytes[hexEnd..<hexEnd + middle.count]) == middle,
+            bytes[newline - 1] == UInt8(ascii: "}")
+        else { throw TemplateFileError(reason: "malformed header line") }
+        let stored = String(decoding: bytes[hexStart..<hexEnd], as: UTF8.self)
+        let summary = bytes[(hexEnd + middle.count)..<(newline - 1)]
+        var end = bytes.count
+        if end > newline + 1 && bytes[end - 1] == 0x0A { end -= 1 }
+        let template = bytes[(newline + 1)..<end]
+        var sha = SHA256()
+        sha.update(summary)
+        sha.update(CollectionOfOne(0x0A))
+        sha.update(template)
+        let actual = sha.finalize().hexString.lowercased()
+        guard actual == stored else {
+            throw TemplateFileError(reason: "checksum mismatch (file says sha256:\(stored), content is sha256:\(actual))")
+        }
+        return (Data(summary), Data(template))
+    }
+
+    /// Decodes a file after checking its format tag, checksum and schema version.
+    public static func decode(_ data: Data) throws(TemplateFileError) -> Template {
+        let parts = try verifiedParts(data)
+        let template: Template
+        do {
+            template = try decoder().decode(Template.self, from: parts.template)
+        } catch {
+            throw TemplateFileError(reason: "checksum matches but the template does not decode: \(describe(error))")
+        }
+        guard template.schemaVersion == Template.currentSchemaVersion else {
+            throw TemplateFileError(reason: "schema version \(template.schemaVersion) is not supported")
+        }
+        return template
+    }
+
+    /// The summary of a file, after checking its checksum (the entries are not decoded).
+    public static func summary(_ data: Data) throws(TemplateFileError) -> Summary {
+        let parts = try verifiedParts(data)
+        do {
+            return try decoder().decode(Summary.self, from: parts.summary)
+        } catch {
+            throw TemplateFileError(reason: "unreadable summary: \(describe(error))")
+        }
+    }
+
+    /// Writes the template's JSON (sorted keys, `Template`'s Codable shape).
+    static func write(_ t: Template, to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("capturedAt"); w.date(t.capturedAt)
+        if let by = t.capturedBy { w.key("capturedBy"); w.string(by) }
+        w.key("entries")
+        w.beginArray()
+        var lastDate: Date?
+        var lastDateText = ""
+        for e in t.entries {
+            w.lineBreak()
+            w.beginObject()
+            w.key("address"); w.int(e.address)
+            // Every entry of a capture has the same read time: format it once.
+            if e.lastDate != lastDate {
+                lastDate = e.lastDate
+                lastDateText = TimeText.iso8601(e.lastDate)
+            }
+            w.key("lastDate"); w.string(lastDateText)
+            w.key("length"); w.int(e.length)
+            w.key("registerId"); w.string(e.registerId)
+            w.key("value"); w.value(e.value)
+            w.key("valueData"); w.string(e.valueData)
+            w.endObject()
+        }
+        w.endArray()
+        w.key("pageHash"); w.string(t.pageHash)
+        w.key("pageId"); w.string(t.pageId)
+        w.key("schemaVersion"); w.int(t.schemaVersion)
+        w.key("skipped")
+        w.beginArray()
+        for s in t.skipped {
+            w.lineBreak()
+            w.beginObject()
+            w.key("address"); w.int(s.address)
+            w.key("reason"); w.string(s.reason.rawValue)
+            w.key("registerId"); w.string(s.registerId)
+            w.endObject()
+        }
+        w.endArray()
+        w.key("source")
+        w.beginObject()
+        if let id = t.source.deviceId { w.key("deviceId"); w.string(id) }
+        w.key("endpoint"); w.string(t.source.endpoint)
+        w.key("identity")
+        w.beginArray()
+        for i in t.source.identity {
+            w.beginObject()
+            w.key("address"); w.int(i.address)
+            w.key("registerId"); w.string(i.registerId)
+            w.key("value"); w.value(i.value)
+            w.key("valueData"); w.string(i.valueData)
+            w.endObject()
+        }
+        w.endArray()
+        w.key("unit"); w.int(t.source.unit)
+        w.endObject()
+        w.key("version"); w.int(t.version)
+        w.endObject()
     }
 
     private static func decoder() -> JSONDecoder {
@@ -32,49 +180,6 @@ public enum TemplateFile {
             return date
         }
         return decoder
-    }
-
-    /// Encodes a template (pretty JSON, sorted keys) with its checksum.
-    public static func encode(_ template: Template) throws -> Data {
-        // Round-trip once so the checksum covers exactly what a later decode will re-encode
-        // (dates are stored to the millisecond).
-        let stable = try decoder().decode(Template.self, from: canonical(template))
-        let checksum = "sha256:" + SHA256.hex(try canonical(stable))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var c = encoder.singleValueContainer()
-            try c.encode(TimeText.iso8601(date))
-        }
-        var data = try encoder.encode(Envelope(format: format, checksum: checksum, template: stable))
-        data.append(0x0A)
-        return data
-    }
-
-    /// Decodes a file and checks its format tag, schema version and checksum.
-    public static func decode(_ data: Data) throws(TemplateFileError) -> Template {
-        let envelope: Envelope
-        do {
-            envelope = try decoder().decode(Envelope.self, from: data)
-        } catch {
-            throw TemplateFileError(reason: "not a readable template file: \(describe(error))")
-        }
-        guard envelope.format == format else {
-            throw TemplateFileError(reason: "format is \"\(envelope.format)\", expected \"\(format)\"")
-        }
-        guard envelope.template.schemaVersion == Template.currentSchemaVersion else {
-            throw TemplateFileError(reason: "schema version \(envelope.template.schemaVersion) is not supported")
-        }
-        let actual: String
-        do {
-            actual = "sha256:" + SHA256.hex(try canonical(envelope.template))
-        } catch {
-            throw TemplateFileError(reason: "cannot re-encode: \(error)")
-        }
-        guard actual == envelope.checksum else {
-            throw TemplateFileError(reason: "checksum mismatch (file says \(envelope.checksum), content is \(actual))")
-        }
-        return envelope.template
     }
 
     private static func describe(_ error: any Error) -> String {

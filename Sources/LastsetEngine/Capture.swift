@@ -8,7 +8,7 @@ public enum Capture {
     public static func run(
         page: PageDefinition, from target: DeviceTarget, archive: TemplateArchive, who: String,
         progress: ProgressHandler? = nil
-    ) async -> CaptureReport {
+    ) async -> (report: CaptureReport, template: Template?) {
         let identity = page.identity ?? []
         // Computed once: the hash encodes the whole page definition (costly for large pages).
         let pageHash = page.hash
@@ -16,7 +16,8 @@ public enum Capture {
             + identity.map { AddressSpan(address: $0.address, length: $0.type.registerCount) }
         progress?(JobProgress(phase: "reading", done: 0, total: page.registers.count))
         let readout = await PageReader.read(spans, from: target)
-        let readAt = Date()
+        // Templates keep times to the millisecond: round now so the template in memory equals the one on disk.
+        let readAt = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded() / 1000)
         progress?(JobProgress(phase: "reading", done: page.registers.count, total: page.registers.count))
 
         var report = CaptureReport(
@@ -24,7 +25,7 @@ public enum Capture {
             skipped: [], problems: [], requests: readout.requests, error: nil)
         if Task.isCancelled {
             report.error = "capture cancelled (shutdown) before all registers were read"
-            return report
+            return (report, nil)
         }
 
         var identityValues: [IdentityValue] = []
@@ -74,7 +75,7 @@ public enum Capture {
                 TemplateEntry(registerId: def.registerId, address: def.address, length: def.length, valueData: hex, value: value, lastDate: readAt))
         }
         report.entryCount = entries.count
-        guard report.problems.isEmpty else { return report }
+        guard report.problems.isEmpty else { return (report, nil) }
 
         let template = Template(
             pageId: page.id, pageHash: pageHash, version: 0, capturedAt: readAt, capturedBy: who,
@@ -84,9 +85,10 @@ public enum Capture {
             let stored = try await archive.store(template)
             report.archived = true
             report.version = stored.version
+            return (report, stored)
         } catch {
             report.error = error.description
+            return (report, nil)
         }
-        return report
     }
 }

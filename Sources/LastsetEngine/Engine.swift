@@ -14,10 +14,10 @@ public struct Engine: Sendable {
 
     /// Captures a page from a device; audits the attempt whatever its outcome.
     public func capture(page: PageDefinition, from target: DeviceTarget, who: String, progress: ProgressHandler? = nil) async -> CaptureReport {
-        var report = await Capture.run(page: page, from: target, archive: archive, who: who, progress: progress)
+        var (report, stored) = await Capture.run(page: page, from: target, archive: archive, who: who, progress: progress)
         var identity: [IdentityValue] = []
         var registers: [AuditRegister] = []
-        if report.archived, let v = report.version, let t = try? await archive.load(pageId: page.id, version: v) {
+        if let t = stored {
             identity = t.source.identity
             registers = t.entries.map { AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: "captured") }
         }

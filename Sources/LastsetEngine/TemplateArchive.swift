@@ -49,20 +49,15 @@ public actor TemplateArchive {
         } catch {
             throw .storage(error)
         }
-        var stored = template
+        var stored = template.roundedToMilliseconds()
         stored.version = (try versionNumbers(template.pageId).last ?? 0) + 1
-        let data: Data
+        let url = dir.appendingPathComponent(Self.fileName(stored.version))
         do {
-            data = try TemplateFile.encode(stored)
-            stored = try TemplateFile.decode(data)
-        } catch {
-            throw .corrupt(pageId: template.pageId, version: stored.version, reason: "cannot encode: \(error)")
-        }
-        do {
-            try DurableFile.write(data, to: dir.appendingPathComponent(Self.fileName(stored.version)))
+            try DurableFile.write(TemplateFile.encode(stored), to: url)
         } catch {
             throw .storage(error)
         }
+        remember(stored, at: url)
         try prune(template.pageId)
         return stored
     }
@@ -73,11 +68,47 @@ public actor TemplateArchive {
         let dir = try directory(pageId)
         for v in versions.prefix(versions.count - historyLimit) {
             unlink(dir.appendingPathComponent(Self.fileName(v)).path)
+            cache[Self.cacheKey(pageId, v)] = nil
         }
         do {
             try DurableFile.syncDirectory(dir.path)
         } catch {
             throw .storage(error)
+        }
+    }
+
+    // MARK: Decoded-template cache
+    //
+    // Provisioning replays the same template to many machines: decoding it each time would cost more
+    // than the wire. A cached template is used only while its file is the very file it came from
+    // (same inode, size and modification time); any change on disk means a fresh, checked load.
+
+    private struct FileIdentity: Equatable {
+        var inode: UInt64
+        var size: Int64
+        var modified: Int64
+    }
+
+    private var cache: [String: (identity: FileIdentity, template: Template, used: UInt64)] = [:]
+    private var clock: UInt64 = 0
+    /// Decoded templates kept in memory.
+    private let cacheLimit = 8
+
+    private nonisolated static func cacheKey(_ pageId: String, _ version: Int) -> String { "\(pageId)/\(version)" }
+
+    private nonisolated static func identity(_ url: URL) -> FileIdentity? {
+        var st = stat()
+        guard stat(url.path, &st) == 0 else { return nil }
+        return FileIdentity(
+            inode: UInt64(st.st_ino), size: Int64(st.st_size), modified: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
+    }
+
+    private func remember(_ template: Template, at url: URL) {
+        guard let id = Self.identity(url) else { return }
+        clock += 1
+        cache[Self.cacheKey(template.pageId, template.version)] = (id, template, clock)
+        if cache.count > cacheLimit, let oldest = cache.min(by: { $0.value.used < $1.value.used })?.key {
+            cache[oldest] = nil
         }
     }
 
@@ -87,12 +118,13 @@ public actor TemplateArchive {
         guard let v = version ?? versions.last else { throw .notFound(pageId: pageId, version: nil) }
         guard v >= 1, versions.contains(v) else { throw .notFound(pageId: pageId, version: v) }
         let url = try directory(pageId).appendingPathComponent(Self.fileName(v))
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw .corrupt(pageId: pageId, version: v, reason: "cannot read \(url.path): \(error.localizedDescription)")
+        let key = Self.cacheKey(pageId, v)
+        if let hit = cache[key], hit.identity == Self.identity(url) {
+            clock += 1
+            cache[key]?.used = clock
+            return hit.template
         }
+        let data = try read(url, pageId: pageId, version: v)
         let template: Template
         do {
             template = try TemplateFile.decode(data)
@@ -102,34 +134,59 @@ public actor TemplateArchive {
         guard template.pageId == pageId, template.version == v else {
             throw .corrupt(pageId: pageId, version: v, reason: "file holds page \"\(template.pageId)\" version \(template.version)")
         }
+        remember(template, at: url)
         return template
     }
 
-    /// The raw file of a version (for export), after checking it loads.
-    public func exportData(pageId: String, version: Int? = nil) throws(ArchiveError) -> Data {
-        let template = try load(pageId: pageId, version: version)
+    private func read(_ url: URL, pageId: String, version: Int) throws(ArchiveError) -> Data {
         do {
-            return try TemplateFile.encode(template)
+            return try Data(contentsOf: url)
         } catch {
-            throw .corrupt(pageId: pageId, version: template.version, reason: "\(error)")
+            throw .corrupt(pageId: pageId, version: version, reason: "cannot read \(url.path): \(error.localizedDescription)")
         }
     }
 
-    /// Every version of a page, newest first.
+    /// The file of a version as stored (for export), after checking it loads.
+    public func exportData(pageId: String, version: Int? = nil) throws(ArchiveError) -> Data {
+        let template = try load(pageId: pageId, version: version)
+        let url = try directory(pageId).appendingPathComponent(Self.fileName(template.version))
+        let data = try read(url, pageId: pageId, version: template.version)
+        do {
+            _ = try TemplateFile.summary(data)
+        } catch {
+            throw .corrupt(pageId: pageId, version: template.version, reason: error.reason)
+        }
+        return data
+    }
+
+    /// Every version of a page, newest first; reads each file's checked summary, not its entries.
     public func list(pageId: String) throws(ArchiveError) -> [TemplateListing] {
         var listings: [TemplateListing] = []
+        let dir = try directory(pageId)
         for v in try versionNumbers(pageId).reversed() {
             do {
-                let t = try load(pageId: pageId, version: v)
+                let data = try read(dir.appendingPathComponent(Self.fileName(v)), pageId: pageId, version: v)
+                let s = try TemplateFile.summary(data)
+                guard s.pageId == pageId, s.version == v else {
+                    throw ArchiveError.corrupt(pageId: pageId, version: v, reason: "file holds page \"\(s.pageId)\" version \(s.version)")
+                }
                 listings.append(
                     TemplateListing(
-                        pageId: pageId, version: v, capturedAt: t.capturedAt, sourceDevice: t.source.deviceId ?? t.source.endpoint,
-                        entryCount: t.entries.count, checksumOK: true, problem: nil))
-            } catch {
+                        pageId: pageId, version: v, capturedAt: s.capturedAt, sourceDevice: s.source, entryCount: s.entries,
+                        checksumOK: true, problem: nil))
+            } catch let error as TemplateFileError {
+                listings.append(
+                    TemplateListing(
+                        pageId: pageId, version: v, capturedAt: nil, sourceDevice: nil, entryCount: nil, checksumOK: false,
+                        problem: error.reason))
+            } catch let error as ArchiveError {
                 guard case .corrupt(pageId: _, version: _, let reason) = error else { throw error }
                 listings.append(
                     TemplateListing(
-                        pageId: pageId, version: v, capturedAt: nil, sourceDevice: nil, entryCount: nil, checksumOK: false, problem: reason))
+                        pageId: pageId, version: v, capturedAt: nil, sourceDevice: nil, entryCount: nil, checksumOK: false,
+                        problem: reason))
+            } catch {
+                throw .corrupt(pageId: pageId, version: v, reason: "\(error)")
             }
         }
         return listings

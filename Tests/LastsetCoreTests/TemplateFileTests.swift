@@ -42,14 +42,88 @@ final class TemplateFileTests: XCTestCase {
                 TemplateEntry(registerId: "c", address: 4, length: 2, valueData: "3FC00000", value: .float(1.5), lastDate: Date(timeIntervalSince1970: 5)),
             ],
             skipped: [SkippedRegister(registerId: "u", address: 9, reason: .unset)])
-        let data = try TemplateFile.encode(template)
+        let data = TemplateFile.encode(template)
         XCTAssertEqual(try TemplateFile.decode(data), template)
         let text = String(decoding: data, as: UTF8.self)
-        XCTAssertTrue(text.contains("\"format\" : \"lastset-template\""), text)
-        for (from, to) in [("FF38", "FF39"), ("\"unit\" : 7", "\"unit\" : 8"), ("heating", "cooling"), ("\"schemaVersion\" : 1", "\"schemaVersion\" : 2")] {
+        XCTAssertTrue(text.hasPrefix("{\"format\":\"lastset-template\",\"checksum\":\"sha256:"), text)
+        XCTAssertEqual(text.split(separator: "\n").count, 6, "header, template head, one line per entry, tail")
+        let summary = try TemplateFile.summary(data)
+        XCTAssertEqual(summary.entries, 3)
+        XCTAssertEqual(summary.version, 3)
+        XCTAssertEqual(summary.source, "tcp://127.0.0.1:1502")
+        // The header line and the rest are each a JSON document.
+        let parts = text.split(separator: "\n", maxSplits: 1)
+        XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(parts[0].utf8)))
+        XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(parts[1].utf8)))
+        for (from, to) in [
+            ("FF38", "FF39"), ("\"unit\":7", "\"unit\":8"), ("heating", "cooling"), ("\"schemaVersion\":1", "\"schemaVersion\":2"),
+            ("\"entries\":3", "\"entries\":4"), ("lastset-template", "lastset-templatf"),
+        ] {
+            XCTAssertTrue(text.contains(from), from)
             let edited = Data(text.replacingOccurrences(of: from, with: to).utf8)
             XCTAssertThrowsError(try TemplateFile.decode(edited), "edit \(from) → \(to) not detected")
+            XCTAssertThrowsError(try TemplateFile.summary(edited), "edit \(from) → \(to) not detected in the summary")
         }
         XCTAssertThrowsError(try TemplateFile.decode(Data(text.prefix(text.count / 2).utf8)))
+        XCTAssertThrowsError(try TemplateFile.decode(Data()))
+    }
+
+    func testJSONWriterOutputDecodesWithFoundation() throws {
+        let strings = ["plain", "quote \" backslash \\ slash /", "tab\tnewline\ncr\r", "\u{01}\u{1F}", "ünïcødé ✓ 😀", ""]
+        var w = JSONWriter()
+        w.beginArray()
+        for s in strings { w.string(s) }
+        w.endArray()
+        XCTAssertEqual(try JSONDecoder().decode([String].self, from: Data(w.bytes)), strings)
+        let values: [RegisterValue] = [.unsigned(UInt64.max), .signed(Int64.min), .float(2.5), .float(-1e-7), .text("x\"y"), .bytes([0, 0xAB])]
+        var v = JSONWriter()
+        v.beginArray()
+        for value in values { v.value(value) }
+        v.endArray()
+        XCTAssertEqual(try JSONDecoder().decode([RegisterValue].self, from: Data(v.bytes)), values)
+    }
+
+    /// The page hash covers every field of a register: the canonical field list matches the Codable form.
+    func testPageHashCoversEveryRegisterField() throws {
+        let full = RegisterDefinition(
+            registerId: "r", name: "R", address: 1, type: .u32, wordOrder: .little, byteOrder: .little, unset: .unsigned(0), min: 0,
+            max: 9, enum: [1, 2], scale: 0.1, unit: "V", access: .ro, clone: false)
+        let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(full)) as! [String: Any]
+        XCTAssertEqual(Set(encoded.keys), Set(RegisterDefinition.canonicalFields))
+        var w = JSONWriter()
+        full.writeCanonical(to: &w)
+        let mine = try JSONSerialization.jsonObject(with: Data(w.bytes)) as! [String: Any]
+        XCTAssertEqual(Set(mine.keys), Set(encoded.keys))
+        XCTAssertEqual(try JSONDecoder().decode(RegisterDefinition.self, from: Data(w.bytes)), full)
+
+        let page = PageDefinition(id: "p", registers: [full])
+        var changed = [PageDefinition]()
+        for field in RegisterDefinition.canonicalFields {
+            var r = full
+            switch field {
+            case "access": r.access = .rw
+            case "address": r.address = 2
+            case "byteOrder": r.byteOrder = .big
+            case "clone": r.clone = true
+            case "enum": r.enum = [1]
+            case "max": r.max = 8
+            case "min": r.min = 1
+            case "name": r.name = "S"
+            case "registerId": r.registerId = "s"
+            case "scale": r.scale = 1
+            case "type": r.type = .s32
+            case "unit": r.unit = "A"
+            case "unset": r.unset = .unsigned(1)
+            case "wordOrder": r.wordOrder = .big
+            default: XCTFail(field)
+            }
+            changed.append(PageDefinition(id: "p", registers: [r]))
+        }
+        changed.append(PageDefinition(id: "p", title: "T", registers: [full]))
+        changed.append(PageDefinition(id: "p", beforeWrite: [WriteStep(address: 1, value: 2)], registers: [full]))
+        changed.append(PageDefinition(id: "p", identity: [IdentityRegister(registerId: "m", address: 0, type: .string(8))], registers: [full]))
+        let hashes = Set(changed.map(\.hash) + [page.hash])
+        XCTAssertEqual(hashes.count, changed.count + 1, "some change did not change the page hash")
+        XCTAssertEqual(page.hash, page.hash)
     }
 }

@@ -198,3 +198,31 @@ final class TemplateArchiveTests: XCTestCase {
         print("kill-loop: \(rounds) rounds, \(storesSeen) stores observed before the kills")
     }
 }
+
+final class AuditLogTests: XCTestCase {
+    func testRecordsRoundTripThroughTheFastWriter() async throws {
+        let dir = try TestPaths.temporaryDirectory(prefix: "audit")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let log = try AuditLog(dataDirectory: dir)
+        let record = AuditRecord(
+            time: Date(timeIntervalSince1970: 1_800_000_000.123), kind: "replay", who: "uid:1000", pageId: "heating", device: "press-b",
+            endpoint: "tcp://127.0.0.1:1502", unit: 1,
+            identity: [IdentityValue(registerId: "model", address: 0, valueData: "4142", value: .text("AB"))], templateVersion: 3,
+            pageHash: "sha256:00", result: "failed", message: "stopped \"at\" x\nnext line",
+            registers: [
+                AuditRegister(registerId: "a", before: .unsigned(65535), after: .signed(-150), status: "verified"),
+                AuditRegister(registerId: "b", before: nil, after: nil, status: "notAttempted"),
+                AuditRegister(registerId: "c", before: .float(2.5), after: .bytes([1, 2]), status: "mismatch"),
+            ])
+        try await log.append(record)
+        var second = record
+        second.message = nil
+        second.templateVersion = nil
+        try await log.append(second)
+        let read = await log.read()
+        XCTAssertEqual(read.unreadable, 0)
+        XCTAssertEqual(read.records, [record, second])
+        let lines = try String(contentsOf: log.url, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.count, 2, "one record per line")
+    }
+}

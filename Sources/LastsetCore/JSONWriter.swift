@@ -1,0 +1,139 @@
+import Foundation
+
+/// Writes JSON text straight into a byte buffer. Foundation's `JSONEncoder` costs tens of
+/// milliseconds for a 10,000-register template or audit record; capture and replay write one on every
+/// job, so the formats on their hot path (templates, audit records) are written with this instead.
+/// Output is valid JSON that `JSONDecoder` reads back into the same Codable types.
+public struct JSONWriter {
+    /// The text so far.
+    public private(set) var bytes: [UInt8] = []
+    private var needsComma: [Bool] = [false]
+
+    public init(capacity: Int = 1024) { bytes.reserveCapacity(capacity) }
+
+    private var breakBeforeNext = false
+
+    private mutating func separator() {
+        if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }
+        needsComma[needsComma.count - 1] = true
+        if breakBeforeNext {
+            bytes.append(0x0A)
+            breakBeforeNext = false
+        }
+    }
+
+    /// `{` (as a value in the current array, or after `key`).
+    public mutating func beginObject() {
+        separator()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma.append(false)
+    }
+
+    /// `}`.
+    public mutating func endObject() {
+        needsComma.removeLast()
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// `[`.
+    public mutating func beginArray() {
+        separator()
+        bytes.append(UInt8(ascii: "["))
+        needsComma.append(false)
+    }
+
+    /// `]`.
+    public mutating func endArray() {
+        needsComma.removeLast()
+        if breakBeforeNext {
+            bytes.append(0x0A)
+            breakBeforeNext = false
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// Puts the next value (after its comma) on a new line: one item per line in long arrays.
+    public mutating func lineBreak() { breakBeforeNext = true }
+
+    /// `"name":` — the next value belongs to it.
+    public mutating func key(_ name: String) {
+        separator()
+        appendString(name)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma[needsComma.count - 1] = false
+    }
+
+    /// A string value.
+    public mutating func string(_ value: String) {
+        separator()
+        appendString(value)
+    }
+
+    /// An integer value.
+    public mutating func int<T: BinaryInteger>(_ value: T) {
+        separator()
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    /// A floating-point value; non-finite values (not JSON) are written as strings.
+    public mutating func double(_ value: Double) {
+        guard value.isFinite else { return string(String(value)) }
+        separator()
+        bytes.append(contentsOf: value.description.utf8)
+    }
+
+    /// `true` / `false`.
+    public mutating func bool(_ value: Bool) {
+        separator()
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    /// `null`.
+    public mutating func null() {
+        separator()
+        bytes.append(contentsOf: "null".utf8)
+    }
+
+    /// Bytes that are already one complete JSON value.
+    public mutating func raw(_ json: [UInt8]) {
+        separator()
+        bytes.append(contentsOf: json)
+    }
+
+    /// A register value as `RegisterValue`'s Codable form writes it.
+    public mutating func value(_ value: RegisterValue) {
+        switch value {
+        case .unsigned(let v): int(v)
+        case .signed(let v): int(v)
+        case .float(let v): double(v)
+        case .text(let s): string(s)
+        case .bytes(let b):
+            beginObject()
+            key("hex")
+            string(b.hexString)
+            endObject()
+        }
+    }
+
+    /// A timestamp in the API's ISO 8601 form.
+    public mutating func date(_ date: Date) { string(TimeText.iso8601(date)) }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    private mutating func appendString(_ s: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for c in s.utf8 {
+            switch c {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0..<0x20:
+                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, Self.hex[Int(c >> 4)], Self.hex[Int(c & 0xF)]])
+            default: bytes.append(c)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
