@@ -25,31 +25,43 @@ struct PageReadout: Sendable {
 /// the registers really at fault are reported.
 enum PageReader {
     static func read(_ spans: [AddressSpan], from target: DeviceTarget) async -> PageReadout {
-        var out = PageReadout()
         let unique = Array(Set(spans))
-        for request in RequestPlanner.reads(unique, limits: target.limits) {
-            if Task.isCancelled { break }
-            out.requests += 1
-            do {
-                let words = try await target.readHolding(address: request.address, count: request.count)
-                for (i, w) in words.enumerated() { out.words[request.address + i] = w }
-            } catch {
-                let inside = unique.filter { $0.address >= request.address && $0.end <= request.end }
-                if error.exceptionCode != nil && inside.count > 1 {
+        let plan = RequestPlanner.reads(unique, limits: target.limits)
+        let unit = target.unit
+        let options = target.linkOptions
+        // The whole plan in one hop onto the connection's executor: no thread switch per request.
+        return await target.connection.batch { connection in
+            var out = PageReadout()
+            out.words.reserveCapacity(plan.reduce(0) { $0 + $1.count })
+            for request in plan {
+                if Task.isCancelled { break }
+                do throws(ModbusError) {
+                    try Self.read(request.address, request.count, into: &out, on: connection, unit: unit, options: options)
+                } catch {
+                    let inside = unique.filter { $0.address >= request.address && $0.end <= request.end }
+                    guard error.exceptionCode != nil && inside.count > 1 else {
+                        for span in inside { out.failures[span] = error }
+                        continue
+                    }
                     for span in inside.sorted(by: { $0.address < $1.address }) {
-                        out.requests += 1
-                        do {
-                            let words = try await target.readHolding(address: span.address, count: span.length)
-                            for (i, w) in words.enumerated() { out.words[span.address + i] = w }
+                        do throws(ModbusError) {
+                            try Self.read(span.address, span.length, into: &out, on: connection, unit: unit, options: options)
                         } catch {
                             out.failures[span] = error
                         }
                     }
-                } else {
-                    for span in inside { out.failures[span] = error }
                 }
             }
+            return out
         }
-        return out
+    }
+
+    private static func read(
+        _ address: Int, _ count: Int, into out: inout PageReadout, on connection: isolated ModbusConnection, unit: Int,
+        options: LinkOptions
+    ) throws(ModbusError) {
+        out.requests += 1
+        let words = try connection.readHoldingRegisters(unit: unit, address: address, count: count, options: options)
+        for (i, w) in words.enumerated() { out.words[address + i] = w }
     }
 }

@@ -206,99 +206,155 @@ public struct Replay {
         return failedAt == nil
     }
 
+    /// What one write group did on the device.
+    private struct GroupOutcome: Sendable {
+        /// Requests of the group that were written (a prefix of it).
+        var written = 0
+        /// The request that failed (its index in the group) and why.
+        var failure: (index: Int, error: ModbusError)?
+        /// Shutdown was requested before the whole group was written.
+        var cancelled = false
+        /// The read-back of the written requests: the words from `start`, or why it failed.
+        var readback: Result<[UInt16], ModbusError>?
+        var start = 0
+        var requests = 0
+    }
+
+    /// Writes in page order, verifying in groups: consecutive writes that form one contiguous span a
+    /// read can cover are written and read back in one hop onto the connection's executor. A group is
+    /// verified before the next one is written, so a mismatch stops the replay before anything further
+    /// is written.
     private mutating func writeEntries(_ planned: [PlannedWrite]) async {
         var queue = RequestPlanner.writes(planned, limits: target.limits)
-        var pending: [WriteRequest] = []
         var i = 0
-        var stop = false
         let total = planned.count
-        func group(_ reqs: [WriteRequest]) -> (start: Int, end: Int)? {
-            guard let first = reqs.first else { return nil }
-            return (first.address, reqs.map { $0.address + $0.words.count }.max()!)
-        }
-        while i < queue.count && !stop {
-            if Task.isCancelled {
-                report.stoppedAt = "shutdown before \(queue[i].registerIds.first ?? "?")"
+        while i < queue.count {
+            var end = i + 1
+            var groupEnd = queue[i].address + queue[i].words.count
+            // The words of one register (FC06 writes them one by one) always stay in one group.
+            while end < queue.count, queue[end].address == groupEnd,
+                groupEnd + queue[end].words.count - queue[i].address <= target.limits.maxReadRegisters
+                    || queue[end].registerIds.first == queue[end - 1].registerIds.last
+            {
+                groupEnd += queue[end].words.count
+                end += 1
+            }
+            let group = Array(queue[i..<end])
+            let outcome = await writeGroup(group)
+            report.requests += outcome.requests
+            report.writeFrames += outcome.written + (outcome.failure == nil ? 0 : 1)
+            let mismatch = verify(Array(group.prefix(outcome.written)), outcome)
+            progress?(JobProgress(phase: "writing", done: min(total, results.count), total: total))
+            if mismatch && options.onError != .continue { return }
+            if outcome.cancelled {
+                report.stoppedAt = "shutdown before \(group[outcome.written].registerIds.first ?? "?")"
                 report.reason = "stopped by shutdown at a clean point"
-                break
+                return
             }
-            let request = queue[i]
-            // Verify in groups: consecutive writes that form one contiguous span a single read covers.
-            // A group is read back before the next write that cannot join it, so a mismatch stops the
-            // replay before anything further is written.
-            if let g = group(pending), !(request.address == g.end && request.address + request.words.count - g.start <= target.limits.maxReadRegisters) {
-                if await flush(&pending) { stop = true; break }
-            }
-            report.requests += 1
-            report.writeFrames += 1
-            do {
-                try await target.write(request)
-            } catch {
-                if request.function == .fc16, error.exceptionCode == 0x01, target.limits.writeFunction == .auto, !report.fellBackToFC06 {
-                    // The device does not implement FC16: go on with FC06 from this request on.
-                    report.fellBackToFC06 = true
-                    report.warnings.append("device refused FC16 (exception 01); fell back to FC06")
-                    var fc06 = target.limits
-                    fc06.writeFunction = .fc06
-                    let rest = planned.filter { p in queue[i...].contains { $0.registerIds.contains(p.registerId) } }
-                    queue = Array(queue[..<i]) + RequestPlanner.writes(rest, limits: fc06)
-                    continue
-                }
-                stop = await flush(&pending) || stop
-                for id in Set(request.registerIds) where results[id] == nil {
-                    results[id] = result(id, status: error.exceptionCode != nil ? .rejected : .failed, error: error)
-                }
-                if options.onError != .continue {
-                    report.stoppedAt = "at \(request.registerIds.first ?? "?") (\(request.function.rawValue) \(request.address)+\(request.words.count))"
-                    report.reason = "write failed: \(error)"
-                    stop = true
-                }
-                i += 1
+            guard let (k, error) = outcome.failure else {
+                i = end
                 continue
             }
-            pending.append(request)
-            i += 1
-            progress?(JobProgress(phase: "writing", done: min(total, results.count + pending.count), total: total))
-        }
-        if await flush(&pending) { stop = true }
-        if stop && report.stoppedAt == nil {
-            report.stoppedAt = "after a mismatch"
+            let request = group[k]
+            if request.function == .fc16, error.exceptionCode == 0x01, target.limits.writeFunction == .auto, !report.fellBackToFC06 {
+                // The device does not implement FC16: go on with FC06 from this request on.
+                report.fellBackToFC06 = true
+                report.warnings.append("device refused FC16 (exception 01); fell back to FC06")
+                var fc06 = target.limits
+                fc06.writeFunction = .fc06
+                let rest = planned.filter { p in queue[(i + k)...].contains { $0.registerIds.contains(p.registerId) } }
+                queue = Array(queue[..<(i + k)]) + RequestPlanner.writes(rest, limits: fc06)
+                i += k
+                continue
+            }
+            for id in Set(request.registerIds) where results[id] == nil {
+                results[id] = result(id, status: error.exceptionCode != nil ? .rejected : .failed, error: error)
+            }
+            if options.onError != .continue {
+                report.stoppedAt = "at \(request.registerIds.first ?? "?") (\(request.function.rawValue) \(request.address)+\(request.words.count))"
+                report.reason = "write failed: \(error)"
+                return
+            }
+            i += k + 1
         }
     }
 
-    /// Reads back the pending writes and records verified / mismatch; returns true when the replay must stop.
-    private mutating func flush(_ pending: inout [WriteRequest]) async -> Bool {
-        guard let first = pending.first else { return false }
-        let end = pending.map { $0.address + $0.words.count }.max()!
-        let ids = pending.flatMap(\.registerIds)
-        pending = []
-        // Read back in requests the device accepts: one write group can be longer than maxReadRegisters
-        // (an FC16 of up to maxWriteRegisters), so split it, at register boundaries where possible.
-        var readLimits = target.limits
-        readLimits.maxGap = 0
-        let spans = ids.compactMap { position[$0] }.map { span(entries[$0].entry) }.compactMap { s -> AddressSpan? in
-            let lo = max(s.address, first.address)
-            let hi = min(s.end, end)
-            return lo < hi ? AddressSpan(address: lo, length: hi - lo) : nil
-        }
-        var words = [UInt16](repeating: 0, count: end - first.address)
-        do {
-            for read in RequestPlanner.reads(spans, limits: readLimits) {
-                report.requests += 1
-                let got = try await target.readHolding(address: read.address, count: read.count)
-                for (k, w) in got.enumerated() { words[read.address - first.address + k] = w }
+    /// Writes a group's requests (until one fails or shutdown is asked) and reads back what was written,
+    /// in one hop onto the connection's executor.
+    private func writeGroup(_ group: [WriteRequest]) async -> GroupOutcome {
+        let unit = target.unit
+        let options = target.linkOptions
+        // Read back in requests the device accepts: a group can be longer than maxReadRegisters (one FC16
+        // of up to maxWriteRegisters), so split it, at register boundaries where possible.
+        let readLimits = { var l = target.limits; l.maxGap = 0; return l }()
+        let spans = group.flatMap(\.registerIds).compactMap { position[$0] }.map { span(entries[$0].entry) }
+        return await target.connection.batch { connection in
+            var out = GroupOutcome()
+            out.start = group[0].address
+            for (k, request) in group.enumerated() {
+                if Task.isCancelled {
+                    out.cancelled = true
+                    break
+                }
+                out.requests += 1
+                do throws(ModbusError) {
+                    switch request.function {
+                    case .fc16: try connection.writeRegisters(unit: unit, address: request.address, values: request.words, options: options)
+                    case .fc06: try connection.writeRegister(unit: unit, address: request.address, value: request.words[0], options: options)
+                    }
+                    out.written = k + 1
+                } catch {
+                    out.failure = (k, error)
+                    break
+                }
             }
-        } catch {
+            guard out.written > 0 else { return out }
+            let end = group[out.written - 1].address + group[out.written - 1].words.count
+            let clipped = spans.compactMap { s -> AddressSpan? in
+                let lo = max(s.address, out.start)
+                let hi = min(s.end, end)
+                return lo < hi ? AddressSpan(address: lo, length: hi - lo) : nil
+            }
+            var words = [UInt16](repeating: 0, count: end - out.start)
+            do throws(ModbusError) {
+                for read in RequestPlanner.reads(clipped, limits: readLimits) {
+                    out.requests += 1
+                    let got = try connection.readHoldingRegisters(unit: unit, address: read.address, count: read.count, options: options)
+                    for (k, w) in got.enumerated() { words[read.address - out.start + k] = w }
+                }
+                out.readback = .success(words)
+            } catch {
+                out.readback = .failure(error)
+            }
+            return out
+        }
+    }
+
+    /// Records verified / mismatch for the written requests of a group; true when something did not verify.
+    private mutating func verify(_ written: [WriteRequest], _ outcome: GroupOutcome) -> Bool {
+        let ids = written.flatMap(\.registerIds)
+        guard let readback = outcome.readback else { return false }
+        let words: [UInt16]
+        switch readback {
+        case .success(let w): words = w
+        case .failure(let error):
             for id in ids where results[id] == nil {
                 results[id] = result(id, status: .failed, error: nil, message: "written, but read-back failed: \(error)")
             }
-            return options.onError != .continue
+            if options.onError != .continue {
+                report.stoppedAt = "after writing \(ids.first ?? "?"): read-back failed"
+                report.reason = "read-back failed: \(error)"
+            }
+            return true
         }
         var mismatch = false
         for id in ids where results[id] == nil {
             guard let index = position[id] else { continue }
             let entry = entries[index].entry
-            let actual = Array(words[(entry.address - first.address)..<(entry.address - first.address + entry.length)])
+            let offset = entry.address - outcome.start
+            // Verified once all its words are written (FC06 writes a multi-word register word by word).
+            guard offset >= 0, offset + entry.length <= words.count else { continue }
+            let actual = Array(words[offset..<(offset + entry.length)])
             let ok = actual == entry.words
             mismatch = mismatch || !ok
             results[entry.registerId] = result(entry.registerId, status: ok ? .verified : .mismatch, actual: actual)
@@ -307,9 +363,8 @@ public struct Replay {
             let firstBad = entries.first { results[$0.entry.registerId]?.status == .mismatch }!.entry
             report.stoppedAt = "after a mismatch at \(firstBad.registerId)"
             report.reason = "read-back differs from the template"
-            return true
         }
-        return false
+        return mismatch
     }
 
     private func result(_ id: String, status: RegisterStatus, error: ModbusError? = nil, actual: [UInt16]? = nil, message: String? = nil) -> RegisterResult {

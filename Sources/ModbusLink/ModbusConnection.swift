@@ -100,6 +100,13 @@ public actor ModbusConnection {
         }
     }
 
+    /// Runs `body` on this connection's executor in one hop: a sequence of requests (a read plan, a
+    /// write and its read-back) without a thread switch between them. Other users of the connection
+    /// (other units on the same serial line) wait until `body` returns, so keep it short.
+    public func batch<T: Sendable>(_ body: @Sendable (isolated ModbusConnection) throws -> T) rethrows -> T {
+        try body(self)
+    }
+
     /// Requests issued so far.
     public var counters: RequestCounters { requestCounters }
 

@@ -316,3 +316,34 @@ extension CaptureReplayTests {
         XCTAssertFalse(try peer.writes().contains { $0.address == 2304 })
     }
 }
+
+extension CaptureReplayTests {
+    /// A page of 100 contiguous registers replayed to a device that reads at most 40 per request, with
+    /// FC16 runs longer than that, and again with FC06 word by word (u32 words kept in one group).
+    func testReplayToADeviceWithSmallReadLimitsVerifiesEverything() async throws {
+        let registers = (0..<50).map { i in
+            RegisterDefinition(registerId: "big.r\(i)", address: 1000 + 2 * i, type: i % 2 == 0 ? .u32 : .s32)
+        }
+        let page = PageDefinition(id: "big", registers: registers)
+        var sourceWords: [UInt16] = []
+        for i in 0..<50 { sourceWords += [UInt16(i), UInt16(0x100 + i)] }
+        source.setHoldingRegisters(address: 1000, values: sourceWords)
+        let capture = await engine.capture(page: page, from: target(port: source.port, id: "press-a"), who: "uid:0")
+        XCTAssertTrue(capture.archived, "\(capture.problems)")
+        for writeFunction in [WriteFunction.auto, .fc06] {
+            let peer = try PymodbusPeer.startTCP(options: ["--max-read", "40"], values: [1000: [UInt16](repeating: 0xFFFF, count: 100)])
+            defer { peer.stop() }
+            var limits = DeviceLimits()
+            limits.maxReadRegisters = 40
+            limits.maxWriteRegisters = 60
+            limits.writeFunction = writeFunction
+            let report = try await engine.apply(page: page, to: target(port: peer.port!, id: "small", limits: limits), options: ReplayOptions(), who: "uid:0")
+            XCTAssertEqual(report.status, .succeeded, "\(writeFunction): \(report.reason ?? "")")
+            XCTAssertEqual(report.count(.verified), 50, "\(writeFunction)")
+            let read = try stride(from: 0, to: 100, by: 40).flatMap { try Mbpoll.readHolding(port: peer.port!, unit: 1, address: 1000 + $0, count: min(40, 100 - $0)) }
+            XCTAssertEqual(read, sourceWords)
+            let writes = try peer.writes()
+            XCTAssertEqual(writes.count, writeFunction == .fc06 ? 100 : 2, "\(writeFunction)")
+        }
+    }
+}
