@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What a capture archives for one page: the validated values of a reference machine, in page order.
 public struct Template: Codable, Sendable, Hashable {
@@ -139,10 +140,25 @@ public struct SkippedRegister: Codable, Sendable, Hashable {
     }
 }
 
+/// The last hash computed per page id (see `PageDefinition.hash`).
+private let pageHashCache = Mutex<[String: (PageDefinition, String)]>([:])
+
 extension PageDefinition {
     /// SHA-256 of the page's canonical JSON (sorted keys, every field): changes whenever anything that
     /// shapes a template changes. Written with `JSONWriter`: it is computed on every capture and replay.
     public var hash: String {
+        // Hashing a large page costs milliseconds and happens on every capture and replay of it;
+        // comparing it with the page last hashed under its id is far cheaper.
+        if let (page, hash) = pageHashCache.withLock({ $0[id] }), page == self { return hash }
+        let hash = computeHash()
+        pageHashCache.withLock { cache in
+            if cache.count >= 256 { cache.removeAll() }
+            cache[id] = (self, hash)
+        }
+        return hash
+    }
+
+    private func computeHash() -> String {
         var w = JSONWriter(capacity: 128 + registers.count * 96)
         w.beginObject()
         if let steps = afterWrite { w.key("afterWrite"); Self.write(steps, to: &w) }

@@ -31,26 +31,32 @@ public actor TemplateArchive {
 
     private nonisolated static func fileName(_ version: Int) -> String { String(format: "v%06d.json", version) }
 
-    /// Versions present on disk for a page, ascending (corrupt files included).
+    /// Versions present on disk for a page, ascending (corrupt files included). Read with readdir:
+    /// FileManager's listing costs more than the rest of storing a small template.
     private func versionNumbers(_ pageId: String) throws(ArchiveError) -> [Int] {
         let dir = try directory(pageId)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
-        return names.compactMap { name -> Int? in
-            guard name.hasPrefix("v"), name.hasSuffix(".json"), name.count == 12 else { return nil }
-            return Int(name.dropFirst().dropLast(5))
-        }.sorted()
+        guard let handle = opendir(dir.path) else { return [] }
+        defer { closedir(handle) }
+        var versions: [Int] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            guard name.hasPrefix("v"), name.hasSuffix(".json"), name.count == 12, let v = Int(name.dropFirst().dropLast(5)) else { continue }
+            versions.append(v)
+        }
+        return versions.sorted()
     }
 
     /// Archives a template as the page's next version; returns it with its version number set.
     public func store(_ template: Template) throws(ArchiveError) -> Template {
         let dir = try directory(template.pageId)
-        do {
-            try DurableFile.makeDirectory(dir)
-        } catch {
-            throw .storage(error)
+        if mkdir(dir.path, 0o750) != 0 && errno != EEXIST {
+            throw .storage(StorageError(operation: "create directory", path: dir.path, errno: errno))
         }
+        let existing = try versionNumbers(template.pageId)
         var stored = template.roundedToMilliseconds()
-        stored.version = (try versionNumbers(template.pageId).last ?? 0) + 1
+        stored.version = (existing.last ?? 0) + 1
         let url = dir.appendingPathComponent(Self.fileName(stored.version))
         do {
             try DurableFile.write(TemplateFile.encode(stored), to: url)
@@ -58,12 +64,11 @@ public actor TemplateArchive {
             throw .storage(error)
         }
         remember(stored, at: url)
-        try prune(template.pageId)
+        try prune(template.pageId, versions: existing + [stored.version])
         return stored
     }
 
-    private func prune(_ pageId: String) throws(ArchiveError) {
-        let versions = try versionNumbers(pageId)
+    private func prune(_ pageId: String, versions: [Int]) throws(ArchiveError) {
         guard versions.count > historyLimit else { return }
         let dir = try directory(pageId)
         for v in versions.prefix(versions.count - historyLimit) {
