@@ -30,6 +30,11 @@ final class APIRouter: Sendable {
         .json(status, value, encoder: Self.encoder)
     }
 
+    /// Job bodies carry one result per register: written with the fast JSON writer.
+    private func json(_ status: Int, body: [UInt8]) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body)
+    }
+
     /// Handles one request; never throws (every failure becomes a JSON error).
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let who: String
@@ -104,12 +109,14 @@ final class APIRouter: Sendable {
         if let c = match("POST", "pages", "*", "capture") {
             let page = c[0]
             let body = try decode(CaptureRequest.self, request)
-            return try await capture(page: page, body: body, who: who, wait: request.query["wait"].map(isTrue) ?? false)
+            let wait = request.query["wait"].map(isTrue) ?? false
+            return json(wait ? 200 : 202, body: APICoding.json(try await capture(page: page, body: body, who: who, wait: wait)))
         }
         if let c = match("POST", "pages", "*", "apply") {
             let page = c[0]
             let body = try decode(ApplyRequest.self, request)
-            return try await apply(page: page, body: body, who: who, wait: request.query["wait"].map(isTrue) ?? false)
+            let wait = request.query["wait"].map(isTrue) ?? false
+            return json(wait ? 200 : 202, body: APICoding.json(try await apply(page: page, body: body, who: who, wait: wait)))
         }
         if let c = match("GET", "pages", "*", "diff") {
             let page = c[0]
@@ -118,20 +125,19 @@ final class APIRouter: Sendable {
             }
             let version = try request.query["version"].flatMap(versionNumber)
             let body = ApplyRequest(device: device, version: version, dryRun: true)
-            let response = try await apply(page: page, body: body, who: who, wait: true)
-            guard let job = try? APICoding.decoder().decode(JobInfo.self, from: Data(response.body)) else { return response }
+            let job = try await apply(page: page, body: body, who: who, wait: true)
             guard let report = job.replay else {
                 throw APIError(status: 500, code: "job_failed", message: job.error ?? "the dry run produced no report")
             }
-            return json(200, report)
+            return json(200, body: APICoding.json(report))
         }
         if match("GET", "jobs") != nil {
-            return json(200, await jobs.list())
+            return json(200, body: APICoding.json(await jobs.list()))
         }
         if let c = match("GET", "jobs", "*") {
             let id = c[0]
             guard let job = await jobs.get(id) else { throw APIError.notFound("no job \"\(id)\"") }
-            return json(200, job)
+            return json(200, body: APICoding.json(job))
         }
         if match("GET", "audit") != nil {
             let limit = Int(request.query["limit"] ?? "100") ?? -1
@@ -257,7 +263,7 @@ final class APIRouter: Sendable {
         }
     }
 
-    private func capture(page id: String, body: CaptureRequest, who: String, wait: Bool) async throws -> HTTPResponse {
+    private func capture(page id: String, body: CaptureRequest, who: String, wait: Bool) async throws -> JobInfo {
         try ensureAccepting()
         let page = try await page(id)
         guard let device = await registry.config.device(body.device) else { throw unknownDevice(body.device) }
@@ -283,7 +289,7 @@ final class APIRouter: Sendable {
         }
     }
 
-    private func apply(page id: String, body: ApplyRequest, who: String, wait: Bool) async throws -> HTTPResponse {
+    private func apply(page id: String, body: ApplyRequest, who: String, wait: Bool) async throws -> JobInfo {
         try ensureAccepting()
         let page = try await page(id)
         let target: DeviceTarget
@@ -341,10 +347,11 @@ final class APIRouter: Sendable {
     }
 
     /// Holds the device, starts the job, releases the device when it ends; 409 when the device is held.
+    /// Returns the running job, or the finished one when `wait`.
     private func runJob(
         kind: String, page: PageDefinition, target: DeviceTarget, who: String, wait: Bool,
         work: @escaping @Sendable (String, @escaping ProgressHandler) async -> JobInfo
-    ) async throws -> HTTPResponse {
+    ) async throws -> JobInfo {
         let key = DeviceRegistry.lockKey(target.endpoint, unit: target.unit)
         guard await registry.acquire(key, for: kind) else {
             let holder = await registry.holder(key) ?? "a job"
@@ -358,9 +365,9 @@ final class APIRouter: Sendable {
             await registry.release(key)
             return done
         }
-        guard wait else { return json(202, job) }
+        guard wait else { return job }
         guard let finished = await jobs.wait(job.id) else { throw APIError.notFound("job \(job.id) vanished") }
-        return json(200, finished)
+        return finished
     }
 }
 

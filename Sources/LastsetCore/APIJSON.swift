@@ -1,0 +1,178 @@
+import Foundation
+
+// Fast JSON for job bodies. A finished replay of a large page carries one result per register; with
+// JSONEncoder the response alone cost more than the replay's CPU work. The per-register arrays are
+// written with `JSONWriter`, the small fixed parts with `APICoding.encoder()`; the output decodes
+// with `APICoding.decoder()` into the same values (checked by tests).
+
+extension JSONWriter {
+    /// A value encoded by the API's JSONEncoder (for the small parts of a body).
+    mutating func encodable<T: Encodable>(_ value: T) {
+        guard let data = try? APICoding.encoder().encode(value) else { return null() }
+        raw([UInt8](data))
+    }
+
+    mutating func optional(_ key: String, _ value: String?) {
+        guard let value else { return }
+        self.key(key)
+        string(value)
+    }
+
+    mutating func optional(_ key: String, _ value: Int?) {
+        guard let value else { return }
+        self.key(key)
+        int(value)
+    }
+
+    mutating func optional(_ key: String, _ value: RegisterValue?) {
+        guard let value else { return }
+        self.key(key)
+        self.value(value)
+    }
+}
+
+extension RegisterResult {
+    func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.optional("actual", actual)
+        w.optional("actualData", actualData)
+        w.key("address"); w.int(address)
+        w.optional("before", before)
+        if let beforeUnset { w.key("beforeUnset"); w.bool(beforeUnset) }
+        w.optional("exceptionCode", exceptionCode)
+        w.key("expected"); w.value(expected)
+        w.key("expectedData"); w.string(expectedData)
+        w.key("length"); w.int(length)
+        w.optional("message", message)
+        w.key("registerId"); w.string(registerId)
+        w.key("status"); w.string(status.rawValue)
+        w.endObject()
+    }
+}
+
+extension ReplayReport {
+    /// Writes the report as `JSONEncoder` with sorted keys would.
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("afterWrite"); w.encodable(afterWrite)
+        w.key("beforeWrite"); w.encodable(beforeWrite)
+        w.key("endpoint"); w.string(endpoint)
+        w.key("fellBackToFC06"); w.bool(fellBackToFC06)
+        w.key("identity"); w.encodable(identity)
+        w.key("options"); w.encodable(options)
+        w.key("pageHash"); w.string(pageHash)
+        w.key("pageId"); w.string(pageId)
+        w.key("plan"); w.encodable(plan)
+        w.optional("reason", reason)
+        w.key("registers")
+        w.beginArray()
+        for r in registers {
+            w.lineBreak()
+            r.write(to: &w)
+        }
+        w.endArray()
+        w.key("requests"); w.int(requests)
+        if let rollback {
+            w.key("rollback")
+            w.beginObject()
+            w.key("registers")
+            w.beginArray()
+            for r in rollback.registers { r.write(to: &w) }
+            w.endArray()
+            w.key("restored"); w.bool(rollback.restored)
+            w.endObject()
+        }
+        w.key("status"); w.string(status.rawValue)
+        w.optional("stoppedAt", stoppedAt)
+        w.key("target"); w.string(target)
+        w.key("templateVersion"); w.int(templateVersion)
+        w.key("unit"); w.int(unit)
+        w.key("warnings"); w.encodable(warnings)
+        w.key("writeFrames"); w.int(writeFrames)
+        w.endObject()
+    }
+}
+
+extension CaptureReport {
+    /// Writes the report as `JSONEncoder` with sorted keys would.
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("archived"); w.bool(archived)
+        w.key("device"); w.string(device)
+        w.key("entryCount"); w.int(entryCount)
+        w.optional("error", error)
+        w.key("pageHash"); w.string(pageHash)
+        w.key("pageId"); w.string(pageId)
+        w.key("problems")
+        w.beginArray()
+        for p in problems {
+            w.lineBreak()
+            w.beginObject()
+            w.key("address"); w.int(p.address)
+            w.key("registerId"); w.string(p.registerId)
+            w.key("rule"); w.string(p.rule)
+            w.optional("value", p.value)
+            w.optional("valueData", p.valueData)
+            w.endObject()
+        }
+        w.endArray()
+        w.key("requests"); w.int(requests)
+        w.key("skipped")
+        w.beginArray()
+        for s in skipped {
+            w.beginObject()
+            w.key("address"); w.int(s.address)
+            w.key("reason"); w.string(s.reason.rawValue)
+            w.key("registerId"); w.string(s.registerId)
+            w.endObject()
+        }
+        w.endArray()
+        w.optional("version", version)
+        w.endObject()
+    }
+}
+
+extension JobInfo {
+    /// Writes the job as `JSONEncoder` with sorted keys would.
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        if let capture { w.key("capture"); capture.write(to: &w) }
+        w.key("device"); w.string(device)
+        w.optional("error", error)
+        if let finishedAt { w.key("finishedAt"); w.date(finishedAt) }
+        w.key("id"); w.string(id)
+        w.key("kind"); w.string(kind)
+        w.key("pageId"); w.string(pageId)
+        if let progress { w.key("progress"); w.encodable(progress) }
+        if let replay { w.key("replay"); replay.write(to: &w) }
+        w.key("startedAt"); w.date(startedAt)
+        w.key("state"); w.string(state.rawValue)
+        w.key("who"); w.string(who)
+        w.endObject()
+    }
+}
+
+extension APICoding {
+    /// One job as a JSON body (newline-terminated).
+    public static func json(_ job: JobInfo) -> [UInt8] {
+        var w = JSONWriter(capacity: 1024 + (job.replay?.registers.count ?? job.capture?.skipped.count ?? 0) * 160)
+        job.write(to: &w)
+        return w.bytes + [0x0A]
+    }
+
+    /// A list of jobs as a JSON body (newline-terminated).
+    public static func json(_ jobs: [JobInfo]) -> [UInt8] {
+        var w = JSONWriter(capacity: 4096)
+        w.beginArray()
+        for job in jobs { job.write(to: &w) }
+        w.endArray()
+        return w.bytes + [0x0A]
+    }
+
+    /// A replay report as a JSON body (newline-terminated).
+    public static func json(_ report: ReplayReport) -> [UInt8] {
+        var w = JSONWriter(capacity: 1024 + report.registers.count * 160)
+        report.write(to: &w)
+        return w.bytes + [0x0A]
+    }
+}
