@@ -177,10 +177,17 @@ extension Bench {
                 ? try daemon.capture(page: s.page.id, device: s.deviceId) : try daemon.apply(page: s.page.id, device: s.deviceId)
             return (clock.now - start, requests)
         case "c", "pymodbus":
-            // The same minimal plan as Lastset's: no register split across two requests.
+            // The same requests as Lastset's: the minimal read plan (no register split across two
+            // requests); for a replay, that read first (Lastset reads the target's current values for
+            // the report's and the audit log's "before"), then FC16 + read-back per write chunk.
             let worker = impl == "c" ? c : py
-            let r = try worker.run(capture ? "readplan" : "replayplan", port: s.port, plan: capture ? s.readPlan : s.writePlan)
-            return (r.elapsed, r.requests)
+            if capture {
+                let r = try worker.run("readplan", port: s.port, plan: s.readPlan)
+                return (r.elapsed, r.requests)
+            }
+            let before = try worker.run("readplan", port: s.port, plan: s.readPlan)
+            let r = try worker.run("replayplan", port: s.port, plan: s.writePlan)
+            return (before.elapsed + r.elapsed, before.requests + r.requests)
         case "per-register":
             let r = try c.run(
                 capture ? "perreg-read" : "perreg-replay", port: s.port, start: s.page.start, count: s.page.words,

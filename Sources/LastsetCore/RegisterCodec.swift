@@ -142,7 +142,14 @@ public enum RegisterCodec {
 
     /// Whether the words hold the register's "not set" value.
     public static func isUnset(_ words: [UInt16], for definition: RegisterDefinition) -> Bool {
-        words == unsetWords(for: definition)
+        // All-0xFF types need no encoding (this runs for every register of every capture and replay).
+        if definition.unset == nil {
+            switch definition.type {
+            case .u16, .u32, .u64, .string, .raw: return words.count == definition.length && words.allSatisfy { $0 == 0xFFFF }
+            default: break
+            }
+        }
+        return words == unsetWords(for: definition)
     }
 
     /// The value's bytes, most significant (or first character) first, from the words off the wire.

@@ -2,21 +2,38 @@ import LastsetCore
 import ModbusLink
 
 /// The outcome of reading a set of register spans: the words that came back and the spans that failed.
+/// Words are kept densely from the lowest address read (lookups per register must not hash).
 struct PageReadout: Sendable {
-    var words: [Int: UInt16] = [:]
+    private var base = 0
+    private var values: [UInt16] = []
+    private var present: [Bool] = []
     var failures: [AddressSpan: ModbusError] = [:]
     /// Requests issued.
     var requests = 0
 
+    /// An empty readout for addresses `range`.
+    init(covering range: Range<Int> = 0..<0) {
+        base = range.lowerBound
+        values = [UInt16](repeating: 0, count: range.count)
+        present = [Bool](repeating: false, count: range.count)
+    }
+
+    /// Records words read from `address`.
+    mutating func store(_ words: [UInt16], at address: Int) {
+        for (i, w) in words.enumerated() {
+            let k = address + i - base
+            guard k >= 0 && k < values.count else { continue }
+            values[k] = w
+            present[k] = true
+        }
+    }
+
     /// The span's words, nil when any of them is missing.
     func words(for span: AddressSpan) -> [UInt16]? {
-        var out: [UInt16] = []
-        out.reserveCapacity(span.length)
-        for a in span.address..<span.end {
-            guard let w = words[a] else { return nil }
-            out.append(w)
-        }
-        return out
+        let lo = span.address - base
+        let hi = span.end - base
+        guard lo >= 0, hi <= values.count, lo < hi, !present[lo..<hi].contains(false) else { return nil }
+        return Array(values[lo..<hi])
     }
 }
 
@@ -31,8 +48,7 @@ enum PageReader {
         let options = target.linkOptions
         // The whole plan in one hop onto the connection's executor: no thread switch per request.
         return await target.connection.batch { connection in
-            var out = PageReadout()
-            out.words.reserveCapacity(plan.reduce(0) { $0 + $1.count })
+            var out = PageReadout(covering: (plan.map(\.address).min() ?? 0)..<(plan.map(\.end).max() ?? 0))
             for request in plan {
                 if Task.isCancelled { break }
                 do throws(ModbusError) {
@@ -62,6 +78,6 @@ enum PageReader {
     ) throws(ModbusError) {
         out.requests += 1
         let words = try connection.readHoldingRegisters(unit: unit, address: address, count: count, options: options)
-        for (i, w) in words.enumerated() { out.words[address + i] = w }
+        out.store(words, at: address)
     }
 }

@@ -12,7 +12,7 @@ public struct Replay {
 
     private var report: ReplayReport
     /// Template entries re-checked against the current page, in page order.
-    private var entries: [(entry: TemplateEntry, definition: RegisterDefinition)] = []
+    private var entries: [(entry: TemplateEntry, definition: RegisterDefinition, words: [UInt16])] = []
     /// Index of each registerId in `entries` (lookups per register must not scan the page).
     private var position: [String: Int] = [:]
     private var results: [String: RegisterResult] = [:]
@@ -44,7 +44,7 @@ public struct Replay {
     private mutating func execute() async {
         guard checkTemplate() else { return }
         guard await checkIdentity() else { return }
-        let planned = entries.map { PlannedWrite(registerId: $0.entry.registerId, address: $0.entry.address, words: $0.entry.words) }
+        let planned = entries.map { PlannedWrite(registerId: $0.entry.registerId, address: $0.entry.address, words: $0.words) }
         report.plan = RequestPlanner.writes(planned, limits: target.limits).map {
             PlannedRequest(function: $0.function, address: $0.address, count: $0.words.count, registerIds: $0.registerIds)
         }
@@ -115,11 +115,12 @@ public struct Replay {
             } else if let rule = RegisterCheck.problem(words, for: def) {
                 problems.append("\(entry.registerId): value \(RegisterCodec.decode(words, as: def)) breaks \(rule)")
             } else {
-                entries.append((entry, def))
+                entries.append((entry, def, words))
             }
         }
         entries.sort { order[$0.entry.registerId]! < order[$1.entry.registerId]! }
         position = Dictionary(entries.enumerated().map { ($1.entry.registerId, $0) }, uniquingKeysWith: { a, _ in a })
+        results.reserveCapacity(entries.count)
         guard problems.isEmpty else {
             report.status = .refused
             report.reason = "template not valid for the page: " + problems.joined(separator: "; ")
@@ -350,14 +351,15 @@ public struct Replay {
         var mismatch = false
         for id in ids where results[id] == nil {
             guard let index = position[id] else { continue }
-            let entry = entries[index].entry
-            let offset = entry.address - outcome.start
+            let address = entries[index].entry.address
+            let length = entries[index].entry.length
+            let offset = address - outcome.start
             // Verified once all its words are written (FC06 writes a multi-word register word by word).
-            guard offset >= 0, offset + entry.length <= words.count else { continue }
-            let actual = Array(words[offset..<(offset + entry.length)])
-            let ok = actual == entry.words
+            guard offset >= 0, offset + length <= words.count else { continue }
+            let actual = Array(words[offset..<(offset + length)])
+            let ok = actual == entries[index].words
             mismatch = mismatch || !ok
-            results[entry.registerId] = result(entry.registerId, status: ok ? .verified : .mismatch, actual: actual)
+            results[id] = result(id, status: ok ? .verified : .mismatch, actual: actual)
         }
         if mismatch && options.onError != .continue {
             let firstBad = entries.first { results[$0.entry.registerId]?.status == .mismatch }!.entry
@@ -368,7 +370,9 @@ public struct Replay {
     }
 
     private func result(_ id: String, status: RegisterStatus, error: ModbusError? = nil, actual: [UInt16]? = nil, message: String? = nil) -> RegisterResult {
-        let (entry, def) = entries[position[id]!]
+        let index = position[id]!
+        let entry = entries[index].entry
+        let def = entries[index].definition
         let beforeWords = snapshot?.words(for: span(entry))
         return RegisterResult(
             registerId: id, address: entry.address, length: entry.length, status: status, expected: entry.value,
@@ -380,10 +384,10 @@ public struct Replay {
 
     /// Fills in registers without a result: dry-run diff or not attempted.
     private mutating func finishRegisters() {
-        report.registers = entries.map { entry, def in
+        report.registers = entries.map { entry, def, words in
             if let r = results[entry.registerId] { return r }
             if options.dryRun, let current = snapshot?.words(for: span(entry)) {
-                return result(entry.registerId, status: current == entry.words ? .unchanged : .differs, actual: current)
+                return result(entry.registerId, status: current == words ? .unchanged : .differs, actual: current)
             }
             return result(entry.registerId, status: .notAttempted)
         }
@@ -414,7 +418,7 @@ public struct Replay {
         let readback = await PageReader.read(touched.map { span($0.entry) }, from: target)
         report.requests += readback.requests
         var lines: [RegisterResult] = []
-        for (entry, def) in touched {
+        for (entry, def, _) in touched {
             let want = snapshot.words(for: span(entry))!
             let got = readback.words(for: span(entry))
             var line = RegisterResult(
