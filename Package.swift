@@ -43,6 +43,7 @@ let package = Package(
         .testTarget(name: "ModbusLinkTests", dependencies: ["ModbusLink", "LastsetCore", "TestSupport"]),
         .testTarget(name: "LastsetEngineTests", dependencies: ["LastsetEngine", "LastsetCore", "ModbusLink", "TestSupport"]),
         .testTarget(name: "LastsetHTTPTests", dependencies: ["LastsetHTTP", "LastsetService", "LastsetClient"]),
+        .testTarget(name: "LastsetServiceTests", dependencies: ["LastsetService", "LastsetCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LastsetCore", "LastsetClient", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["lastset", "LastsetCore", "LastsetHTTP", "TestSupport"]),
     ],
