@@ -10,8 +10,9 @@ enum DurableFile {
     /// Prefix of temp files; anything with it is debris from an interrupted write.
     static let tempPrefix = ".tmp-"
 
-    /// Atomically replaces (or creates) `url` with `data`.
-    static func write(_ data: Data, to url: URL, mode: mode_t = 0o640) throws(StorageError) {
+    /// Atomically replaces (or creates) `url` with `data`. With `syncDirectory: false` the caller must
+    /// fsync the directory itself (to cover more changes in it with one fsync) before relying on it.
+    static func write(_ data: Data, to url: URL, mode: mode_t = 0o640, syncDirectory: Bool = true) throws(StorageError) {
         let dir = url.deletingLastPathComponent().path
         let temp = dir + "/" + tempPrefix + url.lastPathComponent + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
@@ -39,7 +40,7 @@ enum DurableFile {
         guard close(fd) == 0 else { throw StorageError(operation: "close", path: temp, errno: errno) }
         guard rename(temp, url.path) == 0 else { throw StorageError(operation: "rename", path: url.path, errno: errno) }
         ok = true
-        try syncDirectory(dir)
+        if syncDirectory { try Self.syncDirectory(dir) }
     }
 
     /// Appends one record (a whole line) and fsyncs: the audit log's write.

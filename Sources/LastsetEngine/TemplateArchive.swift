@@ -58,27 +58,24 @@ public actor TemplateArchive {
         var stored = template.roundedToMilliseconds()
         stored.version = (existing.last ?? 0) + 1
         let url = dir.appendingPathComponent(Self.fileName(stored.version))
+        // One directory fsync makes both the new version's rename and the pruning of old ones durable.
         do {
-            try DurableFile.write(TemplateFile.encode(stored), to: url)
+            try DurableFile.write(TemplateFile.encode(stored), to: url, syncDirectory: false)
+            prune(template.pageId, in: dir, versions: existing + [stored.version])
+            try DurableFile.syncDirectory(dir.path)
         } catch {
             throw .storage(error)
         }
         remember(stored, at: url)
-        try prune(template.pageId, versions: existing + [stored.version])
         return stored
     }
 
-    private func prune(_ pageId: String, versions: [Int]) throws(ArchiveError) {
+    /// Removes the oldest versions beyond the history limit (the caller fsyncs the directory).
+    private func prune(_ pageId: String, in dir: URL, versions: [Int]) {
         guard versions.count > historyLimit else { return }
-        let dir = try directory(pageId)
         for v in versions.prefix(versions.count - historyLimit) {
             unlink(dir.appendingPathComponent(Self.fileName(v)).path)
             cache[Self.cacheKey(pageId, v)] = nil
-        }
-        do {
-            try DurableFile.syncDirectory(dir.path)
-        } catch {
-            throw .storage(error)
         }
     }
 
