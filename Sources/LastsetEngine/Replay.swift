@@ -56,6 +56,12 @@ public struct Replay {
             finishRegisters()
             return
         }
+        if Task.isCancelled {
+            report.stoppedAt = "shutdown before the first write"
+            report.reason = "stopped by shutdown at a clean point: nothing written"
+            finishRegisters()
+            return
+        }
         guard await runSteps(page.beforeWrite ?? [], into: \.beforeWrite, label: "beforeWrite") else {
             finishRegisters()
             report.afterWrite = (page.afterWrite ?? []).map { StepResult(address: $0.address, value: $0.value, status: "notAttempted") }
@@ -263,7 +269,8 @@ public struct Replay {
                 report.warnings.append("device refused FC16 (exception 01); fell back to FC06")
                 var fc06 = target.limits
                 fc06.writeFunction = .fc06
-                let rest = planned.filter { p in queue[(i + k)...].contains { $0.registerIds.contains(p.registerId) } }
+                let remaining = Set(queue[(i + k)...].flatMap(\.registerIds))
+                let rest = planned.filter { remaining.contains($0.registerId) }
                 queue = Array(queue[..<(i + k)]) + RequestPlanner.writes(rest, limits: fc06)
                 i += k
                 continue
