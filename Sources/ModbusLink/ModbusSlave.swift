@@ -203,6 +203,9 @@ public final class ModbusSlave: @unchecked Sendable {
         var clients: [Int32] = []
         var query = [UInt8](repeating: 0, count: 512)
         defer {
+            // The context still names the last client socket: detach it, or freeing the context would
+            // close that number a second time — by then perhaps another thread's fresh descriptor.
+            modbus_set_socket(ctx, -1)
             for fd in clients { Glibc.close(fd) }
             Glibc.close(listenFD)
         }
@@ -225,7 +228,8 @@ public final class ModbusSlave: @unchecked Sendable {
                 if rc > 0 {
                     handle(ctx, query: query, length: Int(rc))
                 } else if rc == -1 {
-                    // Closed by the peer or unreadable: forget this client.
+                    // Closed by the peer or unreadable: forget this client (and detach it from the context).
+                    modbus_set_socket(ctx, -1)
                     Glibc.close(entry.fd)
                     clients.removeAll { $0 == entry.fd }
                 }
