@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["LastsetCore"], path: "Tests/TestSupport"),
         .testTarget(name: "ModbusLinkTests", dependencies: ["ModbusLink", "LastsetCore", "TestSupport"]),
         .testTarget(name: "LastsetEngineTests", dependencies: ["LastsetEngine", "LastsetCore", "ModbusLink", "TestSupport"]),
-        .testTarget(name: "LastsetHTTPTests", dependencies: ["LastsetHTTP", "LastsetService", "LastsetClient"]),
+        .testTarget(name: "LastsetHTTPTests", dependencies: ["LastsetHTTP", "LastsetService", "LastsetClient", "TestSupport"]),
         .testTarget(name: "LastsetServiceTests", dependencies: ["LastsetService", "LastsetCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LastsetCore", "LastsetClient", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["lastset", "LastsetCore", "LastsetHTTP", "TestSupport"]),

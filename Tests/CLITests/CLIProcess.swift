@@ -39,13 +39,13 @@ func runCLI(_ arguments: [String], environment: [String: String] = [:], timeout:
     while process.isRunning {
         if Date() > deadline {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitForExit()
             XCTFail("lastset \(arguments) did not exit within \(timeout) s")
             break
         }
         usleep(5_000)
     }
-    process.waitUntilExit()
+    process.waitForExit()
     try out.close()
     try err.close()
     return CLIResult(

@@ -222,7 +222,7 @@ final class DaemonEndToEndTests: XCTestCase {
             p.standardOutput = FileHandle.nullDevice
             try p.run()
             let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
+            p.waitForExit()
             XCTAssertEqual(p.terminationStatus, 1, text)
             for fragment in ["devices[0].endpoint", "99999", "devices[0].unit", "300", "devices[0].pages[0]", "pages[0].id", "pages[0].registers[0].type", "u17"] {
                 XCTAssertTrue(text.contains(fragment), "missing \(fragment) in:\n\(text)")
@@ -234,7 +234,7 @@ final class DaemonEndToEndTests: XCTestCase {
         p.arguments = ["--check-config", "--config", good.path]
         p.standardOutput = FileHandle.nullDevice
         try p.run()
-        p.waitUntilExit()
+        p.waitForExit()
         XCTAssertEqual(p.terminationStatus, 0)
     }
 }

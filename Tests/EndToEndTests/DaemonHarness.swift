@@ -116,21 +116,16 @@ final class DaemonHarness: @unchecked Sendable {
         try p.run()
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
+        p.waitForExit()
         return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
     }
 
     /// Sends a signal and waits (up to `timeout`) for the exit status; nil when it did not exit.
     func stop(signal: Int32 = SIGTERM, timeout: TimeInterval = 15) -> Int32? {
         kill(process.processIdentifier, signal)
-        let end = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < end { usleep(10_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return nil
-        }
-        return process.terminationStatus
+        let started = Date()
+        let status = process.waitForExit(timeout: timeout)
+        return Date().timeIntervalSince(started) < timeout ? status : nil
     }
 
     /// The audit log's records.
@@ -142,7 +137,7 @@ final class DaemonHarness: @unchecked Sendable {
     deinit {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitForExit()
         }
         stderrPipe.fileHandleForReading.readabilityHandler = nil
         try? FileManager.default.removeItem(at: dir)

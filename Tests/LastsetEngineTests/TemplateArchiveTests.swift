@@ -182,7 +182,7 @@ final class TemplateArchiveTests: XCTestCase {
             }
             usleep(UInt32.random(in: 0...3000))
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitForExit()
             storesSeen += seen
             let archive = try TemplateArchive(dataDirectory: dir, historyLimit: 5)
             let listing = try await archive.list(pageId: "stress")

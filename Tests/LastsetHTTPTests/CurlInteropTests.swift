@@ -1,5 +1,6 @@
 import Foundation
 import LastsetHTTP
+import TestSupport
 import XCTest
 
 /// An independent client (curl) against the server: keep-alive reuse, chunked upload, Expect: 100-continue.
@@ -12,7 +13,7 @@ final class CurlInteropTests: XCTestCase {
         process.standardOutput = pipe
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 

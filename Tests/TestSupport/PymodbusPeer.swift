@@ -28,7 +28,7 @@ public final class PymodbusPeer: @unchecked Sendable {
             setup.executableURL = URL(fileURLWithPath: "/bin/bash")
             setup.arguments = [TestPaths.peersDirectory.appendingPathComponent("setup-venv.sh").path]
             try PeerProcess.runWithCleanSignalMask(setup)
-            setup.waitUntilExit()
+            setup.waitForExit()
             guard setup.terminationStatus == 0 else {
                 throw TestSupportError("setup-venv.sh failed with status \(setup.terminationStatus)")
             }
