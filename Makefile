@@ -19,7 +19,8 @@ demo-stop:
 ## Installs what is missing, builds, runs every test and the systemd unit checks.
 test: setup
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	# The suite takes well under a minute; a hung peer must fail the run, not stall it.
+	timeout --kill-after=30 1200 $(SWIFT) test
 	.ci/check-systemd.sh
 
 check-systemd:
