@@ -72,7 +72,32 @@ public struct JSONWriter {
     /// An integer value.
     public mutating func int<T: BinaryInteger>(_ value: T) {
         separator()
-        bytes.append(contentsOf: String(value).utf8)
+        if let v = Int64(exactly: value) {
+            appendDecimal(v.magnitude, negative: v < 0)
+        } else if let v = UInt64(exactly: value) {
+            appendDecimal(v, negative: false)
+        } else {
+            bytes.append(contentsOf: String(value).utf8)
+        }
+    }
+
+    /// Digits without going through a String (this runs for every field of every register).
+    private mutating func appendDecimal(_ magnitude: UInt64, negative: Bool) {
+        if negative { bytes.append(UInt8(ascii: "-")) }
+        if magnitude < 10 {
+            bytes.append(UInt8(truncatingIfNeeded: magnitude) + 48)
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            var n = magnitude
+            var i = 20
+            while n > 0 {
+                i -= 1
+                buffer[i] = UInt8(truncatingIfNeeded: n % 10) + 48
+                n /= 10
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[i..<20]))
+        }
     }
 
     /// A floating-point value; non-finite values (not JSON) are written as strings.
@@ -122,6 +147,17 @@ public struct JSONWriter {
 
     private mutating func appendString(_ s: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most strings (ids, hex, dates) need no escaping: copy their bytes in one go.
+        var text = s
+        let copied = text.withUTF8 { utf8 -> Bool in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if copied {
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for c in s.utf8 {
             switch c {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
