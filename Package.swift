@@ -35,7 +35,8 @@ let package = Package(
             name: "lastset-bench", dependencies: ["LastsetEngine", "LastsetCore", "ModbusLink", "LastsetClient"],
             path: "Benchmarks/LastsetBench"),
         // Writes templates in a loop until killed: the crash-consistency test's victim.
-        .executableTarget(name: "lastset-archive-stress", dependencies: ["LastsetEngine", "LastsetCore"], path: "Tests/ArchiveStress"),
+        .executableTarget(
+            name: "lastset-archive-stress", dependencies: ["LastsetEngine", "LastsetCore"], path: "Tests/ArchiveStress"),
 
         .testTarget(name: "LastsetCoreTests", dependencies: ["LastsetCore"]),
         // Helpers shared by the test targets: peer processes, socat pty pairs, built binaries.

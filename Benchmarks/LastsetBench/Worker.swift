@@ -57,7 +57,9 @@ final class Worker {
     }
 
     /// Runs `command` (readplan, replayplan) with an explicit list of (address, count) requests.
-    func run(_ command: String, port: Int, unit: Int = 1, plan: [(address: Int, count: Int)], timeout: Duration = .seconds(120)) throws -> Run {
+    func run(_ command: String, port: Int, unit: Int = 1, plan: [(address: Int, count: Int)], timeout: Duration = .seconds(120))
+        throws -> Run
+    {
         let id = try context(port: port)
         let line = "\(command) \(id) \(unit) " + plan.map { "\($0.address):\($0.count)" }.joined(separator: ",")
         let parts = try ask(line, timeout: timeout)

@@ -137,7 +137,9 @@ public struct HTTPClient: Sendable {
         }
     }
 
-    private func readResponse(_ fd: Int32, isHead: Bool, deadline: ContinuousClock.Instant) throws(HTTPClientError) -> HTTPClientResponse {
+    private func readResponse(_ fd: Int32, isHead: Bool, deadline: ContinuousClock.Instant) throws(HTTPClientError)
+        -> HTTPClientResponse
+    {
         var parser = ResponseParser(isHeadRequest: isHead)
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -156,7 +158,9 @@ public struct HTTPClient: Sendable {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: try wait(fd, for: Int16(POLLIN), deadline: deadline, phase: "waiting for the reply")
             case ECONNRESET:
-                do throws(ResponseParser.Failure) { return try parser.finish() } catch { throw .malformed(endpoint, error.detail) }
+                do throws(ResponseParser.Failure) { return try parser.finish() } catch {
+                    throw .malformed(endpoint, error.detail)
+                }
             default: throw .io(endpoint, "receiving from", errno: code)
             }
         }

@@ -36,16 +36,18 @@ extension RegisterResult {
         w.beginObject()
         w.optional("actual", actual)
         w.optional("actualData", actualData)
-        w.key("address"); w.int(address)
+        w.field("address", address)
         w.optional("before", before)
-        if let beforeUnset { w.key("beforeUnset"); w.bool(beforeUnset) }
+        if let beforeUnset {
+            w.field("beforeUnset", beforeUnset)
+        }
         w.optional("exceptionCode", exceptionCode)
-        w.key("expected"); w.value(expected)
-        w.key("expectedData"); w.string(expectedData)
-        w.key("length"); w.int(length)
+        w.field("expected", expected)
+        w.field("expectedData", expectedData)
+        w.field("length", length)
         w.optional("message", message)
-        w.key("registerId"); w.string(registerId)
-        w.key("status"); w.string(status.rawValue)
+        w.field("registerId", registerId)
+        w.field("status", status.rawValue)
         w.endObject()
     }
 }
@@ -54,15 +56,20 @@ extension ReplayReport {
     /// Writes the report as `JSONEncoder` with sorted keys would.
     public func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("afterWrite"); w.encodable(afterWrite)
-        w.key("beforeWrite"); w.encodable(beforeWrite)
-        w.key("endpoint"); w.string(endpoint)
-        w.key("fellBackToFC06"); w.bool(fellBackToFC06)
-        w.key("identity"); w.encodable(identity)
-        w.key("options"); w.encodable(options)
-        w.key("pageHash"); w.string(pageHash)
-        w.key("pageId"); w.string(pageId)
-        w.key("plan"); w.encodable(plan)
+        w.key("afterWrite")
+        w.encodable(afterWrite)
+        w.key("beforeWrite")
+        w.encodable(beforeWrite)
+        w.field("endpoint", endpoint)
+        w.field("fellBackToFC06", fellBackToFC06)
+        w.key("identity")
+        w.encodable(identity)
+        w.key("options")
+        w.encodable(options)
+        w.field("pageHash", pageHash)
+        w.field("pageId", pageId)
+        w.key("plan")
+        w.encodable(plan)
         w.optional("reason", reason)
         w.key("registers")
         w.beginArray()
@@ -71,7 +78,7 @@ extension ReplayReport {
             r.write(to: &w)
         }
         w.endArray()
-        w.key("requests"); w.int(requests)
+        w.field("requests", requests)
         if let rollback {
             w.key("rollback")
             w.beginObject()
@@ -79,16 +86,17 @@ extension ReplayReport {
             w.beginArray()
             for r in rollback.registers { r.write(to: &w) }
             w.endArray()
-            w.key("restored"); w.bool(rollback.restored)
+            w.field("restored", rollback.restored)
             w.endObject()
         }
-        w.key("status"); w.string(status.rawValue)
+        w.field("status", status.rawValue)
         w.optional("stoppedAt", stoppedAt)
-        w.key("target"); w.string(target)
-        w.key("templateVersion"); w.int(templateVersion)
-        w.key("unit"); w.int(unit)
-        w.key("warnings"); w.encodable(warnings)
-        w.key("writeFrames"); w.int(writeFrames)
+        w.field("target", target)
+        w.field("templateVersion", templateVersion)
+        w.field("unit", unit)
+        w.key("warnings")
+        w.encodable(warnings)
+        w.field("writeFrames", writeFrames)
         w.endObject()
     }
 }
@@ -97,33 +105,33 @@ extension CaptureReport {
     /// Writes the report as `JSONEncoder` with sorted keys would.
     public func write(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("archived"); w.bool(archived)
-        w.key("device"); w.string(device)
-        w.key("entryCount"); w.int(entryCount)
+        w.field("archived", archived)
+        w.field("device", device)
+        w.field("entryCount", entryCount)
         w.optional("error", error)
-        w.key("pageHash"); w.string(pageHash)
-        w.key("pageId"); w.string(pageId)
+        w.field("pageHash", pageHash)
+        w.field("pageId", pageId)
         w.key("problems")
         w.beginArray()
         for p in problems {
             w.lineBreak()
             w.beginObject()
-            w.key("address"); w.int(p.address)
-            w.key("registerId"); w.string(p.registerId)
-            w.key("rule"); w.string(p.rule)
+            w.field("address", p.address)
+            w.field("registerId", p.registerId)
+            w.field("rule", p.rule)
             w.optional("value", p.value)
             w.optional("valueData", p.valueData)
             w.endObject()
         }
         w.endArray()
-        w.key("requests"); w.int(requests)
+        w.field("requests", requests)
         w.key("skipped")
         w.beginArray()
         for s in skipped {
             w.beginObject()
-            w.key("address"); w.int(s.address)
-            w.key("reason"); w.string(s.reason.rawValue)
-            w.key("registerId"); w.string(s.registerId)
+            w.field("address", s.address)
+            w.field("reason", s.reason.rawValue)
+            w.field("registerId", s.registerId)
             w.endObject()
         }
         w.endArray()
@@ -136,18 +144,29 @@ extension JobInfo {
     /// Writes the job as `JSONEncoder` with sorted keys would.
     public func write(to w: inout JSONWriter) {
         w.beginObject()
-        if let capture { w.key("capture"); capture.write(to: &w) }
-        w.key("device"); w.string(device)
+        if let capture {
+            w.key("capture")
+            capture.write(to: &w)
+        }
+        w.field("device", device)
         w.optional("error", error)
-        if let finishedAt { w.key("finishedAt"); w.date(finishedAt) }
-        w.key("id"); w.string(id)
-        w.key("kind"); w.string(kind)
-        w.key("pageId"); w.string(pageId)
-        if let progress { w.key("progress"); w.encodable(progress) }
-        if let replay { w.key("replay"); replay.write(to: &w) }
-        w.key("startedAt"); w.date(startedAt)
-        w.key("state"); w.string(state.rawValue)
-        w.key("who"); w.string(who)
+        if let finishedAt {
+            w.field("finishedAt", finishedAt)
+        }
+        w.field("id", id)
+        w.field("kind", kind)
+        w.field("pageId", pageId)
+        if let progress {
+            w.key("progress")
+            w.encodable(progress)
+        }
+        if let replay {
+            w.key("replay")
+            replay.write(to: &w)
+        }
+        w.field("startedAt", startedAt)
+        w.field("state", state.rawValue)
+        w.field("who", who)
         w.endObject()
     }
 }

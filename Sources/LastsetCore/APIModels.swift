@@ -130,7 +130,10 @@ public struct ApplyRequest: Codable, Sendable, Hashable {
     public var dryRun: Bool?
     public var onError: OnError?
 
-    public init(device: String? = nil, endpoint: String? = nil, unit: Int? = nil, version: Int? = nil, dryRun: Bool? = nil, onError: OnError? = nil) {
+    public init(
+        device: String? = nil, endpoint: String? = nil, unit: Int? = nil, version: Int? = nil, dryRun: Bool? = nil,
+        onError: OnError? = nil
+    ) {
         self.device = device
         self.endpoint = endpoint
         self.unit = unit
@@ -206,7 +209,8 @@ public enum APICoding {
     /// Encoder for API bodies.
     public static func encoder(pretty: Bool = false) -> JSONEncoder {
         let e = JSONEncoder()
-        e.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        e.outputFormatting =
+            pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         e.dateEncodingStrategy = .custom { date, encoder in
             var c = encoder.singleValueContainer()
             try c.encode(TimeText.iso8601(date))

@@ -63,6 +63,36 @@ public struct JSONWriter {
         needsComma[needsComma.count - 1] = false
     }
 
+    /// `"key":"value"`.
+    public mutating func field(_ key: String, _ value: String) {
+        self.key(key)
+        string(value)
+    }
+
+    /// `"key":123`.
+    public mutating func field<T: BinaryInteger>(_ key: String, _ value: T) {
+        self.key(key)
+        int(value)
+    }
+
+    /// `"key":true`.
+    public mutating func field(_ key: String, _ value: Bool) {
+        self.key(key)
+        bool(value)
+    }
+
+    /// `"key":` and a register value.
+    public mutating func field(_ key: String, _ value: RegisterValue) {
+        self.key(key)
+        self.value(value)
+    }
+
+    /// `"key":"2026-…Z"`.
+    public mutating func field(_ key: String, _ value: Date) {
+        self.key(key)
+        date(value)
+    }
+
     /// A string value.
     public mutating func string(_ value: String) {
         separator()

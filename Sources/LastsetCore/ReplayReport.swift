@@ -57,7 +57,11 @@ public struct RegisterResult: Codable, Sendable, Hashable {
     public var exceptionCode: Int?
     public var message: String?
 
-    public init(registerId: String, address: Int, length: Int, status: RegisterStatus, expected: RegisterValue, expectedData: String, actual: RegisterValue? = nil, actualData: String? = nil, before: RegisterValue? = nil, beforeUnset: Bool? = nil, exceptionCode: Int? = nil, message: String? = nil) {
+    public init(
+        registerId: String, address: Int, length: Int, status: RegisterStatus, expected: RegisterValue, expectedData: String,
+        actual: RegisterValue? = nil, actualData: String? = nil, before: RegisterValue? = nil, beforeUnset: Bool? = nil,
+        exceptionCode: Int? = nil, message: String? = nil
+    ) {
         self.registerId = registerId
         self.address = address
         self.length = length
@@ -136,7 +140,9 @@ public struct IdentityCheck: Codable, Sendable, Hashable {
     public var matches: Bool
     public var message: String?
 
-    public init(registerId: String, expected: RegisterValue? = nil, actual: RegisterValue? = nil, matches: Bool, message: String? = nil) {
+    public init(
+        registerId: String, expected: RegisterValue? = nil, actual: RegisterValue? = nil, matches: Bool, message: String? = nil
+    ) {
         self.registerId = registerId
         self.expected = expected
         self.actual = actual
@@ -177,7 +183,12 @@ public struct ReplayReport: Codable, Sendable, Hashable {
     /// Count of registers with a status.
     public func count(_ status: RegisterStatus) -> Int { registers.filter { $0.status == status }.count }
 
-    public init(pageId: String, templateVersion: Int, pageHash: String, target: String, endpoint: String, unit: Int, options: ReplayOptions, status: ReplayStatus, reason: String? = nil, stoppedAt: String? = nil, warnings: [String], identity: [IdentityCheck], beforeWrite: [StepResult], afterWrite: [StepResult], registers: [RegisterResult], plan: [PlannedRequest], fellBackToFC06: Bool, rollback: RollbackResult? = nil, requests: Int, writeFrames: Int) {
+    public init(
+        pageId: String, templateVersion: Int, pageHash: String, target: String, endpoint: String, unit: Int,
+        options: ReplayOptions, status: ReplayStatus, reason: String? = nil, stoppedAt: String? = nil, warnings: [String],
+        identity: [IdentityCheck], beforeWrite: [StepResult], afterWrite: [StepResult], registers: [RegisterResult],
+        plan: [PlannedRequest], fellBackToFC06: Bool, rollback: RollbackResult? = nil, requests: Int, writeFrames: Int
+    ) {
         self.pageId = pageId
         self.templateVersion = templateVersion
         self.pageHash = pageHash

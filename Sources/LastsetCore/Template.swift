@@ -161,20 +161,30 @@ extension PageDefinition {
     private func computeHash() -> String {
         var w = JSONWriter(capacity: 128 + registers.count * 96)
         w.beginObject()
-        if let steps = afterWrite { w.key("afterWrite"); Self.write(steps, to: &w) }
-        if let steps = beforeWrite { w.key("beforeWrite"); Self.write(steps, to: &w) }
-        w.key("id"); w.string(id)
+        if let steps = afterWrite {
+            w.key("afterWrite")
+            Self.write(steps, to: &w)
+        }
+        if let steps = beforeWrite {
+            w.key("beforeWrite")
+            Self.write(steps, to: &w)
+        }
+        w.field("id", id)
         if let identity {
             w.key("identity")
             w.beginArray()
-            for i in identity { i.definition.writeCanonical(to: &w, fields: ["address", "byteOrder", "registerId", "type", "wordOrder"]) }
+            for i in identity {
+                i.definition.writeCanonical(to: &w, fields: ["address", "byteOrder", "registerId", "type", "wordOrder"])
+            }
             w.endArray()
         }
         w.key("registers")
         w.beginArray()
         for r in registers { r.writeCanonical(to: &w) }
         w.endArray()
-        if let title { w.key("title"); w.string(title) }
+        if let title {
+            w.field("title", title)
+        }
         w.endObject()
         return "sha256:" + SHA256.hex(w.bytes)
     }
@@ -183,8 +193,8 @@ extension PageDefinition {
         w.beginArray()
         for s in steps {
             w.beginObject()
-            w.key("address"); w.int(s.address)
-            w.key("value"); w.int(s.value)
+            w.field("address", s.address)
+            w.field("value", s.value)
             w.endObject()
         }
         w.endArray()
@@ -204,10 +214,20 @@ extension RegisterDefinition {
         w.beginObject()
         for field in fields {
             switch field {
-            case "access": if let access { w.key(field); w.string(access.rawValue) }
-            case "address": w.key(field); w.int(address)
-            case "byteOrder": if let byteOrder { w.key(field); w.string(byteOrder.rawValue) }
-            case "clone": if let clone { w.key(field); w.bool(clone) }
+            case "access":
+                if let access {
+                    w.field(field, access.rawValue)
+                }
+            case "address":
+                w.field(field, address)
+            case "byteOrder":
+                if let byteOrder {
+                    w.field(field, byteOrder.rawValue)
+                }
+            case "clone":
+                if let clone {
+                    w.field(field, clone)
+                }
             case "enum":
                 if let values = self.enum {
                     w.key(field)
@@ -215,15 +235,41 @@ extension RegisterDefinition {
                     for v in values { w.double(v) }
                     w.endArray()
                 }
-            case "max": if let max { w.key(field); w.double(max) }
-            case "min": if let min { w.key(field); w.double(min) }
-            case "name": if let name { w.key(field); w.string(name) }
-            case "registerId": w.key(field); w.string(registerId)
-            case "scale": if let scale { w.key(field); w.double(scale) }
-            case "type": w.key(field); w.string(type.description)
-            case "unit": if let unit { w.key(field); w.string(unit) }
-            case "unset": if let unset { w.key(field); w.value(unset) }
-            case "wordOrder": if let wordOrder { w.key(field); w.string(wordOrder.rawValue) }
+            case "max":
+                if let max {
+                    w.key(field)
+                    w.double(max)
+                }
+            case "min":
+                if let min {
+                    w.key(field)
+                    w.double(min)
+                }
+            case "name":
+                if let name {
+                    w.field(field, name)
+                }
+            case "registerId":
+                w.field(field, registerId)
+            case "scale":
+                if let scale {
+                    w.key(field)
+                    w.double(scale)
+                }
+            case "type":
+                w.field(field, type.description)
+            case "unit":
+                if let unit {
+                    w.field(field, unit)
+                }
+            case "unset":
+                if let unset {
+                    w.field(field, unset)
+                }
+            case "wordOrder":
+                if let wordOrder {
+                    w.field(field, wordOrder.rawValue)
+                }
             default: preconditionFailure("unknown register field \(field)")
             }
         }

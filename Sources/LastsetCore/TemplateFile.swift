@@ -33,12 +33,12 @@ public enum TemplateFile {
         write(template, to: &body)
         var head = JSONWriter(capacity: 256)
         head.beginObject()
-        head.key("capturedAt"); head.date(template.capturedAt)
-        head.key("entries"); head.int(template.entries.count)
-        head.key("pageHash"); head.string(template.pageHash)
-        head.key("pageId"); head.string(template.pageId)
-        head.key("source"); head.string(template.source.deviceId ?? template.source.endpoint)
-        head.key("version"); head.int(template.version)
+        head.field("capturedAt", template.capturedAt)
+        head.field("entries", template.entries.count)
+        head.field("pageHash", template.pageHash)
+        head.field("pageId", template.pageId)
+        head.field("source", template.source.deviceId ?? template.source.endpoint)
+        head.field("version", template.version)
         head.endObject()
         var sha = SHA256()
         sha.update(head.bytes)
@@ -111,8 +111,10 @@ public enum TemplateFile {
     /// Writes the template's JSON (sorted keys, `Template`'s Codable shape).
     static func write(_ t: Template, to w: inout JSONWriter) {
         w.beginObject()
-        w.key("capturedAt"); w.date(t.capturedAt)
-        if let by = t.capturedBy { w.key("capturedBy"); w.string(by) }
+        w.field("capturedAt", t.capturedAt)
+        if let by = t.capturedBy {
+            w.field("capturedBy", by)
+        }
         w.key("entries")
         w.beginArray()
         var lastDate: Date?
@@ -120,52 +122,54 @@ public enum TemplateFile {
         for e in t.entries {
             w.lineBreak()
             w.beginObject()
-            w.key("address"); w.int(e.address)
+            w.field("address", e.address)
             // Every entry of a capture has the same read time: format it once.
             if e.lastDate != lastDate {
                 lastDate = e.lastDate
                 lastDateText = TimeText.iso8601(e.lastDate)
             }
-            w.key("lastDate"); w.string(lastDateText)
-            w.key("length"); w.int(e.length)
-            w.key("registerId"); w.string(e.registerId)
-            w.key("value"); w.value(e.value)
-            w.key("valueData"); w.string(e.valueData)
+            w.field("lastDate", lastDateText)
+            w.field("length", e.length)
+            w.field("registerId", e.registerId)
+            w.field("value", e.value)
+            w.field("valueData", e.valueData)
             w.endObject()
         }
         w.endArray()
-        w.key("pageHash"); w.string(t.pageHash)
-        w.key("pageId"); w.string(t.pageId)
-        w.key("schemaVersion"); w.int(t.schemaVersion)
+        w.field("pageHash", t.pageHash)
+        w.field("pageId", t.pageId)
+        w.field("schemaVersion", t.schemaVersion)
         w.key("skipped")
         w.beginArray()
         for s in t.skipped {
             w.lineBreak()
             w.beginObject()
-            w.key("address"); w.int(s.address)
-            w.key("reason"); w.string(s.reason.rawValue)
-            w.key("registerId"); w.string(s.registerId)
+            w.field("address", s.address)
+            w.field("reason", s.reason.rawValue)
+            w.field("registerId", s.registerId)
             w.endObject()
         }
         w.endArray()
         w.key("source")
         w.beginObject()
-        if let id = t.source.deviceId { w.key("deviceId"); w.string(id) }
-        w.key("endpoint"); w.string(t.source.endpoint)
+        if let id = t.source.deviceId {
+            w.field("deviceId", id)
+        }
+        w.field("endpoint", t.source.endpoint)
         w.key("identity")
         w.beginArray()
         for i in t.source.identity {
             w.beginObject()
-            w.key("address"); w.int(i.address)
-            w.key("registerId"); w.string(i.registerId)
-            w.key("value"); w.value(i.value)
-            w.key("valueData"); w.string(i.valueData)
+            w.field("address", i.address)
+            w.field("registerId", i.registerId)
+            w.field("value", i.value)
+            w.field("valueData", i.valueData)
             w.endObject()
         }
         w.endArray()
-        w.key("unit"); w.int(t.source.unit)
+        w.field("unit", t.source.unit)
         w.endObject()
-        w.key("version"); w.int(t.version)
+        w.field("version", t.version)
         w.endObject()
     }
 
@@ -216,7 +220,8 @@ public enum TimeText {
             let s = String(v)
             return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
         }
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secOfDay / 3600, 2)):\(pad(secOfDay / 60 % 60, 2)):\(pad(secOfDay % 60, 2)).\(pad(ms, 3))Z"
+        return
+            "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secOfDay / 3600, 2)):\(pad(secOfDay / 60 % 60, 2)):\(pad(secOfDay % 60, 2)).\(pad(ms, 3))Z"
     }
 
     /// Parses the form written by `iso8601` (and other RFC 3339 forms via Foundation).

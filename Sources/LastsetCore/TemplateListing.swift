@@ -12,7 +12,8 @@ public struct TemplateListing: Codable, Sendable, Hashable {
     public var problem: String?
 
     public init(
-        pageId: String, version: Int, capturedAt: Date?, sourceDevice: String?, entryCount: Int?, checksumOK: Bool, problem: String?
+        pageId: String, version: Int, capturedAt: Date?, sourceDevice: String?, entryCount: Int?, checksumOK: Bool,
+        problem: String?
     ) {
         self.pageId = pageId
         self.version = version

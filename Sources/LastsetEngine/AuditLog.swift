@@ -19,39 +19,47 @@ public actor AuditLog {
     static func line(_ r: AuditRecord) -> Data {
         var w = JSONWriter(capacity: 512 + r.registers.count * 80)
         w.beginObject()
-        w.key("device"); w.string(r.device)
-        w.key("endpoint"); w.string(r.endpoint)
+        w.field("device", r.device)
+        w.field("endpoint", r.endpoint)
         w.key("identity")
         w.beginArray()
         for i in r.identity {
             w.beginObject()
-            w.key("address"); w.int(i.address)
-            w.key("registerId"); w.string(i.registerId)
-            w.key("value"); w.value(i.value)
-            w.key("valueData"); w.string(i.valueData)
+            w.field("address", i.address)
+            w.field("registerId", i.registerId)
+            w.field("value", i.value)
+            w.field("valueData", i.valueData)
             w.endObject()
         }
         w.endArray()
-        w.key("kind"); w.string(r.kind)
-        if let m = r.message { w.key("message"); w.string(m) }
-        w.key("pageHash"); w.string(r.pageHash)
-        w.key("pageId"); w.string(r.pageId)
+        w.field("kind", r.kind)
+        if let m = r.message {
+            w.field("message", m)
+        }
+        w.field("pageHash", r.pageHash)
+        w.field("pageId", r.pageId)
         w.key("registers")
         w.beginArray()
         for reg in r.registers {
             w.beginObject()
-            if let a = reg.after { w.key("after"); w.value(a) }
-            if let b = reg.before { w.key("before"); w.value(b) }
-            w.key("registerId"); w.string(reg.registerId)
-            w.key("status"); w.string(reg.status)
+            if let a = reg.after {
+                w.field("after", a)
+            }
+            if let b = reg.before {
+                w.field("before", b)
+            }
+            w.field("registerId", reg.registerId)
+            w.field("status", reg.status)
             w.endObject()
         }
         w.endArray()
-        w.key("result"); w.string(r.result)
-        if let v = r.templateVersion { w.key("templateVersion"); w.int(v) }
-        w.key("time"); w.date(r.time)
-        w.key("unit"); w.int(r.unit)
-        w.key("who"); w.string(r.who)
+        w.field("result", r.result)
+        if let v = r.templateVersion {
+            w.field("templateVersion", v)
+        }
+        w.field("time", r.time)
+        w.field("unit", r.unit)
+        w.field("who", r.who)
         w.endObject()
         var data = Data(w.bytes)
         data.append(0x0A)

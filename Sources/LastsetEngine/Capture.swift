@@ -12,7 +12,8 @@ public enum Capture {
         let identity = page.identity ?? []
         // Computed once: the hash encodes the whole page definition (costly for large pages).
         let pageHash = page.hash
-        let spans = page.registers.map { AddressSpan(address: $0.address, length: $0.length) }
+        let spans =
+            page.registers.map { AddressSpan(address: $0.address, length: $0.length) }
             + identity.map { AddressSpan(address: $0.address, length: $0.type.registerCount) }
         progress?(JobProgress(phase: "reading", done: 0, total: page.registers.count))
         let readout = await PageReader.read(spans, from: target)
@@ -50,7 +51,9 @@ public enum Capture {
             guard let words = readout.words(for: span) else {
                 let cause = readout.failures[span].map(String.init(describing:)) ?? "no data"
                 report.problems.append(
-                    CaptureProblem(registerId: def.registerId, address: def.address, valueData: nil, value: nil, rule: "read failed: \(cause)"))
+                    CaptureProblem(
+                        registerId: def.registerId, address: def.address, valueData: nil, value: nil,
+                        rule: "read failed: \(cause)"))
                 continue
             }
             if !def.isCloned {
@@ -68,18 +71,22 @@ public enum Capture {
             let value = RegisterCodec.decode(words, as: def)
             let hex = words.bigEndianBytes.hexString
             if let broken = RegisterCheck.problem(words, for: def) {
-                report.problems.append(CaptureProblem(registerId: def.registerId, address: def.address, valueData: hex, value: value, rule: broken))
+                report.problems.append(
+                    CaptureProblem(registerId: def.registerId, address: def.address, valueData: hex, value: value, rule: broken))
                 continue
             }
             entries.append(
-                TemplateEntry(registerId: def.registerId, address: def.address, length: def.length, valueData: hex, value: value, lastDate: readAt))
+                TemplateEntry(
+                    registerId: def.registerId, address: def.address, length: def.length, valueData: hex, value: value,
+                    lastDate: readAt))
         }
         report.entryCount = entries.count
         guard report.problems.isEmpty else { return (report, nil) }
 
         let template = Template(
             pageId: page.id, pageHash: pageHash, version: 0, capturedAt: readAt, capturedBy: who,
-            source: TemplateSource(deviceId: target.deviceId, endpoint: target.endpoint.description, unit: target.unit, identity: identityValues),
+            source: TemplateSource(
+                deviceId: target.deviceId, endpoint: target.endpoint.description, unit: target.unit, identity: identityValues),
             entries: entries, skipped: report.skipped)
         do {
             let stored = try await archive.store(template)

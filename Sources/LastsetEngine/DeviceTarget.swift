@@ -40,7 +40,8 @@ extension DeviceTarget {
     /// One planned write request (FC06 or FC16) on this device.
     func write(_ request: WriteRequest) async throws(ModbusError) {
         switch request.function {
-        case .fc16: try await connection.writeRegisters(unit: unit, address: request.address, values: request.words, options: linkOptions)
+        case .fc16:
+            try await connection.writeRegisters(unit: unit, address: request.address, values: request.words, options: linkOptions)
         case .fc06: try await writeSingle(address: request.address, value: request.words[0])
         }
     }

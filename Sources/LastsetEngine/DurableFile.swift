@@ -64,9 +64,12 @@ enum DurableFile {
     /// Creates a directory and its parents (mode 0750).
     static func makeDirectory(_ url: URL) throws(StorageError) {
         do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+            try FileManager.default.createDirectory(
+                at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
         } catch {
-            throw StorageError(operation: "create directory", path: url.path, errno: (error as NSError).code == 0 ? EIO : Int32((error as NSError).code))
+            throw StorageError(
+                operation: "create directory", path: url.path,
+                errno: (error as NSError).code == 0 ? EIO : Int32((error as NSError).code))
         }
     }
 

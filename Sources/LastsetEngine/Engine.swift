@@ -13,15 +13,21 @@ public struct Engine: Sendable {
     }
 
     /// Captures a page from a device; audits the attempt whatever its outcome.
-    public func capture(page: PageDefinition, from target: DeviceTarget, who: String, progress: ProgressHandler? = nil) async -> CaptureReport {
+    public func capture(page: PageDefinition, from target: DeviceTarget, who: String, progress: ProgressHandler? = nil) async
+        -> CaptureReport
+    {
         var (report, stored) = await Capture.run(page: page, from: target, archive: archive, who: who, progress: progress)
         var identity: [IdentityValue] = []
         var registers: [AuditRegister] = []
         if let t = stored {
             identity = t.source.identity
-            registers = t.entries.map { AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: "captured") }
+            registers = t.entries.map {
+                AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: "captured")
+            }
         }
-        registers += report.problems.map { AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: "invalid: \($0.rule)") }
+        registers += report.problems.map {
+            AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: "invalid: \($0.rule)")
+        }
         let record = AuditRecord(
             time: Date(), kind: "capture", who: who, pageId: page.id, device: target.label, endpoint: target.endpoint.description,
             unit: target.unit, identity: identity, templateVersion: report.version, pageHash: report.pageHash,
@@ -47,9 +53,13 @@ public struct Engine: Sendable {
             time: Date(), kind: options.dryRun ? "dry-run" : "replay", who: who, pageId: page.id, device: target.label,
             endpoint: target.endpoint.description, unit: target.unit, identity: template.source.identity,
             templateVersion: template.version, pageHash: template.pageHash, result: report.status.rawValue,
-            message: Optional([report.reason, report.stoppedAt.map { "stopped \($0)" }].compactMap { $0 }.joined(separator: "; "))
-                .flatMap { $0.isEmpty ? nil : $0 },
-            registers: report.registers.map { AuditRegister(registerId: $0.registerId, before: $0.before, after: $0.actual, status: $0.status.rawValue) })
+            message: Optional(
+                [report.reason, report.stoppedAt.map { "stopped \($0)" }].compactMap { $0 }.joined(separator: "; ")
+            )
+            .flatMap { $0.isEmpty ? nil : $0 },
+            registers: report.registers.map {
+                AuditRegister(registerId: $0.registerId, before: $0.before, after: $0.actual, status: $0.status.rawValue)
+            })
         do {
             try await audit.append(record)
         } catch {
@@ -77,7 +87,9 @@ public struct Engine: Sendable {
             templateVersion: stored.version, pageHash: template.pageHash, result: "archived",
             message: "imported (captured \(TimeText.iso8601(template.capturedAt)) as version \(template.version))"
                 + (template.pageHash == page.hash ? "" : "; captured against another page definition"),
-            registers: template.entries.map { AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: "imported") })
+            registers: template.entries.map {
+                AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: "imported")
+            })
         try? await audit.append(record)
         return stored
     }

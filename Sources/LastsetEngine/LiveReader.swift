@@ -4,8 +4,11 @@ import LastsetCore
 /// Reads a page's current values for the device view (the "watch" job); never writes.
 public enum LiveReader {
     /// The page's registers as read now, with per-register errors; `requests` issued and the first error.
-    public static func read(page: PageDefinition, from target: DeviceTarget) async -> (values: [LiveValue], requests: Int, error: String?) {
-        let readout = await PageReader.read(page.registers.map { AddressSpan(address: $0.address, length: $0.length) }, from: target)
+    public static func read(page: PageDefinition, from target: DeviceTarget) async -> (
+        values: [LiveValue], requests: Int, error: String?
+    ) {
+        let readout = await PageReader.read(
+            page.registers.map { AddressSpan(address: $0.address, length: $0.length) }, from: target)
         let now = Date()
         var firstError: String?
         let values = page.registers.map { def -> LiveValue in
@@ -17,7 +20,8 @@ public enum LiveReader {
             }
             let error = readout.failures[span].map(String.init(describing:)) ?? "not read"
             firstError = firstError ?? error
-            return LiveValue(registerId: def.registerId, address: def.address, valueData: nil, value: nil, lastDate: nil, error: error)
+            return LiveValue(
+                registerId: def.registerId, address: def.address, valueData: nil, value: nil, lastDate: nil, error: error)
         }
         return (values, readout.requests, firstError)
     }

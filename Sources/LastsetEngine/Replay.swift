@@ -28,7 +28,9 @@ public struct Replay {
         return replay.report
     }
 
-    private init(page: PageDefinition, template: Template, target: DeviceTarget, options: ReplayOptions, progress: ProgressHandler?) {
+    private init(
+        page: PageDefinition, template: Template, target: DeviceTarget, options: ReplayOptions, progress: ProgressHandler?
+    ) {
         self.page = page
         self.template = template
         self.target = target
@@ -64,7 +66,9 @@ public struct Replay {
         }
         guard await runSteps(page.beforeWrite ?? [], into: \.beforeWrite, label: "beforeWrite") else {
             finishRegisters()
-            report.afterWrite = (page.afterWrite ?? []).map { StepResult(address: $0.address, value: $0.value, status: "notAttempted") }
+            report.afterWrite = (page.afterWrite ?? []).map {
+                StepResult(address: $0.address, value: $0.value, status: "notAttempted")
+            }
             return
         }
         await writeEntries(planned)
@@ -93,7 +97,9 @@ public struct Replay {
             problems.append("template is for page \"\(template.pageId)\", not \"\(page.id)\"")
         }
         if template.pageHash != page.hash {
-            report.warnings.append("page definition changed since capture (template \(template.pageHash), page now \(page.hash)); entries re-checked")
+            report.warnings.append(
+                "page definition changed since capture (template \(template.pageHash), page now \(page.hash)); entries re-checked"
+            )
         }
         let order = Dictionary(page.registers.enumerated().map { ($1.registerId, $0) }, uniquingKeysWith: { a, _ in a })
         var seen = Set<String>()
@@ -109,7 +115,9 @@ public struct Replay {
             let def = page.registers[index]
             let words = entry.words
             if def.address != entry.address || def.length != entry.length {
-                problems.append("\(entry.registerId): template has address \(entry.address) length \(entry.length), page has \(def.address) length \(def.length)")
+                problems.append(
+                    "\(entry.registerId): template has address \(entry.address) length \(entry.length), page has \(def.address) length \(def.length)"
+                )
             } else if words.count != def.length || [UInt8](hexString: entry.valueData) == nil {
                 problems.append("\(entry.registerId): valueData \"\(entry.valueData)\" is not \(def.length * 2) bytes of hex")
             } else if !def.isWritable {
@@ -140,13 +148,15 @@ public struct Replay {
         let identity = page.identity ?? []
         guard !identity.isEmpty else { return true }
         progress?(JobProgress(phase: "checking identity", done: 0, total: identity.count))
-        let readout = await PageReader.read(identity.map { AddressSpan(address: $0.address, length: $0.type.registerCount) }, from: target)
+        let readout = await PageReader.read(
+            identity.map { AddressSpan(address: $0.address, length: $0.type.registerCount) }, from: target)
         report.requests += readout.requests
         var ok = true
         for reg in identity {
             let span = AddressSpan(address: reg.address, length: reg.type.registerCount)
             let recorded = template.source.identity.first { $0.registerId == reg.registerId }
-            var check = IdentityCheck(registerId: reg.registerId, expected: recorded?.value, actual: nil, matches: false, message: nil)
+            var check = IdentityCheck(
+                registerId: reg.registerId, expected: recorded?.value, actual: nil, matches: false, message: nil)
             if let words = readout.words(for: span) {
                 check.actual = RegisterCodec.decode(words, as: reg.definition)
                 if let recorded {
@@ -173,14 +183,18 @@ public struct Replay {
     /// Only a rollback needs every value: without one an unreadable register just has no "before".
     private mutating func takeSnapshot() async -> Bool {
         progress?(JobProgress(phase: "reading current values", done: 0, total: entries.count))
-        let readout = await PageReader.read(entries.map { AddressSpan(address: $0.entry.address, length: $0.entry.length) }, from: target)
+        let readout = await PageReader.read(
+            entries.map { AddressSpan(address: $0.entry.address, length: $0.entry.length) }, from: target)
         report.requests += readout.requests
         snapshot = readout
         let unreadable = entries.filter { readout.words(for: span($0.entry)) == nil }
         if options.onError == .rollback && !options.dryRun && !unreadable.isEmpty {
             report.status = .refused
-            report.reason = "cannot snapshot the target for rollback, nothing written: "
-                + unreadable.map { "\($0.entry.registerId): \(readout.failures[span($0.entry)].map(String.init(describing:)) ?? "no data")" }
+            report.reason =
+                "cannot snapshot the target for rollback, nothing written: "
+                + unreadable.map {
+                    "\($0.entry.registerId): \(readout.failures[span($0.entry)].map(String.init(describing:)) ?? "no data")"
+                }
                 .joined(separator: "; ")
             return false
         }
@@ -191,7 +205,9 @@ public struct Replay {
 
     private func span(_ e: TemplateEntry) -> AddressSpan { AddressSpan(address: e.address, length: e.length) }
 
-    private mutating func runSteps(_ steps: [WriteStep], into path: WritableKeyPath<ReplayReport, [StepResult]>, label: String) async -> Bool {
+    private mutating func runSteps(_ steps: [WriteStep], into path: WritableKeyPath<ReplayReport, [StepResult]>, label: String)
+        async -> Bool
+    {
         var failedAt: Int?
         for (i, step) in steps.enumerated() {
             if failedAt != nil {
@@ -205,7 +221,8 @@ public struct Replay {
                 report[keyPath: path].append(StepResult(address: step.address, value: step.value, status: "ok"))
             } catch {
                 failedAt = i
-                report[keyPath: path].append(StepResult(address: step.address, value: step.value, status: "failed", message: error.description))
+                report[keyPath: path].append(
+                    StepResult(address: step.address, value: step.value, status: "failed", message: error.description))
                 report.stoppedAt = "\(label)[\(i)]"
                 report.reason = "\(label)[\(i)] (write \(step.value) to \(step.address)) failed: \(error)"
             }
@@ -263,7 +280,9 @@ public struct Replay {
                 continue
             }
             let request = group[k]
-            if request.function == .fc16, error.exceptionCode == 0x01, target.limits.writeFunction == .auto, !report.fellBackToFC06 {
+            if request.function == .fc16, error.exceptionCode == 0x01, target.limits.writeFunction == .auto,
+                !report.fellBackToFC06
+            {
                 // The device does not implement FC16: go on with FC06 from this request on.
                 report.fellBackToFC06 = true
                 report.warnings.append("device refused FC16 (exception 01); fell back to FC06")
@@ -279,7 +298,8 @@ public struct Replay {
                 results[id] = result(id, status: error.exceptionCode != nil ? .rejected : .failed, error: error)
             }
             if options.onError != .continue {
-                report.stoppedAt = "at \(request.registerIds.first ?? "?") (\(request.function.rawValue) \(request.address)+\(request.words.count))"
+                report.stoppedAt =
+                    "at \(request.registerIds.first ?? "?") (\(request.function.rawValue) \(request.address)+\(request.words.count))"
                 report.reason = "write failed: \(error)"
                 return
             }
@@ -294,7 +314,11 @@ public struct Replay {
         let options = target.linkOptions
         // Read back in requests the device accepts: a group can be longer than maxReadRegisters (one FC16
         // of up to maxWriteRegisters), so split it, at register boundaries where possible.
-        let readLimits = { var l = target.limits; l.maxGap = 0; return l }()
+        let readLimits = {
+            var l = target.limits
+            l.maxGap = 0
+            return l
+        }()
         let spans = group.flatMap(\.registerIds).compactMap { position[$0] }.map { span(entries[$0].entry) }
         return await target.connection.batch { connection in
             var out = GroupOutcome()
@@ -307,8 +331,12 @@ public struct Replay {
                 out.requests += 1
                 do throws(ModbusError) {
                     switch request.function {
-                    case .fc16: try connection.writeRegisters(unit: unit, address: request.address, values: request.words, options: options)
-                    case .fc06: try connection.writeRegister(unit: unit, address: request.address, value: request.words[0], options: options)
+                    case .fc16:
+                        try connection.writeRegisters(
+                            unit: unit, address: request.address, values: request.words, options: options)
+                    case .fc06:
+                        try connection.writeRegister(
+                            unit: unit, address: request.address, value: request.words[0], options: options)
                     }
                     out.written = k + 1
                 } catch {
@@ -327,7 +355,8 @@ public struct Replay {
             do throws(ModbusError) {
                 for read in RequestPlanner.reads(clipped, limits: readLimits) {
                     out.requests += 1
-                    let got = try connection.readHoldingRegisters(unit: unit, address: read.address, count: read.count, options: options)
+                    let got = try connection.readHoldingRegisters(
+                        unit: unit, address: read.address, count: read.count, options: options)
                     for (k, w) in got.enumerated() { words[read.address - out.start + k] = w }
                 }
                 out.readback = .success(words)
@@ -376,7 +405,9 @@ public struct Replay {
         return mismatch
     }
 
-    private func result(_ id: String, status: RegisterStatus, error: ModbusError? = nil, actual: [UInt16]? = nil, message: String? = nil) -> RegisterResult {
+    private func result(
+        _ id: String, status: RegisterStatus, error: ModbusError? = nil, actual: [UInt16]? = nil, message: String? = nil
+    ) -> RegisterResult {
         let index = position[id]!
         let entry = entries[index].entry
         let def = entries[index].definition
@@ -385,7 +416,8 @@ public struct Replay {
             registerId: id, address: entry.address, length: entry.length, status: status, expected: entry.value,
             expectedData: entry.valueData, actual: actual.map { RegisterCodec.decode($0, as: def) },
             actualData: actual?.bigEndianBytes.hexString, before: beforeWords.map { RegisterCodec.decode($0, as: def) },
-            beforeUnset: beforeWords.map { RegisterCodec.isUnset($0, for: def) }, exceptionCode: error?.exceptionCode.map(Int.init),
+            beforeUnset: beforeWords.map { RegisterCodec.isUnset($0, for: def) },
+            exceptionCode: error?.exceptionCode.map(Int.init),
             message: message ?? error?.description)
     }
 
@@ -410,7 +442,9 @@ public struct Replay {
         var limits = target.limits
         if report.fellBackToFC06 { limits.writeFunction = .fc06 }
         let restores = touched.compactMap { e -> PlannedWrite? in
-            snapshot.words(for: span(e.entry)).map { PlannedWrite(registerId: e.entry.registerId, address: e.entry.address, words: $0) }
+            snapshot.words(for: span(e.entry)).map {
+                PlannedWrite(registerId: e.entry.registerId, address: e.entry.address, words: $0)
+            }
         }
         var failed: [String: ModbusError] = [:]
         for request in RequestPlanner.writes(restores, limits: limits) {

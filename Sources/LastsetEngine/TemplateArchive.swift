@@ -42,7 +42,9 @@ public actor TemplateArchive {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            guard name.hasPrefix("v"), name.hasSuffix(".json"), name.count == 12, let v = Int(name.dropFirst().dropLast(5)) else { continue }
+            guard name.hasPrefix("v"), name.hasSuffix(".json"), name.count == 12, let v = Int(name.dropFirst().dropLast(5)) else {
+                continue
+            }
             versions.append(v)
         }
         return versions.sorted()
@@ -102,7 +104,8 @@ public actor TemplateArchive {
         var st = stat()
         guard stat(url.path, &st) == 0 else { return nil }
         return FileIdentity(
-            inode: UInt64(st.st_ino), size: Int64(st.st_size), modified: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
+            inode: UInt64(st.st_ino), size: Int64(st.st_size),
+            modified: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
     }
 
     private func remember(_ template: Template, at url: URL) {
@@ -134,7 +137,8 @@ public actor TemplateArchive {
             throw .corrupt(pageId: pageId, version: v, reason: error.reason)
         }
         guard template.pageId == pageId, template.version == v else {
-            throw .corrupt(pageId: pageId, version: v, reason: "file holds page \"\(template.pageId)\" version \(template.version)")
+            throw .corrupt(
+                pageId: pageId, version: v, reason: "file holds page \"\(template.pageId)\" version \(template.version)")
         }
         remember(template, at: url)
         return template
@@ -170,7 +174,8 @@ public actor TemplateArchive {
                 let data = try read(dir.appendingPathComponent(Self.fileName(v)), pageId: pageId, version: v)
                 let s = try TemplateFile.summary(data)
                 guard s.pageId == pageId, s.version == v else {
-                    throw ArchiveError.corrupt(pageId: pageId, version: v, reason: "file holds page \"\(s.pageId)\" version \(s.version)")
+                    throw ArchiveError.corrupt(
+                        pageId: pageId, version: v, reason: "file holds page \"\(s.pageId)\" version \(s.version)")
                 }
                 listings.append(
                     TemplateListing(

@@ -31,10 +31,15 @@ public struct HTTPServerError: Error, Equatable, CustomStringConvertible {
         return "\(message): \(String(cString: strerror(errno)))"
     }
 
-    static let noListener = HTTPServerError(kind: .noListener, message: "no listener configured (need a Unix socket path or a TCP address)", errno: nil)
+    static let noListener = HTTPServerError(
+        kind: .noListener, message: "no listener configured (need a Unix socket path or a TCP address)", errno: nil)
     static let alreadyStarted = HTTPServerError(kind: .alreadyStarted, message: "the HTTP server is already started", errno: nil)
-    static func invalid(_ message: String) -> HTTPServerError { HTTPServerError(kind: .invalidConfiguration, message: message, errno: nil) }
-    static func socket(_ message: String, errno: Int32) -> HTTPServerError { HTTPServerError(kind: .socket, message: message, errno: errno) }
+    static func invalid(_ message: String) -> HTTPServerError {
+        HTTPServerError(kind: .invalidConfiguration, message: message, errno: nil)
+    }
+    static func socket(_ message: String, errno: Int32) -> HTTPServerError {
+        HTTPServerError(kind: .socket, message: message, errno: errno)
+    }
     static func addressInUse(_ path: String) -> HTTPServerError {
         HTTPServerError(kind: .addressInUse, message: "another process is already listening on \"\(path)\"", errno: nil)
     }

@@ -42,9 +42,12 @@ enum ListenSocket {
         var storage = sockaddr_storage()
         let length: socklen_t
         let family: Int32
-        if withUnsafeMutablePointer(to: &storage, { raw in
-            raw.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { inet_pton(AF_INET, literal, &$0.pointee.sin_addr) }
-        }) == 1 {
+        if withUnsafeMutablePointer(
+            to: &storage,
+            { raw in
+                raw.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { inet_pton(AF_INET, literal, &$0.pointee.sin_addr) }
+            }) == 1
+        {
             family = AF_INET
             length = socklen_t(MemoryLayout<sockaddr_in>.size)
             withUnsafeMutablePointer(to: &storage) { raw in
@@ -53,9 +56,12 @@ enum ListenSocket {
                     $0.pointee.sin_port = port.bigEndian
                 }
             }
-        } else if withUnsafeMutablePointer(to: &storage, { raw in
-            raw.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { inet_pton(AF_INET6, literal, &$0.pointee.sin6_addr) }
-        }) == 1 {
+        } else if withUnsafeMutablePointer(
+            to: &storage,
+            { raw in
+                raw.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { inet_pton(AF_INET6, literal, &$0.pointee.sin6_addr) }
+            }) == 1
+        {
             family = AF_INET6
             length = socklen_t(MemoryLayout<sockaddr_in6>.size)
             withUnsafeMutablePointer(to: &storage) { raw in

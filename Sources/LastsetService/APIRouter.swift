@@ -13,7 +13,9 @@ final class APIRouter: Sendable {
     let info: @Sendable () async -> HealthInfo
     private let accepting = Mutex(true)
 
-    init(registry: DeviceRegistry, jobs: JobTable, engine: Engine, auth: HTTPAuth, info: @escaping @Sendable () async -> HealthInfo) {
+    init(
+        registry: DeviceRegistry, jobs: JobTable, engine: Engine, auth: HTTPAuth, info: @escaping @Sendable () async -> HealthInfo
+    ) {
         self.registry = registry
         self.jobs = jobs
         self.engine = engine
@@ -151,7 +153,10 @@ final class APIRouter: Sendable {
             r.pattern.count == route.count && zip(r.pattern, route).allSatisfy { $0 == "*" || $0 == $1 }
         }.map(\.method)
         guard allowed.isEmpty else {
-            var response = APIError(status: 405, code: "method_not_allowed", message: "\(m) is not allowed on \(request.path) (allowed: \(allowed.joined(separator: ", ")))").response
+            var response = APIError(
+                status: 405, code: "method_not_allowed",
+                message: "\(m) is not allowed on \(request.path) (allowed: \(allowed.joined(separator: ", ")))"
+            ).response
             response.headers.add(name: "Allow", value: allowed.joined(separator: ", "))
             return response
         }
@@ -162,7 +167,8 @@ final class APIRouter: Sendable {
     private static let routes: [(method: String, pattern: [String])] = [
         ("GET", ["health"]), ("GET", ["devices"]), ("GET", ["devices", "*"]), ("GET", ["pages"]), ("GET", ["pages", "*"]),
         ("GET", ["pages", "*", "templates"]), ("POST", ["pages", "*", "templates"]), ("GET", ["pages", "*", "templates", "*"]),
-        ("GET", ["pages", "*", "templates", "*", "file"]), ("POST", ["pages", "*", "capture"]), ("POST", ["pages", "*", "apply"]),
+        ("GET", ["pages", "*", "templates", "*", "file"]), ("POST", ["pages", "*", "capture"]),
+        ("POST", ["pages", "*", "apply"]),
         ("GET", ["pages", "*", "diff"]), ("GET", ["jobs"]), ("GET", ["jobs", "*"]), ("GET", ["audit"]),
     ]
 
@@ -178,7 +184,9 @@ final class APIRouter: Sendable {
             let unknown = object.keys.filter { !T.keys.contains($0) }.sorted()
             guard unknown.isEmpty else {
                 throw APIError.badRequest(
-                    "unknown_key", "unknown key\(unknown.count == 1 ? "" : "s") \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")); expected \(T.keys.sorted().joined(separator: ", "))")
+                    "unknown_key",
+                    "unknown key\(unknown.count == 1 ? "" : "s") \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")); expected \(T.keys.sorted().joined(separator: ", "))"
+                )
             }
         }
         do {
@@ -190,7 +198,8 @@ final class APIRouter: Sendable {
             throw APIError.badRequest("bad_json", "wrong type at \"\(path)\": \(ctx.debugDescription)")
         } catch let DecodingError.dataCorrupted(ctx) {
             let path = ctx.codingPath.map(\.stringValue).joined(separator: ".")
-            throw APIError.badRequest("bad_json", "malformed JSON" + (path.isEmpty ? "" : " at \"\(path)\"") + ": \(ctx.debugDescription)")
+            throw APIError.badRequest(
+                "bad_json", "malformed JSON" + (path.isEmpty ? "" : " at \"\(path)\"") + ": \(ctx.debugDescription)")
         } catch {
             throw APIError.badRequest("bad_json", "malformed JSON: \(error)")
         }
@@ -212,7 +221,9 @@ final class APIRouter: Sendable {
         guard SafeName.isValid(id) else {
             throw APIError.badRequest("invalid_name", "invalid page id \"\(id)\": only [A-Za-z0-9][A-Za-z0-9._-]* (max 64)")
         }
-        guard let page = await registry.config.page(id) else { throw APIError.notFound("unknown page \"\(id)\"").with(code: "unknown_page") }
+        guard let page = await registry.config.page(id) else {
+            throw APIError.notFound("unknown page \"\(id)\"").with(code: "unknown_page")
+        }
         return page
     }
 
@@ -280,7 +291,8 @@ final class APIRouter: Sendable {
         let registry = self.registry
         return try await runJob(kind: "capture", page: page, target: target, who: who, wait: wait) { id, progress in
             let report = await engine.capture(page: page, from: target, who: who, progress: progress)
-            if report.problems.contains(where: { $0.rule.hasPrefix("read failed") || $0.rule.hasPrefix("identity read failed") }) {
+            if report.problems.contains(where: { $0.rule.hasPrefix("read failed") || $0.rule.hasPrefix("identity read failed") })
+            {
                 await registry.recordFailure(device.id, error: report.problems[0].description)
             } else {
                 await registry.recordSuccess(device.id)
@@ -299,7 +311,9 @@ final class APIRouter: Sendable {
             guard (device.pages ?? []).contains(page.id) else {
                 throw APIError.unprocessable("page_not_on_device", "device \"\(device.id)\" does not have page \"\(page.id)\"")
             }
-            guard body.unit == nil else { throw APIError.badRequest("bad_request", "\"unit\" goes with \"endpoint\", not with \"device\"") }
+            guard body.unit == nil else {
+                throw APIError.badRequest("bad_request", "\"unit\" goes with \"endpoint\", not with \"device\"")
+            }
             do {
                 target = try await registry.target(for: device)
             } catch {
@@ -329,7 +343,8 @@ final class APIRouter: Sendable {
         return try await runJob(kind: "apply", page: page, target: target, who: who, wait: wait) { id, progress in
             var job = JobInfo(id: id, kind: "apply", pageId: page.id, device: target.label, who: who)
             do {
-                let report = try await engine.apply(page: page, version: body.version, to: target, options: options, who: who, progress: progress)
+                let report = try await engine.apply(
+                    page: page, version: body.version, to: target, options: options, who: who, progress: progress)
                 job.replay = report
                 if let deviceId = target.deviceId {
                     // A register that failed without an exception code means the device did not answer.
@@ -355,7 +370,8 @@ final class APIRouter: Sendable {
         let key = DeviceRegistry.lockKey(target.endpoint, unit: target.unit)
         guard await registry.acquire(key, for: kind) else {
             let holder = await registry.holder(key) ?? "a job"
-            throw APIError.conflict("device_busy", "\(target.label) is busy with a running \(holder); try again when it has finished")
+            throw APIError.conflict(
+                "device_busy", "\(target.label) is busy with a running \(holder); try again when it has finished")
         }
         let jobs = self.jobs
         let registry = self.registry

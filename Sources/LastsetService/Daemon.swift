@@ -84,7 +84,8 @@ public enum Daemon {
         let env = ProcessInfo.processInfo.environment
         let socketPath =
             options.socketPath ?? config.api?.socket
-            ?? env["RUNTIME_DIRECTORY"].flatMap { $0.split(separator: ":").first.map { "\($0)/api.sock" } } ?? APIConfig.defaultSocket
+            ?? env["RUNTIME_DIRECTORY"].flatMap { $0.split(separator: ":").first.map { "\($0)/api.sock" } }
+            ?? APIConfig.defaultSocket
 
         let (tcp, auth) = try tcpSettings(config.api?.tcp)
         let configPath = options.configPath
@@ -100,7 +101,9 @@ public enum Daemon {
             configuration: HTTPServerConfiguration(unixSocketPath: socketPath, tcp: tcp),
             handler: { request in await router.handle(request) })
         try server.start()
-        log.info("lastsetd \(version): \(config.devices.count) devices, \(config.pages.count) pages; data in \(dataDirectory.path); API on \(socketPath)" + (tcp.map { " and tcp \($0.host):\(server.tcpPort ?? $0.port)" } ?? ""))
+        log.info(
+            "lastsetd \(version): \(config.devices.count) devices, \(config.pages.count) pages; data in \(dataDirectory.path); API on \(socketPath)"
+                + (tcp.map { " and tcp \($0.host):\(server.tcpPort ?? $0.port)" } ?? ""))
 
         // Before READY: a signal sent the moment we are ready must find its handler installed.
         let signals = SignalEvents.stream()
@@ -156,7 +159,9 @@ public enum Daemon {
             throw DaemonError("api.tcp.listen \"\(tcp.listen)\" is not host:port")
         }
         let host = String(tcp.listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        guard let file = tcp.tokenFile else { throw DaemonError("api.tcp needs a tokenFile: the TCP API is never open without a token") }
+        guard let file = tcp.tokenFile else {
+            throw DaemonError("api.tcp needs a tokenFile: the TCP API is never open without a token")
+        }
         let secret: String
         do {
             secret = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -165,7 +170,10 @@ public enum Daemon {
         }
         guard secret.count >= 16 else { throw DaemonError("the token in \(file) is shorter than 16 characters") }
         let hosts = HTTPAuth.loopbackHosts(port: port).union(["\(host):\(port)".lowercased()])
-        return (HTTPServerConfiguration.TCPListener(host: host, port: port), HTTPAuth(tokens: [.init(id: "api", secret: secret)], allowedHosts: hosts))
+        return (
+            HTTPServerConfiguration.TCPListener(host: host, port: port),
+            HTTPAuth(tokens: [.init(id: "api", secret: secret)], allowedHosts: hosts)
+        )
     }
 }
 

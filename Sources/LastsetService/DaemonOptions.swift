@@ -46,7 +46,9 @@ public struct DaemonOptions: Sendable, Equatable {
             case "--check-config": options.checkConfig = true
             case "--log-level":
                 let v = try value(arg)
-                guard let level = LogLevel(name: v) else { throw UsageError("unknown log level \"\(v)\" (error, warning, info, debug)") }
+                guard let level = LogLevel(name: v) else {
+                    throw UsageError("unknown log level \"\(v)\" (error, warning, info, debug)")
+                }
                 options.logLevel = level
             case "-h", "--help": options.showHelp = true
             case "--version": options.showVersion = true

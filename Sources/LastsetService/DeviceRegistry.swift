@@ -26,7 +26,9 @@ actor DeviceRegistry {
     private static func states(for config: LastsetConfig, keeping states: [String: DeviceStatus]) -> [String: DeviceStatus] {
         var next: [String: DeviceStatus] = [:]
         for d in config.devices {
-            var s = states[d.id] ?? DeviceStatus(id: d.id, endpoint: d.endpoint, unit: d.unit, pages: d.pages ?? [], poll: d.poll ?? "0s")
+            var s =
+                states[d.id]
+                ?? DeviceStatus(id: d.id, endpoint: d.endpoint, unit: d.unit, pages: d.pages ?? [], poll: d.poll ?? "0s")
             s.endpoint = d.endpoint
             s.unit = d.unit
             s.pages = d.pages ?? []

@@ -51,6 +51,8 @@ public enum SignalEvents {
     private final class SourceOwner: @unchecked Sendable {
         private let sources: [any DispatchSourceSignal]
         init(_ sources: [any DispatchSourceSignal]) { self.sources = sources }
-        func cancel() { sources.forEach { $0.cancel() } }
+        func cancel() {
+            for source in sources { source.cancel() }
+        }
     }
 }

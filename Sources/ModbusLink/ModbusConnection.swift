@@ -68,16 +68,19 @@ public actor ModbusConnection {
         self.executor = DispatchQueueExecutor(label: "lastset.modbus \(endpoint.connectionKey)")
     }
 
-
     // MARK: Requests
 
     /// FC03: reads `count` (1...125) holding registers from `address`.
-    public func readHoldingRegisters(unit: Int, address: Int, count: Int, options: LinkOptions? = nil) throws(ModbusError) -> [UInt16] {
+    public func readHoldingRegisters(unit: Int, address: Int, count: Int, options: LinkOptions? = nil) throws(ModbusError)
+        -> [UInt16]
+    {
         try read(function: 3, unit: unit, address: address, count: count, options: options)
     }
 
     /// FC04: reads `count` (1...125) input registers from `address`.
-    public func readInputRegisters(unit: Int, address: Int, count: Int, options: LinkOptions? = nil) throws(ModbusError) -> [UInt16] {
+    public func readInputRegisters(unit: Int, address: Int, count: Int, options: LinkOptions? = nil) throws(ModbusError)
+        -> [UInt16]
+    {
         try read(function: 4, unit: unit, address: address, count: count, options: options)
     }
 
@@ -124,7 +127,8 @@ public actor ModbusConnection {
 
     // MARK: Implementation
 
-    private func read(function: UInt8, unit: Int, address: Int, count: Int, options: LinkOptions?) throws(ModbusError) -> [UInt16] {
+    private func read(function: UInt8, unit: Int, address: Int, count: Int, options: LinkOptions?) throws(ModbusError) -> [UInt16]
+    {
         let request = "read \(address)+\(count) (FC0\(function), unit \(unit))"
         try validate(unit: unit, address: address, count: count, maxCount: 125, allowBroadcast: false, request: request)
         var words = [UInt16](repeating: 0, count: count)
@@ -138,13 +142,17 @@ public actor ModbusConnection {
         return words
     }
 
-    private func validate(unit: Int, address: Int, count: Int, maxCount: Int, allowBroadcast: Bool, request: String) throws(ModbusError) {
+    private func validate(unit: Int, address: Int, count: Int, maxCount: Int, allowBroadcast: Bool, request: String)
+        throws(ModbusError)
+    {
         func invalid(_ why: String) -> ModbusError {
             ModbusError(kind: .invalidRequest, errno: 0, message: why, request: request)
         }
         let units = allowBroadcast ? 0...247 : 1...247
         guard units.contains(unit) else {
-            throw invalid("unit \(unit) is not in \(units.lowerBound)...\(units.upperBound)" + (unit == 0 ? " (0 is broadcast, writes only)" : ""))
+            throw invalid(
+                "unit \(unit) is not in \(units.lowerBound)...\(units.upperBound)"
+                    + (unit == 0 ? " (0 is broadcast, writes only)" : ""))
         }
         guard (1...maxCount).contains(count) else { throw invalid("count \(count) is not in 1...\(maxCount)") }
         guard (0...65535).contains(address) else { throw invalid("address \(address) is not in 0...65535") }
@@ -152,7 +160,9 @@ public actor ModbusConnection {
     }
 
     /// Runs one request with retries of transient faults and bounded exponential backoff.
-    private func perform(request: String, unit: Int, isWrite: Bool, options: LinkOptions, _ call: (OpaquePointer) -> Int32) throws(ModbusError) {
+    private func perform(request: String, unit: Int, isWrite: Bool, options: LinkOptions, _ call: (OpaquePointer) -> Int32)
+        throws(ModbusError)
+    {
         var attempt = 0
         while true {
             do throws(ModbusError) {
@@ -169,7 +179,9 @@ public actor ModbusConnection {
         }
     }
 
-    private func attemptOnce(request: String, unit: Int, isWrite: Bool, options: LinkOptions, _ call: (OpaquePointer) -> Int32) throws(ModbusError) {
+    private func attemptOnce(request: String, unit: Int, isWrite: Bool, options: LinkOptions, _ call: (OpaquePointer) -> Int32)
+        throws(ModbusError)
+    {
         let ctx = try open(options: options, request: request)
         if options.timeout != appliedTimeout { applyTimeout(ctx, options.timeout) }
         if let last = lastRequestEnd, options.requestDelay > .zero {
@@ -235,7 +247,8 @@ public actor ModbusConnection {
         }
         guard let ctx = created else {
             let err = cmodbus_errno()
-            throw ModbusError(kind: .connect, errno: err, message: "cannot create context for \(endpoint): \(Self.text(err))", request: request)
+            throw ModbusError(
+                kind: .connect, errno: err, message: "cannot create context for \(endpoint): \(Self.text(err))", request: request)
         }
         modbus_set_error_recovery(ctx, MODBUS_ERROR_RECOVERY_PROTOCOL)
         applyTimeout(ctx, options.timeout)
@@ -243,7 +256,8 @@ public actor ModbusConnection {
             let err = cmodbus_errno()
             modbus_free(ctx)
             appliedTimeout = nil
-            throw ModbusError(kind: .connect, errno: err, message: "cannot connect to \(endpoint): \(Self.text(err))", request: request)
+            throw ModbusError(
+                kind: .connect, errno: err, message: "cannot connect to \(endpoint): \(Self.text(err))", request: request)
         }
         requestCounters.connects += 1
         context = ModbusContext(ctx)

@@ -32,7 +32,9 @@ public final class ModbusSlave: @unchecked Sendable {
 
     /// A stopped slave with all 65536 holding and input registers at 0; `onWrite` is called (on the
     /// slave's thread) for each write request, before it is answered.
-    public init(listen: Listen, faults: SlaveFaults = SlaveFaults(), onWrite: (@Sendable (SlaveWrite) -> Void)? = nil) throws(ModbusError) {
+    public init(listen: Listen, faults: SlaveFaults = SlaveFaults(), onWrite: (@Sendable (SlaveWrite) -> Void)? = nil)
+        throws(ModbusError)
+    {
         self.listen = listen
         self.currentFaults = faults
         self.writeObserver = onWrite
@@ -123,7 +125,8 @@ public final class ModbusSlave: @unchecked Sendable {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
             let err = cmodbus_errno()
-            throw ModbusError(kind: .connect, errno: err, message: "pipe: \(String(cString: strerror(err)))", request: "slave start")
+            throw ModbusError(
+                kind: .connect, errno: err, message: "pipe: \(String(cString: strerror(err)))", request: "slave start")
         }
         let wake = (read: fds[0], write: fds[1])
         let serve: @Sendable () -> Void
@@ -132,14 +135,18 @@ public final class ModbusSlave: @unchecked Sendable {
             guard let ctx = modbus_new_tcp(host, Int32(port)) else {
                 let err = cmodbus_errno()
                 closePipe(wake)
-                throw ModbusError(kind: .connect, errno: err, message: "cannot create TCP context for \(host):\(port): \(Self.text(err))", request: "slave start")
+                throw ModbusError(
+                    kind: .connect, errno: err, message: "cannot create TCP context for \(host):\(port): \(Self.text(err))",
+                    request: "slave start")
             }
             let listenFD = modbus_tcp_listen(ctx, 16)
             guard listenFD >= 0 else {
                 let err = cmodbus_errno()
                 modbus_free(ctx)
                 closePipe(wake)
-                throw ModbusError(kind: .connect, errno: err, message: "cannot listen on \(host):\(port): \(Self.text(err))", request: "slave start")
+                throw ModbusError(
+                    kind: .connect, errno: err, message: "cannot listen on \(host):\(port): \(Self.text(err))",
+                    request: "slave start")
             }
             var address = sockaddr_in()
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -154,14 +161,17 @@ public final class ModbusSlave: @unchecked Sendable {
             guard let ctx = modbus_new_rtu(line.path, Int32(line.baud), parity, Int32(line.dataBits), Int32(line.stopBits)) else {
                 let err = cmodbus_errno()
                 closePipe(wake)
-                throw ModbusError(kind: .connect, errno: err, message: "cannot create RTU context for \(line.path): \(Self.text(err))", request: "slave start")
+                throw ModbusError(
+                    kind: .connect, errno: err, message: "cannot create RTU context for \(line.path): \(Self.text(err))",
+                    request: "slave start")
             }
             modbus_set_slave(ctx, Int32(unit))
             guard modbus_connect(ctx) == 0 else {
                 let err = cmodbus_errno()
                 modbus_free(ctx)
                 closePipe(wake)
-                throw ModbusError(kind: .connect, errno: err, message: "cannot open \(line.path): \(Self.text(err))", request: "slave start")
+                throw ModbusError(
+                    kind: .connect, errno: err, message: "cannot open \(line.path): \(Self.text(err))", request: "slave start")
             }
             let context = ModbusContext(ctx)
             serve = { [self] in self.serveRTU(context, wake: wake.read) }
@@ -210,7 +220,9 @@ public final class ModbusSlave: @unchecked Sendable {
             Glibc.close(listenFD)
         }
         while true {
-            var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0), pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: wake, events: Int16(POLLIN), revents: 0), pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0),
+            ]
             fds += clients.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             let n = poll(&fds, nfds_t(fds.count), -1)
             if n < 0 {

@@ -51,7 +51,8 @@ public struct SlaveWrite: Sendable, Hashable, CustomStringConvertible {
 
     /// `WRITE fc=16 unit=1 address=100 count=2 values=7,8` (plus ` exception=01` when refused).
     public var description: String {
-        var text = "WRITE fc=\(function) unit=\(unit) address=\(address) count=\(values.count) values="
+        var text =
+            "WRITE fc=\(function) unit=\(unit) address=\(address) count=\(values.count) values="
             + values.map(String.init).joined(separator: ",")
         if let exception { text += " exception=" + (exception < 16 ? "0" : "") + String(exception, radix: 16, uppercase: true) }
         return text

@@ -108,7 +108,10 @@ enum Simulator {
             } else if let address = Int(key), (0...65535).contains(address), case .unsigned(let word) = value, word <= 0xFFFF {
                 set(slave, address: address, words: [UInt16(word)])
             } else {
-                throw SimulatorError(description: "\(valuesPath): \"\(key)\" is neither a registerId of the served pages nor an address with a u16 word (value \(value))")
+                throw SimulatorError(
+                    description:
+                        "\(valuesPath): \"\(key)\" is neither a registerId of the served pages nor an address with a u16 word (value \(value))"
+                )
             }
         }
     }

@@ -45,7 +45,8 @@ struct SimulatorOptions {
         func integer(_ flag: String, _ text: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
             let parsed = text.hasPrefix("0x") ? Int(text.dropFirst(2), radix: 16) : Int(text)
             guard let n = parsed, range.contains(n) else {
-                throw UsageError(description: "\(flag): \"\(text)\" is not an integer in \(range.lowerBound)...\(range.upperBound)")
+                throw UsageError(
+                    description: "\(flag): \"\(text)\" is not an integer in \(range.lowerBound)...\(range.upperBound)")
             }
             return n
         }
@@ -71,7 +72,9 @@ struct SimulatorOptions {
             case "--baud": options.baud = try integer(flag, try value(flag), 1200...921600)
             case "--parity":
                 let text = try value(flag)
-                guard ["N", "E", "O"].contains(text) else { throw UsageError(description: "--parity: \"\(text)\" is not N, E or O") }
+                guard ["N", "E", "O"].contains(text) else {
+                    throw UsageError(description: "--parity: \"\(text)\" is not N, E or O")
+                }
                 options.parity = Character(text)
             case "--unit": options.unit = try integer(flag, try value(flag), 1...247)
             case "--values": options.valuesPath = try value(flag)

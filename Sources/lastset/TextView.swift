@@ -268,7 +268,9 @@ enum TextView {
         var table = Table(columns)
         for result in results {
             var row = [result.registerId, String(result.address), statusText(result.status)]
-            if hasBefore { row.append(result.beforeUnset == true ? "(not set)" : value(result.before ?? (planned ? result.actual : nil))) }
+            if hasBefore {
+                row.append(result.beforeUnset == true ? "(not set)" : value(result.before ?? (planned ? result.actual : nil)))
+            }
             row.append(value(result.expected))
             if !planned { row.append(value(result.actual)) }
             if hasNote {

@@ -17,12 +17,14 @@ while true {
     let entries = (0..<entryCount).map { i in
         let word = UInt16(truncatingIfNeeded: round &* 31 &+ i)
         return TemplateEntry(
-            registerId: "r\(i)", address: i, length: 1, valueData: [word].bigEndianBytes.hexString, value: .unsigned(UInt64(word)),
+            registerId: "r\(i)", address: i, length: 1, valueData: [word].bigEndianBytes.hexString,
+            value: .unsigned(UInt64(word)),
             lastDate: Date())
     }
     let template = Template(
         pageId: "stress", pageHash: "sha256:test", version: 0, capturedAt: Date(), capturedBy: "stress",
-        source: TemplateSource(deviceId: "d", endpoint: "tcp://127.0.0.1:1", unit: 1, identity: []), entries: entries, skipped: [])
+        source: TemplateSource(deviceId: "d", endpoint: "tcp://127.0.0.1:1", unit: 1, identity: []), entries: entries, skipped: []
+    )
     let stored = try await archive.store(template)
     FileHandle.standardOutput.write(Data("STORED \(stored.version)\n".utf8))
 }

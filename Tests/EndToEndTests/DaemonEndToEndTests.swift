@@ -71,7 +71,8 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertEqual(apply.status, 0, apply.stdout + apply.stderr)
         XCTAssertTrue(apply.stdout.contains("verified"), apply.stdout)
 
-        XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 100, count: 4), [2, UInt16(bitPattern: -150), 0xE240, 0x0001])
+        XCTAssertEqual(
+            try Mbpoll.readHolding(port: b.port!, unit: 1, address: 100, count: 4), [2, UInt16(bitPattern: -150), 0xE240, 0x0001])
         XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 110, count: 8), Self.text("Line 3", bytes: 16))
         XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 120, count: 1), [12])
         XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 104, count: 1), [0xFFFF])
@@ -99,7 +100,8 @@ final class DaemonEndToEndTests: XCTestCase {
 
         let jobB = try daemon.decode(JobInfo.self, try daemon.api("POST", "/v1/pages/heating/apply", #"{"device":"press-b"}"#))
         let jobC = try daemon.decode(
-            JobInfo.self, try daemon.api("POST", "/v1/pages/heating/apply", "{\"endpoint\":\"tcp://127.0.0.1:\(c.port!)\",\"unit\":1}"))
+            JobInfo.self,
+            try daemon.api("POST", "/v1/pages/heating/apply", "{\"endpoint\":\"tcp://127.0.0.1:\(c.port!)\",\"unit\":1}"))
         var done: [JobInfo] = []
         let end = Date().addingTimeInterval(30)
         while done.count < 2 && Date() < end {
@@ -115,7 +117,9 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertLessThan(done[0].startedAt, done[1].finishedAt!)
         XCTAssertLessThan(done[1].startedAt, done[0].finishedAt!)
         for port in [b.port!, c.port!] {
-            XCTAssertEqual(try Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 4), [2, UInt16(bitPattern: -150), 0xE240, 0x0001])
+            XCTAssertEqual(
+                try Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 4),
+                [2, UInt16(bitPattern: -150), 0xE240, 0x0001])
         }
     }
 
@@ -181,7 +185,9 @@ final class DaemonEndToEndTests: XCTestCase {
             XCTAssertEqual(error?["error"]?["code"], code, "\(method) \(path): \(r.text)")
             XCTAssertFalse(error?["error"]?["message"]?.isEmpty ?? true)
         }
-        XCTAssertFalse(FileManager.default.fileExists(atPath: daemon.dataDir.appendingPathComponent("templates/..").standardized.appendingPathComponent("etc").path))
+        XCTAssertFalse(
+            FileManager.default.fileExists(
+                atPath: daemon.dataDir.appendingPathComponent("templates/..").standardized.appendingPathComponent("etc").path))
         XCTAssertEqual(try daemon.api("DELETE", "/v1/pages/heating/templates").header("allow"), "GET, POST")
         XCTAssertEqual(try daemon.api("GET", "/v1/health").status, 200, "the daemon survived the bad requests")
         XCTAssertEqual(daemon.stop(), 0)
@@ -190,15 +196,18 @@ final class DaemonEndToEndTests: XCTestCase {
     func testSighupReloadsAValidConfigAndKeepsTheOldOneOnAnInvalidOne() throws {
         let a = try peer(Self.reference)
         let daemon = try DaemonHarness(config: config([("press-a", a.port!, "")]))
-        try config([("press-a", a.port!, ""), ("press-z", a.port!, "")]).write(to: daemon.configURL, atomically: true, encoding: .utf8)
+        try config([("press-a", a.port!, ""), ("press-z", a.port!, "")]).write(
+            to: daemon.configURL, atomically: true, encoding: .utf8)
         kill(daemon.process.processIdentifier, SIGHUP)
         XCTAssertTrue(daemon.notify.wait(for: "READY=1", timeout: 5).found)
-        XCTAssertEqual(try daemon.decode([DeviceStatus].self, try daemon.api("GET", "/v1/devices")).map(\.id), ["press-a", "press-z"])
+        XCTAssertEqual(
+            try daemon.decode([DeviceStatus].self, try daemon.api("GET", "/v1/devices")).map(\.id), ["press-a", "press-z"])
 
         try "{ version: 1, devices: [ { id: \"x\" } ], pages: [] }".write(to: daemon.configURL, atomically: true, encoding: .utf8)
         kill(daemon.process.processIdentifier, SIGHUP)
         XCTAssertTrue(daemon.notify.wait(for: "READY=1", timeout: 5).found)
-        XCTAssertEqual(try daemon.decode([DeviceStatus].self, try daemon.api("GET", "/v1/devices")).map(\.id), ["press-a", "press-z"])
+        XCTAssertEqual(
+            try daemon.decode([DeviceStatus].self, try daemon.api("GET", "/v1/devices")).map(\.id), ["press-a", "press-z"])
         XCTAssertTrue(daemon.stderr.contains("reload refused"), daemon.stderr)
         XCTAssertEqual(daemon.stop(signal: SIGINT), 0)
     }
@@ -208,12 +217,15 @@ final class DaemonEndToEndTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let bad = dir.appendingPathComponent("bad.json")
         try """
-            { version: 1,
-              devices: [ { id: "d", endpoint: "tcp://127.0.0.1:99999", unit: 300, pages: ["nope"] } ],
-              pages: [ { id: "../x", registers: [ { registerId: "r", address: 1, type: "u17" } ] } ] }
-            """.write(to: bad, atomically: true, encoding: .utf8)
+        { version: 1,
+          devices: [ { id: "d", endpoint: "tcp://127.0.0.1:99999", unit: 300, pages: ["nope"] } ],
+          pages: [ { id: "../x", registers: [ { registerId: "r", address: 1, type: "u17" } ] } ] }
+        """.write(to: bad, atomically: true, encoding: .utf8)
         let lastsetd = try TestPaths.executable("lastsetd")
-        for args in [["--check-config", "--config", bad.path], ["--config", bad.path, "--data-dir", dir.path, "--socket", dir.path + "/s"]] {
+        for args in [
+            ["--check-config", "--config", bad.path],
+            ["--config", bad.path, "--data-dir", dir.path, "--socket", dir.path + "/s"],
+        ] {
             let p = Process()
             p.executableURL = lastsetd
             p.arguments = args
@@ -224,7 +236,10 @@ final class DaemonEndToEndTests: XCTestCase {
             let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             p.waitForExit()
             XCTAssertEqual(p.terminationStatus, 1, text)
-            for fragment in ["devices[0].endpoint", "99999", "devices[0].unit", "300", "devices[0].pages[0]", "pages[0].id", "pages[0].registers[0].type", "u17"] {
+            for fragment in [
+                "devices[0].endpoint", "99999", "devices[0].unit", "300", "devices[0].pages[0]", "pages[0].id",
+                "pages[0].registers[0].type", "u17",
+            ] {
                 XCTAssertTrue(text.contains(fragment), "missing \(fragment) in:\n\(text)")
             }
         }
@@ -292,11 +307,13 @@ extension DaemonEndToEndTests {
         XCTAssertEqual(try anonymous.send(method: "GET", path: "/v1/health").status, 401)
         let wrong = HTTPClient(endpoint: .tcp(host: "127.0.0.1", port: UInt16(port)), timeout: .seconds(10), bearerToken: "nope")
         XCTAssertEqual(try wrong.send(method: "GET", path: "/v1/health").status, 401)
-        let client = HTTPClient(endpoint: .tcp(host: "127.0.0.1", port: UInt16(port)), timeout: .seconds(10), bearerToken: "s3cret-token-0123456789")
+        let client = HTTPClient(
+            endpoint: .tcp(host: "127.0.0.1", port: UInt16(port)), timeout: .seconds(10), bearerToken: "s3cret-token-0123456789")
         XCTAssertEqual(try client.send(method: "GET", path: "/v1/health").status, 200)
         XCTAssertEqual(try client.send(method: "GET", path: "/v1/health", headers: ["Host": "evil.example:80"]).status, 403)
         XCTAssertEqual(try client.send(method: "GET", path: "/v1/health", headers: ["Origin": "http://evil.example"]).status, 403)
-        let capture = try client.send(method: "POST", path: "/v1/pages/heating/capture?wait=1", body: Array(#"{"device":"press-a"}"#.utf8))
+        let capture = try client.send(
+            method: "POST", path: "/v1/pages/heating/capture?wait=1", body: Array(#"{"device":"press-a"}"#.utf8))
         XCTAssertEqual(capture.status, 200, capture.text)
         XCTAssertEqual(try daemon.auditRecords().last?.who, "token:api")
     }

@@ -67,7 +67,9 @@ final class DaemonHarness: @unchecked Sendable {
         notify = try NotifySocket(path: dir.appendingPathComponent("notify.sock").path)
         process = Process()
         process.executableURL = try TestPaths.executable("lastsetd")
-        process.arguments = ["--config", configURL.path, "--data-dir", dataDir.path, "--socket", socketPath, "--log-level", "debug"]
+        process.arguments = [
+            "--config", configURL.path, "--data-dir", dataDir.path, "--socket", socketPath, "--log-level", "debug",
+        ]
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = notify.path
         env.removeValue(forKey: "WATCHDOG_USEC")

@@ -13,13 +13,17 @@ final class APIJSONTests: XCTestCase {
 
     func testJobsRoundTrip() throws {
         let replay = ReplayReport(
-            pageId: "heating", templateVersion: 3, pageHash: "sha256:ab", target: "press-b", endpoint: "tcp://127.0.0.1:1", unit: 1,
+            pageId: "heating", templateVersion: 3, pageHash: "sha256:ab", target: "press-b", endpoint: "tcp://127.0.0.1:1",
+            unit: 1,
             options: ReplayOptions(dryRun: false, onError: .rollback), status: .failed, reason: "x", stoppedAt: "at y",
-            warnings: ["w1"], identity: [IdentityCheck(registerId: "model", expected: .text("A"), actual: .text("A"), matches: true)],
-            beforeWrite: [StepResult(address: 1, value: 2, status: "ok")], afterWrite: [StepResult(address: 3, value: 4, status: "notAttempted", message: "m")],
+            warnings: ["w1"],
+            identity: [IdentityCheck(registerId: "model", expected: .text("A"), actual: .text("A"), matches: true)],
+            beforeWrite: [StepResult(address: 1, value: 2, status: "ok")],
+            afterWrite: [StepResult(address: 3, value: 4, status: "notAttempted", message: "m")],
             registers: [result("a", .verified, full: true), result("b", .notAttempted, full: false)],
             plan: [PlannedRequest(function: .fc16, address: 7, count: 2, registerIds: ["a"])], fellBackToFC06: true,
-            rollback: RollbackResult(restored: false, registers: [result("a", .mismatch, full: true)]), requests: 9, writeFrames: 4)
+            rollback: RollbackResult(restored: false, registers: [result("a", .mismatch, full: true)]), requests: 9,
+            writeFrames: 4)
         var minimal = replay
         minimal.reason = nil
         minimal.stoppedAt = nil
@@ -34,10 +38,13 @@ final class APIJSONTests: XCTestCase {
             requests: 3, error: "boom")
         let t = Date(timeIntervalSince1970: 1_800_000_000.25)
         let jobs = [
-            JobInfo(id: "1", kind: "apply", pageId: "heating", device: "press-b", who: "uid:0", state: .finished,
-                    progress: JobProgress(phase: "writing", done: 1, total: 2), startedAt: t, finishedAt: t, replay: replay),
+            JobInfo(
+                id: "1", kind: "apply", pageId: "heating", device: "press-b", who: "uid:0", state: .finished,
+                progress: JobProgress(phase: "writing", done: 1, total: 2), startedAt: t, finishedAt: t, replay: replay),
             JobInfo(id: "2", kind: "apply", pageId: "heating", device: "press-b", who: "uid:0", startedAt: t, replay: minimal),
-            JobInfo(id: "3", kind: "capture", pageId: "heating", device: "press-a", who: "uid:0", startedAt: t, capture: capture, error: "e"),
+            JobInfo(
+                id: "3", kind: "capture", pageId: "heating", device: "press-a", who: "uid:0", startedAt: t, capture: capture,
+                error: "e"),
         ]
         let decoder = APICoding.decoder()
         for job in jobs {

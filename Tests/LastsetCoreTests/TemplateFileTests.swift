@@ -28,7 +28,9 @@ final class TemplateFileTests: XCTestCase {
         XCTAssertEqual(
             SHA256.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-        XCTAssertEqual(SHA256.hex([UInt8](repeating: 0x61, count: 1_000_000)), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        XCTAssertEqual(
+            SHA256.hex([UInt8](repeating: 0x61, count: 1_000_000)),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
     func testEncodedTemplateDecodesAndAnyEditIsDetected() throws {
@@ -37,9 +39,15 @@ final class TemplateFileTests: XCTestCase {
             capturedBy: "uid:1000",
             source: TemplateSource(deviceId: nil, endpoint: "tcp://127.0.0.1:1502", unit: 7, identity: []),
             entries: [
-                TemplateEntry(registerId: "a", address: 1, length: 2, valueData: "0001E240", value: .unsigned(123456), lastDate: Date(timeIntervalSince1970: 5)),
-                TemplateEntry(registerId: "b", address: 3, length: 1, valueData: "FF38", value: .signed(-200), lastDate: Date(timeIntervalSince1970: 5)),
-                TemplateEntry(registerId: "c", address: 4, length: 2, valueData: "3FC00000", value: .float(1.5), lastDate: Date(timeIntervalSince1970: 5)),
+                TemplateEntry(
+                    registerId: "a", address: 1, length: 2, valueData: "0001E240", value: .unsigned(123456),
+                    lastDate: Date(timeIntervalSince1970: 5)),
+                TemplateEntry(
+                    registerId: "b", address: 3, length: 1, valueData: "FF38", value: .signed(-200),
+                    lastDate: Date(timeIntervalSince1970: 5)),
+                TemplateEntry(
+                    registerId: "c", address: 4, length: 2, valueData: "3FC00000", value: .float(1.5),
+                    lastDate: Date(timeIntervalSince1970: 5)),
             ],
             skipped: [SkippedRegister(registerId: "u", address: 9, reason: .unset)])
         let data = TemplateFile.encode(template)
@@ -56,7 +64,8 @@ final class TemplateFileTests: XCTestCase {
         XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(parts[0].utf8)))
         XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(parts[1].utf8)))
         for (from, to) in [
-            ("FF38", "FF39"), ("\"unit\":7", "\"unit\":8"), ("heating", "cooling"), ("\"schemaVersion\":1", "\"schemaVersion\":2"),
+            ("FF38", "FF39"), ("\"unit\":7", "\"unit\":8"), ("heating", "cooling"),
+            ("\"schemaVersion\":1", "\"schemaVersion\":2"),
             ("\"entries\":3", "\"entries\":4"), ("lastset-template", "lastset-templatf"),
         ] {
             XCTAssertTrue(text.contains(from), from)
@@ -75,7 +84,9 @@ final class TemplateFileTests: XCTestCase {
         for s in strings { w.string(s) }
         w.endArray()
         XCTAssertEqual(try JSONDecoder().decode([String].self, from: Data(w.bytes)), strings)
-        let values: [RegisterValue] = [.unsigned(UInt64.max), .signed(Int64.min), .float(2.5), .float(-1e-7), .text("x\"y"), .bytes([0, 0xAB])]
+        let values: [RegisterValue] = [
+            .unsigned(UInt64.max), .signed(Int64.min), .float(2.5), .float(-1e-7), .text("x\"y"), .bytes([0, 0xAB]),
+        ]
         var v = JSONWriter()
         v.beginArray()
         for value in values { v.value(value) }
@@ -86,7 +97,8 @@ final class TemplateFileTests: XCTestCase {
     /// The page hash covers every field of a register: the canonical field list matches the Codable form.
     func testPageHashCoversEveryRegisterField() throws {
         let full = RegisterDefinition(
-            registerId: "r", name: "R", address: 1, type: .u32, wordOrder: .little, byteOrder: .little, unset: .unsigned(0), min: 0,
+            registerId: "r", name: "R", address: 1, type: .u32, wordOrder: .little, byteOrder: .little, unset: .unsigned(0),
+            min: 0,
             max: 9, enum: [1, 2], scale: 0.1, unit: "V", access: .ro, clone: false)
         let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(full)) as! [String: Any]
         XCTAssertEqual(Set(encoded.keys), Set(RegisterDefinition.canonicalFields))
@@ -121,7 +133,9 @@ final class TemplateFileTests: XCTestCase {
         }
         changed.append(PageDefinition(id: "p", title: "T", registers: [full]))
         changed.append(PageDefinition(id: "p", beforeWrite: [WriteStep(address: 1, value: 2)], registers: [full]))
-        changed.append(PageDefinition(id: "p", identity: [IdentityRegister(registerId: "m", address: 0, type: .string(8))], registers: [full]))
+        changed.append(
+            PageDefinition(
+                id: "p", identity: [IdentityRegister(registerId: "m", address: 0, type: .string(8))], registers: [full]))
         let hashes = Set(changed.map(\.hash) + [page.hash])
         XCTAssertEqual(hashes.count, changed.count + 1, "some change did not change the page hash")
         XCTAssertEqual(page.hash, page.hash)

@@ -17,7 +17,9 @@ final class CaptureReplayRTUTests: XCTestCase {
 
     private func target(_ path: String, id: String, limits: DeviceLimits = DeviceLimits()) -> DeviceTarget {
         let endpoint = Endpoint.rtu(.init(path: path, baud: 19200))
-        return DeviceTarget(deviceId: id, endpoint: endpoint, unit: 1, limits: limits, connection: ModbusConnection(endpoint: endpoint, options: LinkOptions(limits)))
+        return DeviceTarget(
+            deviceId: id, endpoint: endpoint, unit: 1, limits: limits,
+            connection: ModbusConnection(endpoint: endpoint, options: LinkOptions(limits)))
     }
 
     func testCaptureAndReplayOverRTU() async throws {
@@ -34,18 +36,29 @@ final class CaptureReplayRTUTests: XCTestCase {
 
         let lineB = try SocatPair.start()
         cleanup.append { lineB.stop() }
-        let b = try PymodbusPeer.startRTU(path: lineB.serverPath, options: ["--unit", "1"], values: CaptureReplayTests.blankValues)
+        let b = try PymodbusPeer.startRTU(
+            path: lineB.serverPath, options: ["--unit", "1"], values: CaptureReplayTests.blankValues)
         cleanup.append { b.stop() }
 
-        let capture = await engine.capture(page: CaptureReplayTests.page, from: target(lineA.clientPath, id: "press-a"), who: "uid:0")
+        let capture = await engine.capture(
+            page: CaptureReplayTests.page, from: target(lineA.clientPath, id: "press-a"), who: "uid:0")
         XCTAssertTrue(capture.archived, "\(capture.problems) \(capture.error ?? "")")
         XCTAssertEqual(capture.entryCount, 5)
 
         let report = try await engine.apply(
-            page: CaptureReplayTests.page, to: target(lineB.clientPath, id: "press-b", limits: { var l = DeviceLimits(); l.timeout = .seconds(1); return l }()),
+            page: CaptureReplayTests.page,
+            to: target(
+                lineB.clientPath, id: "press-b",
+                limits: {
+                    var l = DeviceLimits()
+                    l.timeout = .seconds(1)
+                    return l
+                }()),
             options: ReplayOptions(), who: "uid:0")
         XCTAssertEqual(report.status, .succeeded, report.reason ?? "")
-        XCTAssertEqual(try b.writes().map { "\($0.function)@\($0.address)x\($0.count)" }, ["6@1536x1", "16@100x4", "16@110x8", "6@120x1", "6@2304x1"])
+        XCTAssertEqual(
+            try b.writes().map { "\($0.function)@\($0.address)x\($0.count)" },
+            ["6@1536x1", "16@100x4", "16@110x8", "6@120x1", "6@2304x1"])
 
         // An independent client on the same serial line (the replay's connection is idle now).
         let words = try Mbpoll.readHolding(rtu: lineB.clientPath, unit: 1, address: 100, count: 4)

@@ -15,7 +15,8 @@ final class CaptureReplayTests: XCTestCase {
         afterWrite: [WriteStep(address: 2304, value: 0)],
         registers: [
             RegisterDefinition(registerId: "heating.mode", name: "Mode", address: 100, type: .u16, enum: [0, 1, 2]),
-            RegisterDefinition(registerId: "heating.setpoint", address: 101, type: .s16, min: -200, max: 900, scale: 0.1, unit: "°C"),
+            RegisterDefinition(
+                registerId: "heating.setpoint", address: 101, type: .s16, min: -200, max: 900, scale: 0.1, unit: "°C"),
             RegisterDefinition(registerId: "heating.energy", address: 102, type: .u32, wordOrder: .little),
             RegisterDefinition(registerId: "heating.spare", address: 104, type: .u16),
             RegisterDefinition(registerId: "heating.label", address: 110, type: .string(16)),
@@ -70,7 +71,9 @@ final class CaptureReplayTests: XCTestCase {
             connection: ModbusConnection(endpoint: endpoint, options: LinkOptions(limits)))
     }
 
-    private func machineB(_ options: [String] = [], values: [Int: [UInt16]] = CaptureReplayTests.blankValues) throws -> (PymodbusPeer, DeviceTarget) {
+    private func machineB(_ options: [String] = [], values: [Int: [UInt16]] = CaptureReplayTests.blankValues) throws -> (
+        PymodbusPeer, DeviceTarget
+    ) {
         let peer = try PymodbusPeer.startTCP(options: options, values: values)
         peers.append(peer)
         return (peer, target(port: peer.port!, id: "press-b"))
@@ -91,8 +94,11 @@ final class CaptureReplayTests: XCTestCase {
             Set(capture.skipped.map { "\($0.registerId):\($0.reason.rawValue)" }),
             ["heating.spare:unset", "comm.unit:notCloned", "heating.hours:readOnly"])
         let template = try await engine.archive.load(pageId: "heating")
-        XCTAssertEqual(template.entries.map(\.registerId), ["heating.mode", "heating.setpoint", "heating.energy", "heating.label", "heating.hysteresis"])
-        XCTAssertEqual(template.entries.map(\.value), [.unsigned(2), .signed(-150), .unsigned(123456), .text("Line 3"), .unsigned(12)])
+        XCTAssertEqual(
+            template.entries.map(\.registerId),
+            ["heating.mode", "heating.setpoint", "heating.energy", "heating.label", "heating.hysteresis"])
+        XCTAssertEqual(
+            template.entries.map(\.value), [.unsigned(2), .signed(-150), .unsigned(123456), .text("Line 3"), .unsigned(12)])
         XCTAssertEqual(template.source.identity.first?.value, .text("PRESS-A1"))
 
         let (b, targetB) = try machineB()
@@ -100,11 +106,19 @@ final class CaptureReplayTests: XCTestCase {
         XCTAssertEqual(report.status, .succeeded, report.reason ?? "")
         XCTAssertEqual(report.registers.map(\.status), Array(repeating: .verified, count: 5))
         XCTAssertEqual(report.afterWrite.map(\.status), ["ok"])
-        XCTAssertEqual(report.registers.map(\.before), [.unsigned(0xFFFF), .signed(0x7FFF), .unsigned(0xFFFF_FFFF), .text("\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}"), .unsigned(0xFFFF)])
+        XCTAssertEqual(
+            report.registers.map(\.before),
+            [
+                .unsigned(0xFFFF), .signed(0x7FFF), .unsigned(0xFFFF_FFFF),
+                .text(
+                    "\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}"
+                ), .unsigned(0xFFFF),
+            ])
 
         // An independent client sees exactly the template's values on B…
         let port = b.port!
-        XCTAssertEqual(try Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 4), [2, UInt16(bitPattern: -150), 0xE240, 0x0001])
+        XCTAssertEqual(
+            try Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 4), [2, UInt16(bitPattern: -150), 0xE240, 0x0001])
         XCTAssertEqual(try Mbpoll.readHolding(port: port, unit: 1, address: 110, count: 8), Self.text("Line 3", bytes: 16))
         XCTAssertEqual(try Mbpoll.readHolding(port: port, unit: 1, address: 120, count: 1), [12])
         // …and nothing that must not be cloned was touched.
@@ -180,7 +194,8 @@ final class CaptureReplayTests: XCTestCase {
         XCTAssertEqual(try b.writes().count, 0)
         XCTAssertEqual(report.registers.map(\.status), [.unchanged, .differs, .differs, .differs, .differs])
         XCTAssertEqual(report.registers[1].actual, .signed(0x7FFF))
-        XCTAssertEqual(report.plan.map { "\($0.function.rawValue)@\($0.address)x\($0.count)" }, ["fc16@100x4", "fc16@110x8", "fc06@120x1"])
+        XCTAssertEqual(
+            report.plan.map { "\($0.function.rawValue)@\($0.address)x\($0.count)" }, ["fc16@100x4", "fc16@110x8", "fc06@120x1"])
     }
 
     func testClampedValueIsAMismatchAndTheReplayStops() async throws {
@@ -210,7 +225,8 @@ final class CaptureReplayTests: XCTestCase {
         XCTAssertTrue(report.fellBackToFC06)
         let accepted = try b.writes().filter { $0.function == 6 }.map(\.address)
         XCTAssertEqual(accepted, [1536] + Array(100...103) + Array(110...117) + [120, 2304])
-        XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 100, count: 4), [2, UInt16(bitPattern: -150), 0xE240, 0x0001])
+        XCTAssertEqual(
+            try Mbpoll.readHolding(port: b.port!, unit: 1, address: 100, count: 4), [2, UInt16(bitPattern: -150), 0xE240, 0x0001])
     }
 
     func testExceptionAtRegisterKStopsWithEarlierVerifiedAndLaterNotAttempted() async throws {
@@ -227,7 +243,8 @@ final class CaptureReplayTests: XCTestCase {
     func testContinueGoesOnAfterARejectedRegister() async throws {
         _ = try await captureA()
         let (_, targetB) = try machineB(["--exception", "110:2"])
-        let report = try await engine.apply(page: Self.page, to: targetB, options: ReplayOptions(onError: .continue), who: "uid:0")
+        let report = try await engine.apply(
+            page: Self.page, to: targetB, options: ReplayOptions(onError: .continue), who: "uid:0")
         XCTAssertEqual(report.status, .failed)
         XCTAssertEqual(report.registers.map(\.status), [.verified, .verified, .verified, .rejected, .verified])
         XCTAssertEqual(report.afterWrite.map(\.status), ["notAttempted"], "afterWrite runs only when everything verified")
@@ -240,7 +257,8 @@ final class CaptureReplayTests: XCTestCase {
         values[101] = [100]
         values[102] = [7, 0]
         let (b, targetB) = try machineB(["--clamp", "101:100"], values: values)  // B clamps the setpoint
-        let report = try await engine.apply(page: Self.page, to: targetB, options: ReplayOptions(onError: .rollback), who: "uid:0")
+        let report = try await engine.apply(
+            page: Self.page, to: targetB, options: ReplayOptions(onError: .rollback), who: "uid:0")
         XCTAssertEqual(report.status, .failed)
         XCTAssertEqual(report.registers.map(\.status), [.verified, .mismatch, .verified, .notAttempted, .notAttempted])
         XCTAssertEqual(report.rollback?.restored, true, "\(String(describing: report.rollback))")
@@ -253,7 +271,8 @@ final class CaptureReplayTests: XCTestCase {
     func testRollbackRefusesWhenTheTargetCannotBeSnapshotted() async throws {
         _ = try await captureA()
         let (b, targetB) = try machineB(["--exception", "110:2"])
-        let report = try await engine.apply(page: Self.page, to: targetB, options: ReplayOptions(onError: .rollback), who: "uid:0")
+        let report = try await engine.apply(
+            page: Self.page, to: targetB, options: ReplayOptions(onError: .rollback), who: "uid:0")
         XCTAssertEqual(report.status, .refused)
         XCTAssertTrue(report.reason!.contains("heating.label"), report.reason!)
         XCTAssertEqual(try b.writes().count, 0)
@@ -277,9 +296,12 @@ final class CaptureReplayTests: XCTestCase {
         for (address, words) in Self.blankValues { b.setHoldingRegisters(address: address, values: words) }
         try b.start()
         defer { b.stop() }
-        let report = try await engine.apply(page: Self.page, to: target(port: b.port, id: "sim-b"), options: ReplayOptions(), who: "uid:0")
+        let report = try await engine.apply(
+            page: Self.page, to: target(port: b.port, id: "sim-b"), options: ReplayOptions(), who: "uid:0")
         XCTAssertEqual(report.status, .succeeded, report.reason ?? "")
-        XCTAssertEqual(b.writes.map { "\($0.function)@\($0.address)x\($0.count)" }, ["6@1536x1", "16@100x4", "16@110x8", "6@120x1", "6@2304x1"])
+        XCTAssertEqual(
+            b.writes.map { "\($0.function)@\($0.address)x\($0.count)" },
+            ["6@1536x1", "16@100x4", "16@110x8", "6@120x1", "6@2304x1"])
         XCTAssertEqual(b.holdingRegisters(address: 100, count: 4), [2, UInt16(bitPattern: -150), 0xE240, 0x0001])
         XCTAssertEqual(b.holdingRegisters(address: 200, count: 3), [42, 0, 5])
     }
@@ -292,10 +314,13 @@ extension CaptureReplayTests {
         _ = try await captureA()
         let peer = try PymodbusPeer.startTCP(options: ["--drop-after", "3"], values: Self.blankValues)
         defer { peer.stop() }
-        let report = try await engine.apply(page: Self.page, to: target(port: peer.port!, id: "press-b"), options: ReplayOptions(), who: "uid:0")
+        let report = try await engine.apply(
+            page: Self.page, to: target(port: peer.port!, id: "press-b"), options: ReplayOptions(), who: "uid:0")
         XCTAssertEqual(report.status, .succeeded, report.reason ?? "")
         XCTAssertEqual(report.registers.map(\.status), Array(repeating: .verified, count: 5))
-        XCTAssertEqual(try Mbpoll.readHolding(port: peer.port!, unit: 1, address: 100, count: 4), [2, UInt16(bitPattern: -150), 0xE240, 0x0001])
+        XCTAssertEqual(
+            try Mbpoll.readHolding(port: peer.port!, unit: 1, address: 100, count: 4),
+            [2, UInt16(bitPattern: -150), 0xE240, 0x0001])
     }
 
     /// A device that stops answering: the replay fails at a named register, nothing after it is written.
@@ -306,7 +331,8 @@ extension CaptureReplayTests {
         var limits = DeviceLimits()
         limits.timeout = .milliseconds(200)
         limits.retries = 1
-        let report = try await engine.apply(page: Self.page, to: target(port: peer.port!, id: "press-b", limits: limits), options: ReplayOptions(), who: "uid:0")
+        let report = try await engine.apply(
+            page: Self.page, to: target(port: peer.port!, id: "press-b", limits: limits), options: ReplayOptions(), who: "uid:0")
         XCTAssertEqual(report.status, .failed)
         let status = Dictionary(uniqueKeysWithValues: report.registers.map { ($0.registerId, $0.status) })
         XCTAssertEqual(status["heating.mode"], .verified)
@@ -331,16 +357,20 @@ extension CaptureReplayTests {
         let capture = await engine.capture(page: page, from: target(port: source.port, id: "press-a"), who: "uid:0")
         XCTAssertTrue(capture.archived, "\(capture.problems)")
         for writeFunction in [WriteFunction.auto, .fc06] {
-            let peer = try PymodbusPeer.startTCP(options: ["--max-read", "40"], values: [1000: [UInt16](repeating: 0xFFFF, count: 100)])
+            let peer = try PymodbusPeer.startTCP(
+                options: ["--max-read", "40"], values: [1000: [UInt16](repeating: 0xFFFF, count: 100)])
             defer { peer.stop() }
             var limits = DeviceLimits()
             limits.maxReadRegisters = 40
             limits.maxWriteRegisters = 60
             limits.writeFunction = writeFunction
-            let report = try await engine.apply(page: page, to: target(port: peer.port!, id: "small", limits: limits), options: ReplayOptions(), who: "uid:0")
+            let report = try await engine.apply(
+                page: page, to: target(port: peer.port!, id: "small", limits: limits), options: ReplayOptions(), who: "uid:0")
             XCTAssertEqual(report.status, .succeeded, "\(writeFunction): \(report.reason ?? "")")
             XCTAssertEqual(report.count(.verified), 50, "\(writeFunction)")
-            let read = try stride(from: 0, to: 100, by: 40).flatMap { try Mbpoll.readHolding(port: peer.port!, unit: 1, address: 1000 + $0, count: min(40, 100 - $0)) }
+            let read = try stride(from: 0, to: 100, by: 40).flatMap {
+                try Mbpoll.readHolding(port: peer.port!, unit: 1, address: 1000 + $0, count: min(40, 100 - $0))
+            }
             XCTAssertEqual(read, sourceWords)
             let writes = try peer.writes()
             XCTAssertEqual(writes.count, writeFunction == .fc06 ? 100 : 2, "\(writeFunction)")

@@ -205,7 +205,8 @@ final class AuditLogTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let log = try AuditLog(dataDirectory: dir)
         let record = AuditRecord(
-            time: Date(timeIntervalSince1970: 1_800_000_000.123), kind: "replay", who: "uid:1000", pageId: "heating", device: "press-b",
+            time: Date(timeIntervalSince1970: 1_800_000_000.123), kind: "replay", who: "uid:1000", pageId: "heating",
+            device: "press-b",
             endpoint: "tcp://127.0.0.1:1502", unit: 1,
             identity: [IdentityValue(registerId: "model", address: 0, valueData: "4142", value: .text("AB"))], templateVersion: 3,
             pageHash: "sha256:00", result: "failed", message: "stopped \"at\" x\nnext line",

@@ -21,7 +21,8 @@ final class HTTPClientTests: XCTestCase {
 
     func testRefusedTCPPortIsCannotConnect() throws {
         // Bind a port, then close it, so nothing listens there.
-        let server = try HTTPServer(configuration: .init(tcp: .init(host: "127.0.0.1", port: 0)), handler: { _ in .text(200, "") })
+        let server = try HTTPServer(
+            configuration: .init(tcp: .init(host: "127.0.0.1", port: 0)), handler: { _ in .text(200, "") })
         try server.start()
         let port = try XCTUnwrap(server.tcpPort)
         server.stop()
@@ -90,12 +91,15 @@ final class HTTPClientTests: XCTestCase {
 
     func testParsesContentLength() throws {
         for response in try parseInTwoPieces("HTTP/1.1 201 Created\r\nContent-Length: 5\r\nX-Y: a\r\nX-Y: b\r\n\r\nhello") {
-            XCTAssertEqual(response, HTTPClientResponse(status: 201, headers: ["content-length": "5", "x-y": "a, b"], body: Array("hello".utf8)))
+            XCTAssertEqual(
+                response,
+                HTTPClientResponse(status: 201, headers: ["content-length": "5", "x-y": "a, b"], body: Array("hello".utf8)))
         }
     }
 
     func testParsesChunked() throws {
-        let text = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n1\r\n \r\n5\r\nworld\r\n0\r\nTrailer: x\r\n\r\n"
+        let text =
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n1\r\n \r\n5\r\nworld\r\n0\r\nTrailer: x\r\n\r\n"
         for response in try parseInTwoPieces(text) {
             XCTAssertEqual(response.status, 200)
             XCTAssertEqual(response.text, "hello world")

@@ -129,7 +129,8 @@ final class HTTPServerTests: XCTestCase {
         let server = try startServer(maxBodyBytes: 16) { request in echo(request) }
         defer { server.stop() }
         let chunk = String(repeating: "x", count: 10)
-        let request = "POST /v1/import HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        let request =
+            "POST /v1/import HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
             + "a\r\n\(chunk)\r\na\r\n\(chunk)\r\n0\r\n\r\n"
         let reply = try rawExchange(socketPath: socketPath, Array(request.utf8))
         XCTAssertTrue(reply.hasPrefix("HTTP/1.1 413"), reply)
@@ -247,7 +248,8 @@ final class HTTPServerResourceTests: XCTestCase {
         defer { removeDirectory(directory) }
         let path = directory + "/api.sock"
         let server = try HTTPServer(
-            configuration: .init(unixSocketPath: path, tcp: .init(host: "127.0.0.1", port: 0)), handler: { _ in .text(200, "ok") })
+            configuration: .init(unixSocketPath: path, tcp: .init(host: "127.0.0.1", port: 0)), handler: { _ in .text(200, "ok") }
+        )
         // One warm-up cycle lets libdispatch and the runtime open what they keep.
         try server.start()
         server.stop()
@@ -257,7 +259,8 @@ final class HTTPServerResourceTests: XCTestCase {
             try server.start()
             let port = try XCTUnwrap(server.tcpPort)
             XCTAssertEqual(try HTTPClient(endpoint: .unix(path: path)).send(method: "GET", path: "/").text, "ok\n")
-            XCTAssertEqual(try HTTPClient(endpoint: .tcp(host: "127.0.0.1", port: port)).send(method: "GET", path: "/").status, 200)
+            XCTAssertEqual(
+                try HTTPClient(endpoint: .tcp(host: "127.0.0.1", port: port)).send(method: "GET", path: "/").status, 200)
             server.stop()
         }
         // A leak per cycle would show as at least `cycles` (two listeners each); the runtime may lazily open one or two.

@@ -23,11 +23,16 @@ final class LogTests: XCTestCase {
     func testJournalIsDetectedFromJournalStream() throws {
         var fds: [Int32] = [0, 0]
         XCTAssertEqual(pipe(&fds), 0)
-        defer { fds.forEach { close($0) } }
+        defer {
+            for fd in fds { close(fd) }
+        }
         var info = stat()
         XCTAssertEqual(fstat(fds[1], &info), 0)
-        XCTAssertEqual(LogFormat.detect(fileDescriptor: fds[1], environment: ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)"]), .journal)
-        XCTAssertEqual(LogFormat.detect(fileDescriptor: fds[1], environment: ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino + 1)"]), .plain)
+        XCTAssertEqual(
+            LogFormat.detect(fileDescriptor: fds[1], environment: ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)"]), .journal)
+        XCTAssertEqual(
+            LogFormat.detect(fileDescriptor: fds[1], environment: ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino + 1)"]), .plain
+        )
         XCTAssertEqual(LogFormat.detect(fileDescriptor: fds[1], environment: ["JOURNAL_STREAM": "garbage"]), .plain)
         XCTAssertEqual(LogFormat.detect(fileDescriptor: fds[1], environment: [:]), .plain)
     }

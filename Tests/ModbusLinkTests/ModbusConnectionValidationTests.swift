@@ -8,14 +8,53 @@ final class ModbusConnectionValidationTests: XCTestCase {
 
     func testBadArgumentsAreInvalidRequestsQuotingTheValue() async {
         let cases: [(String, () async throws(ModbusError) -> Void, String)] = [
-            ("count 0", { [connection] () async throws(ModbusError) in _ = try await connection.readHoldingRegisters(unit: 1, address: 0, count: 0) }, "count 0"),
-            ("count 126", { [connection] () async throws(ModbusError) in _ = try await connection.readInputRegisters(unit: 1, address: 0, count: 126) }, "count 126"),
-            ("write 124", { [connection] () async throws(ModbusError) in try await connection.writeRegisters(unit: 1, address: 0, values: Array(repeating: 1, count: 124)) }, "count 124"),
-            ("write empty", { [connection] () async throws(ModbusError) in try await connection.writeRegisters(unit: 1, address: 0, values: []) }, "count 0"),
-            ("read unit 0", { [connection] () async throws(ModbusError) in _ = try await connection.readHoldingRegisters(unit: 0, address: 0, count: 1) }, "unit 0"),
-            ("unit 248", { [connection] () async throws(ModbusError) in try await connection.writeRegister(unit: 248, address: 0, value: 1) }, "unit 248"),
-            ("address -1", { [connection] () async throws(ModbusError) in _ = try await connection.readHoldingRegisters(unit: 1, address: -1, count: 1) }, "address -1"),
-            ("past end", { [connection] () async throws(ModbusError) in _ = try await connection.readHoldingRegisters(unit: 1, address: 65530, count: 10) }, "address 65530"),
+            (
+                "count 0",
+                { [connection] () async throws(ModbusError) in
+                    _ = try await connection.readHoldingRegisters(unit: 1, address: 0, count: 0)
+                }, "count 0"
+            ),
+            (
+                "count 126",
+                { [connection] () async throws(ModbusError) in
+                    _ = try await connection.readInputRegisters(unit: 1, address: 0, count: 126)
+                }, "count 126"
+            ),
+            (
+                "write 124",
+                { [connection] () async throws(ModbusError) in
+                    try await connection.writeRegisters(unit: 1, address: 0, values: Array(repeating: 1, count: 124))
+                }, "count 124"
+            ),
+            (
+                "write empty",
+                { [connection] () async throws(ModbusError) in
+                    try await connection.writeRegisters(unit: 1, address: 0, values: [])
+                }, "count 0"
+            ),
+            (
+                "read unit 0",
+                { [connection] () async throws(ModbusError) in
+                    _ = try await connection.readHoldingRegisters(unit: 0, address: 0, count: 1)
+                }, "unit 0"
+            ),
+            (
+                "unit 248",
+                { [connection] () async throws(ModbusError) in try await connection.writeRegister(unit: 248, address: 0, value: 1)
+                }, "unit 248"
+            ),
+            (
+                "address -1",
+                { [connection] () async throws(ModbusError) in
+                    _ = try await connection.readHoldingRegisters(unit: 1, address: -1, count: 1)
+                }, "address -1"
+            ),
+            (
+                "past end",
+                { [connection] () async throws(ModbusError) in
+                    _ = try await connection.readHoldingRegisters(unit: 1, address: 65530, count: 10)
+                }, "address 65530"
+            ),
         ]
         for (name, body, quoted) in cases {
             let error = await modbusError(body)
@@ -59,7 +98,8 @@ final class ModbusConnectionValidationTests: XCTestCase {
     }
 
     func testErrorDescriptionsNameRequestAndCause() {
-        let exception = ModbusError(kind: .exception(2), errno: 112345680, message: "Illegal data address", request: "read 100+2 (FC03, unit 1)")
+        let exception = ModbusError(
+            kind: .exception(2), errno: 112_345_680, message: "Illegal data address", request: "read 100+2 (FC03, unit 1)")
         XCTAssertEqual(exception.description, "read 100+2 (FC03, unit 1): exception 02 (Illegal data address)")
         XCTAssertFalse(exception.isTransient)
         XCTAssertTrue(ModbusError(kind: .exception(6), errno: 0, message: "", request: "").isTransient)

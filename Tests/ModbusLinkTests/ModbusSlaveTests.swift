@@ -29,33 +29,44 @@ final class ModbusSlaveTests: XCTestCase {
         XCTAssertEqual(slave.holdingRegisters(address: 10, count: 3), [1, 20, 3])
         XCTAssertEqual(try Mbpoll.readHolding(port: slave.port, unit: 1, address: 10, count: 3), [1, 20, 3])
         try Mbpoll.writeHolding(port: slave.port, unit: 1, address: 0, values: [77])
-        XCTAssertEqual(slave.writes, [
-            SlaveWrite(function: 16, unit: 1, address: 10, values: [1, 2, 3]),
-            SlaveWrite(function: 6, unit: 1, address: 5, values: [9]),
-            SlaveWrite(function: 6, unit: 2, address: 11, values: [20]),
-            SlaveWrite(function: 6, unit: 1, address: 0, values: [77]),
-        ])
+        XCTAssertEqual(
+            slave.writes,
+            [
+                SlaveWrite(function: 16, unit: 1, address: 10, values: [1, 2, 3]),
+                SlaveWrite(function: 6, unit: 1, address: 5, values: [9]),
+                SlaveWrite(function: 6, unit: 2, address: 11, values: [20]),
+                SlaveWrite(function: 6, unit: 1, address: 0, values: [77]),
+            ])
         XCTAssertEqual(slave.writes[0].description, "WRITE fc=16 unit=1 address=10 count=3 values=1,2,3")
         XCTAssertEqual(slave.requestCount, 6 + 1, "five client requests, one mbpoll read, one mbpoll write")
     }
 
     func testFaultsMaxReadExceptionRefusedFC16AndClamp() async throws {
-        let slave = try startTCP(SlaveFaults(maxReadRegisters: 40, exceptions: [600: 6, 700: 2], refuseFC16: true, clamps: [50: 1000]))
+        let slave = try startTCP(
+            SlaveFaults(maxReadRegisters: 40, exceptions: [600: 6, 700: 2], refuseFC16: true, clamps: [50: 1000]))
         let link = ModbusConnection(endpoint: slave.endpoint, options: fastOptions(retries: 2))
-        let tooMany = await modbusError { () async throws(ModbusError) in try await link.readHoldingRegisters(unit: 1, address: 0, count: 41) }
+        let tooMany = await modbusError { () async throws(ModbusError) in
+            try await link.readHoldingRegisters(unit: 1, address: 0, count: 41)
+        }
         XCTAssertEqual(tooMany?.exceptionCode, 3)
         let forty = try await link.readHoldingRegisters(unit: 1, address: 80, count: 40)
         XCTAssertEqual(Array(forty[20..<23]), [11, 22, 33])
 
-        let refused = await modbusError { () async throws(ModbusError) in try await link.writeRegisters(unit: 1, address: 50, values: [1, 2]) }
+        let refused = await modbusError { () async throws(ModbusError) in
+            try await link.writeRegisters(unit: 1, address: 50, values: [1, 2])
+        }
         XCTAssertEqual(refused?.exceptionCode, 1)
         try await link.writeRegister(unit: 1, address: 50, value: 5000)
         let clamped = try await link.readHoldingRegisters(unit: 1, address: 50, count: 1)
         XCTAssertEqual(clamped, [1000])
 
-        let busy = await modbusError { () async throws(ModbusError) in try await link.readHoldingRegisters(unit: 1, address: 595, count: 10) }
+        let busy = await modbusError { () async throws(ModbusError) in
+            try await link.readHoldingRegisters(unit: 1, address: 595, count: 10)
+        }
         XCTAssertEqual(busy?.exceptionCode, 6)
-        let illegal = await modbusError { () async throws(ModbusError) in try await link.writeRegister(unit: 1, address: 700, value: 1) }
+        let illegal = await modbusError { () async throws(ModbusError) in
+            try await link.writeRegister(unit: 1, address: 700, value: 1)
+        }
         XCTAssertEqual(illegal?.exceptionCode, 2)
 
         XCTAssertEqual(slave.writes.map(\.exception), [1, nil, 2])
@@ -67,11 +78,14 @@ final class ModbusSlaveTests: XCTestCase {
     func testSlowSlaveTimesOutThenAnswersTheNextRequestCorrectly() async throws {
         let slave = try startTCP(SlaveFaults(responseDelay: .milliseconds(250)))
         let link = ModbusConnection(endpoint: slave.endpoint, options: fastOptions(timeout: .milliseconds(100)))
-        let slow = await modbusError { () async throws(ModbusError) in try await link.readHoldingRegisters(unit: 1, address: 102, count: 1) }
+        let slow = await modbusError { () async throws(ModbusError) in
+            try await link.readHoldingRegisters(unit: 1, address: 102, count: 1)
+        }
         XCTAssertEqual(slow?.kind, .timeout)
         slave.faults = SlaveFaults()
         // The single-threaded slave is still sleeping on the first request: allow for it this time.
-        let value = try await link.readHoldingRegisters(unit: 1, address: 100, count: 2, options: fastOptions(timeout: .seconds(2)))
+        let value = try await link.readHoldingRegisters(
+            unit: 1, address: 100, count: 2, options: fastOptions(timeout: .seconds(2)))
         XCTAssertEqual(value, [11, 22])
     }
 
@@ -99,7 +113,9 @@ final class ModbusSlaveTests: XCTestCase {
         let link = ModbusConnection(endpoint: slave.endpoint, options: fastOptions())
         _ = try await link.readHoldingRegisters(unit: 1, address: 100, count: 1)
         slave.stop()
-        let error = await modbusError { () async throws(ModbusError) in try await link.readHoldingRegisters(unit: 1, address: 100, count: 1) }
+        let error = await modbusError { () async throws(ModbusError) in
+            try await link.readHoldingRegisters(unit: 1, address: 100, count: 1)
+        }
         XCTAssertNotNil(error)
         XCTAssertEqual(error?.isTransient, true, String(describing: error))
         slave.stop()  // idempotent
@@ -114,7 +130,8 @@ final class ModbusSlaveTests: XCTestCase {
         addTeardownBlock { slave.stop() }
         XCTAssertEqual(slave.listenDescription, "rtu \(pair.serverPath)")
 
-        let link = ModbusConnection(endpoint: .rtu(.init(path: pair.clientPath)), options: fastOptions(timeout: .milliseconds(200)))
+        let link = ModbusConnection(
+            endpoint: .rtu(.init(path: pair.clientPath)), options: fastOptions(timeout: .milliseconds(200)))
         let values = try await link.readHoldingRegisters(unit: 5, address: 0, count: 4)
         XCTAssertEqual(values, [1, 2, 3, 4])
         try await link.writeRegisters(unit: 5, address: 1, values: [20, 30])

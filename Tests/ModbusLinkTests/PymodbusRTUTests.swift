@@ -5,7 +5,9 @@ import XCTest
 
 /// ModbusConnection against the pymodbus peer over RTU on a socat pty pair.
 final class PymodbusRTUTests: XCTestCase {
-    private func startLine(_ options: [String] = [], values: [Int: [UInt16]] = [100: [11, 22, 33]]) throws -> (PymodbusPeer, SocatPair, Endpoint) {
+    private func startLine(_ options: [String] = [], values: [Int: [UInt16]] = [100: [11, 22, 33]]) throws -> (
+        PymodbusPeer, SocatPair, Endpoint
+    ) {
         let pair = try SocatPair.start()
         addTeardownBlock { pair.stop() }
         let peer = try PymodbusPeer.startRTU(path: pair.serverPath, options: options, values: values)
@@ -38,9 +40,13 @@ final class PymodbusRTUTests: XCTestCase {
     func testExceptionsAndMaxReadOverRTU() async throws {
         let (_, _, endpoint) = try startLine(["--max-read", "40", "--exception", "300:6"])
         let link = ModbusConnection(endpoint: endpoint, options: fastOptions(timeout: .milliseconds(500), retries: 1))
-        let tooMany = await modbusError { () async throws(ModbusError) in try await link.readHoldingRegisters(unit: 1, address: 0, count: 41) }
+        let tooMany = await modbusError { () async throws(ModbusError) in
+            try await link.readHoldingRegisters(unit: 1, address: 0, count: 41)
+        }
         XCTAssertEqual(tooMany?.exceptionCode, 3)
-        let busy = await modbusError { () async throws(ModbusError) in try await link.writeRegister(unit: 1, address: 300, value: 5) }
+        let busy = await modbusError { () async throws(ModbusError) in
+            try await link.writeRegister(unit: 1, address: 300, value: 5)
+        }
         XCTAssertEqual(busy?.exceptionCode, 6)
         let values = try await link.readHoldingRegisters(unit: 1, address: 100, count: 40)
         XCTAssertEqual(Array(values.prefix(3)), [11, 22, 33])
@@ -53,7 +59,9 @@ final class PymodbusRTUTests: XCTestCase {
         // Same function, unit and count: only the drain after a timeout keeps the late reply out.
         let (_, _, endpoint) = try startLine(["--delay", "500:150"], values: [100: [11, 22], 500: [901, 902]])
         let link = ModbusConnection(endpoint: endpoint, options: fastOptions(timeout: .milliseconds(100)))
-        let slow = await modbusError { () async throws(ModbusError) in try await link.readHoldingRegisters(unit: 1, address: 500, count: 2) }
+        let slow = await modbusError { () async throws(ModbusError) in
+            try await link.readHoldingRegisters(unit: 1, address: 500, count: 2)
+        }
         XCTAssertEqual(slow?.kind, .timeout)
         let next = try await link.readHoldingRegisters(unit: 1, address: 100, count: 2)
         XCTAssertEqual(next, [11, 22])

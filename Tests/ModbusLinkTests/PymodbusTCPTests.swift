@@ -5,7 +5,9 @@ import XCTest
 
 /// ModbusConnection against the independent pymodbus peer over TCP, cross-checked with mbpoll.
 final class PymodbusTCPTests: XCTestCase {
-    private func startPeer(_ options: [String] = [], values: [Int: [UInt16]] = [100: [11, 22, 33]]) throws -> (PymodbusPeer, Endpoint) {
+    private func startPeer(_ options: [String] = [], values: [Int: [UInt16]] = [100: [11, 22, 33]]) throws -> (
+        PymodbusPeer, Endpoint
+    ) {
         let peer = try PymodbusPeer.startTCP(options: options, values: values)
         addTeardownBlock { peer.stop() }
         return (peer, .tcp(host: "127.0.0.1", port: peer.port!))
@@ -42,23 +44,33 @@ final class PymodbusTCPTests: XCTestCase {
     }
 
     func testExceptionsMapToModbusErrors() async throws {
-        let (peer, endpoint) = try startPeer(["--size", "1000", "--max-read", "40", "--exception", "500:2", "--refuse-fc16", "--clamp", "20:100"])
+        let (peer, endpoint) = try startPeer([
+            "--size", "1000", "--max-read", "40", "--exception", "500:2", "--refuse-fc16", "--clamp", "20:100",
+        ])
         let link = ModbusConnection(endpoint: endpoint, options: fastOptions(retries: 2))
 
-        let outside = await modbusError { () async throws(ModbusError) in try await link.readHoldingRegisters(unit: 1, address: 990, count: 20) }
+        let outside = await modbusError { () async throws(ModbusError) in
+            try await link.readHoldingRegisters(unit: 1, address: 990, count: 20)
+        }
         XCTAssertEqual(outside?.exceptionCode, 2)
         XCTAssertTrue(outside?.description.contains("read 990+20") ?? false, String(describing: outside))
         XCTAssertTrue(outside?.message.contains("Illegal data address") ?? false, String(describing: outside))
 
-        let tooMany = await modbusError { () async throws(ModbusError) in try await link.readHoldingRegisters(unit: 1, address: 0, count: 41) }
+        let tooMany = await modbusError { () async throws(ModbusError) in
+            try await link.readHoldingRegisters(unit: 1, address: 0, count: 41)
+        }
         XCTAssertEqual(tooMany?.exceptionCode, 3)
         let fits = try await link.readHoldingRegisters(unit: 1, address: 0, count: 40)
         XCTAssertEqual(fits.count, 40)
 
-        let marked = await modbusError { () async throws(ModbusError) in try await link.writeRegister(unit: 1, address: 500, value: 1) }
+        let marked = await modbusError { () async throws(ModbusError) in
+            try await link.writeRegister(unit: 1, address: 500, value: 1)
+        }
         XCTAssertEqual(marked?.exceptionCode, 2)
 
-        let refused = await modbusError { () async throws(ModbusError) in try await link.writeRegisters(unit: 1, address: 20, values: [1, 2]) }
+        let refused = await modbusError { () async throws(ModbusError) in
+            try await link.writeRegisters(unit: 1, address: 20, values: [1, 2])
+        }
         XCTAssertEqual(refused?.exceptionCode, 1, "a device without FC16")
         try await link.writeRegister(unit: 1, address: 20, value: 500)
         let clamped = try await link.readHoldingRegisters(unit: 1, address: 20, count: 1)
@@ -77,7 +89,9 @@ final class PymodbusTCPTests: XCTestCase {
         let (_, endpoint) = try startPeer(["--exception", "300:6", "--exception", "310:6:2"])
         let link = ModbusConnection(endpoint: endpoint, options: fastOptions(retries: 2))
 
-        let busy = await modbusError { () async throws(ModbusError) in try await link.readHoldingRegisters(unit: 1, address: 300, count: 1) }
+        let busy = await modbusError { () async throws(ModbusError) in
+            try await link.readHoldingRegisters(unit: 1, address: 300, count: 1)
+        }
         XCTAssertEqual(busy?.exceptionCode, 6)
         var counters = await link.counters
         XCTAssertEqual(counters.reads, 3, "one request plus two retries on the wire")
@@ -96,7 +110,9 @@ final class PymodbusTCPTests: XCTestCase {
         let (_, endpoint) = try startPeer(["--delay", "500:400"], values: [100: [11, 22, 33], 500: [999, 998, 997]])
         let link = ModbusConnection(endpoint: endpoint, options: fastOptions(timeout: .milliseconds(100)))
         let start = ContinuousClock.now
-        let slow = await modbusError { () async throws(ModbusError) in try await link.readHoldingRegisters(unit: 1, address: 500, count: 3) }
+        let slow = await modbusError { () async throws(ModbusError) in
+            try await link.readHoldingRegisters(unit: 1, address: 500, count: 3)
+        }
         XCTAssertEqual(slow?.kind, .timeout)
         XCTAssertEqual(slow?.errno, ETIMEDOUT)
         XCTAssertLessThan(ContinuousClock.now - start, .milliseconds(350), "the timeout bounds the wait")
@@ -115,7 +131,9 @@ final class PymodbusTCPTests: XCTestCase {
         let link = ModbusConnection(endpoint: endpoint, options: fastOptions())
         _ = try await link.readHoldingRegisters(unit: 1, address: 100, count: 1)
         _ = try await link.readHoldingRegisters(unit: 1, address: 100, count: 1)
-        let dropped = await modbusError { () async throws(ModbusError) in try await link.readHoldingRegisters(unit: 1, address: 100, count: 1) }
+        let dropped = await modbusError { () async throws(ModbusError) in
+            try await link.readHoldingRegisters(unit: 1, address: 100, count: 1)
+        }
         XCTAssertEqual(dropped?.kind, .disconnected, String(describing: dropped))
         XCTAssertEqual(dropped?.isTransient, true)
         let value = try await link.readHoldingRegisters(unit: 1, address: 100, count: 3)

@@ -48,8 +48,11 @@ final class SimulatorTests: XCTestCase {
     }
 
     func testServesUnsetDefaultsAndInitialValuesOverTCP() async throws {
-        let (config, values) = try files(values: #"{"model": "PX-200", "heating.setpoint": -15, "heating.energy": 70000, "1536": 4}"#)
-        let sim = try start(["--config", config, "--device", "press-1", "--tcp", "127.0.0.1:0", "--values", values!, "--log-writes"])
+        let (config, values) = try files(
+            values: #"{"model": "PX-200", "heating.setpoint": -15, "heating.energy": 70000, "1536": 4}"#)
+        let sim = try start([
+            "--config", config, "--device", "press-1", "--tcp", "127.0.0.1:0", "--values", values!, "--log-writes",
+        ])
         let port = try XCTUnwrap(sim.port, sim.process.readyLine)
         XCTAssertEqual(sim.process.readyLine, "READY tcp 127.0.0.1:\(port)")
         let link = ModbusConnection(endpoint: .tcp(host: "127.0.0.1", port: port), options: fastOptions())
@@ -70,10 +73,12 @@ final class SimulatorTests: XCTestCase {
         try await link.writeRegister(unit: 3, address: 2304, value: 0)
         XCTAssertEqual(try Mbpoll.readHolding(port: port, unit: 3, address: 100, count: 2), [2, 500])
         let lines = sim.process.waitForLines(count: 2) { $0.hasPrefix("WRITE ") }
-        XCTAssertEqual(lines, [
-            "WRITE fc=16 unit=3 address=100 count=2 values=2,500",
-            "WRITE fc=6 unit=3 address=2304 count=1 values=0",
-        ])
+        XCTAssertEqual(
+            lines,
+            [
+                "WRITE fc=16 unit=3 address=100 count=2 values=2,500",
+                "WRITE fc=6 unit=3 address=2304 count=1 values=0",
+            ])
 
         // SIGTERM stops it cleanly.
         sim.process.signal(SIGTERM)
@@ -84,13 +89,23 @@ final class SimulatorTests: XCTestCase {
 
     func testFaultFlags() async throws {
         let (config, _) = try files()
-        let sim = try start(["--config", config, "--page", "heating", "--tcp", "127.0.0.1:0", "--max-read", "40", "--refuse-fc16", "--exception", "101:6", "--delay-ms", "1"])
-        let link = ModbusConnection(endpoint: .tcp(host: "127.0.0.1", port: try XCTUnwrap(sim.port)), options: fastOptions(retries: 1))
-        let tooMany = await modbusError { () async throws(ModbusError) in try await link.readHoldingRegisters(unit: 1, address: 100, count: 41) }
+        let sim = try start([
+            "--config", config, "--page", "heating", "--tcp", "127.0.0.1:0", "--max-read", "40", "--refuse-fc16", "--exception",
+            "101:6", "--delay-ms", "1",
+        ])
+        let link = ModbusConnection(
+            endpoint: .tcp(host: "127.0.0.1", port: try XCTUnwrap(sim.port)), options: fastOptions(retries: 1))
+        let tooMany = await modbusError { () async throws(ModbusError) in
+            try await link.readHoldingRegisters(unit: 1, address: 100, count: 41)
+        }
         XCTAssertEqual(tooMany?.exceptionCode, 3)
-        let refused = await modbusError { () async throws(ModbusError) in try await link.writeRegisters(unit: 1, address: 110, values: [1, 2]) }
+        let refused = await modbusError { () async throws(ModbusError) in
+            try await link.writeRegisters(unit: 1, address: 110, values: [1, 2])
+        }
         XCTAssertEqual(refused?.exceptionCode, 1)
-        let busy = await modbusError { () async throws(ModbusError) in try await link.writeRegister(unit: 1, address: 101, value: 1) }
+        let busy = await modbusError { () async throws(ModbusError) in
+            try await link.writeRegister(unit: 1, address: 101, value: 1)
+        }
         XCTAssertEqual(busy?.exceptionCode, 6)
         let counters = await link.counters
         XCTAssertEqual(counters.retries, 1)
@@ -100,9 +115,12 @@ final class SimulatorTests: XCTestCase {
         let pair = try SocatPair.start()
         addTeardownBlock { pair.stop() }
         let (config, values) = try files(values: #"{"heating.mode": 1}"#)
-        let sim = try start(["--config", config, "--page", "heating", "--rtu", pair.serverPath, "--unit", "9", "--values", values!])
+        let sim = try start([
+            "--config", config, "--page", "heating", "--rtu", pair.serverPath, "--unit", "9", "--values", values!,
+        ])
         XCTAssertEqual(sim.process.readyLine, "READY rtu \(pair.serverPath)")
-        let link = ModbusConnection(endpoint: .rtu(.init(path: pair.clientPath)), options: fastOptions(timeout: .milliseconds(300)))
+        let link = ModbusConnection(
+            endpoint: .rtu(.init(path: pair.clientPath)), options: fastOptions(timeout: .milliseconds(300)))
         let words = try await link.readHoldingRegisters(unit: 9, address: 100, count: 2)
         XCTAssertEqual(words, [1, 0x7FFF], "the s16 setpoint is unset at 0x7FFF")
         try await link.writeRegister(unit: 9, address: 101, value: 250)

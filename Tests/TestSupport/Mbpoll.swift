@@ -5,19 +5,28 @@ import Foundation
 public enum Mbpoll {
     /// Reads `count` holding registers once over TCP; returns the words in order.
     public static func readHolding(port: Int, unit: Int, address: Int, count: Int) throws(TestSupportError) -> [UInt16] {
-        let output = try run(["-m", "tcp", "-a", "\(unit)", "-r", "\(address + 1)", "-c", "\(count)", "-t", "4", "-1", "127.0.0.1", "-p", "\(port)"])
+        let output = try run([
+            "-m", "tcp", "-a", "\(unit)", "-r", "\(address + 1)", "-c", "\(count)", "-t", "4", "-1", "127.0.0.1", "-p", "\(port)",
+        ])
         return try parse(output, count: count)
     }
 
     /// Reads `count` holding registers once over RTU on `path`.
-    public static func readHolding(rtu path: String, baud: Int = 19200, unit: Int, address: Int, count: Int) throws(TestSupportError) -> [UInt16] {
-        let output = try run(["-m", "rtu", "-b", "\(baud)", "-P", "none", "-a", "\(unit)", "-r", "\(address + 1)", "-c", "\(count)", "-t", "4", "-1", path])
+    public static func readHolding(rtu path: String, baud: Int = 19200, unit: Int, address: Int, count: Int)
+        throws(TestSupportError) -> [UInt16]
+    {
+        let output = try run([
+            "-m", "rtu", "-b", "\(baud)", "-P", "none", "-a", "\(unit)", "-r", "\(address + 1)", "-c", "\(count)", "-t", "4",
+            "-1", path,
+        ])
         return try parse(output, count: count)
     }
 
     /// Writes holding registers over TCP (FC06 for one value, FC16 for several).
     public static func writeHolding(port: Int, unit: Int, address: Int, values: [UInt16]) throws(TestSupportError) {
-        _ = try run(["-m", "tcp", "-a", "\(unit)", "-r", "\(address + 1)", "-t", "4", "127.0.0.1", "-p", "\(port)"] + values.map { "\($0)" })
+        _ = try run(
+            ["-m", "tcp", "-a", "\(unit)", "-r", "\(address + 1)", "-t", "4", "127.0.0.1", "-p", "\(port)"]
+                + values.map { "\($0)" })
     }
 
     private static func parse(_ output: String, count: Int) throws(TestSupportError) -> [UInt16] {
@@ -26,7 +35,8 @@ public enum Mbpoll {
         for line in output.split(separator: "\n") where line.hasPrefix("[") {
             // Values above 0x7FFF come as "65386 (-150)": the unsigned word is the first field.
             guard let colon = line.firstIndex(of: ":") else { continue }
-            let text = line[line.index(after: colon)...].split(separator: " ").first.map(String.init)?
+            let text =
+                line[line.index(after: colon)...].split(separator: " ").first.map(String.init)?
                 .trimmingCharacters(in: .whitespaces) ?? ""
             if let word = UInt16(text) {
                 words.append(word)

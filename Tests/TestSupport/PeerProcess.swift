@@ -53,7 +53,9 @@ public final class PeerProcess: @unchecked Sendable {
         try runWithCleanSignalMask(process)
         guard let readyPrefix else { return peer }
         guard let line = peer.waitForLine(timeout: timeout, where: { $0.hasPrefix(readyPrefix) }) else {
-            let why = !peer.hasExited ? "no \"\(readyPrefix)\" line within \(timeout) s"
+            let why =
+                !peer.hasExited
+                ? "no \"\(readyPrefix)\" line within \(timeout) s"
                 : process.isRunning ? "exited" : "exited with status \(process.terminationStatus)"
             peer.terminate()
             throw TestSupportError("\(peer.name) \(arguments.joined(separator: " ")): \(why); stderr: \(peer.stderr)")

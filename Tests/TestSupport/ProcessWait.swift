@@ -38,7 +38,8 @@ extension Process {
     }
 
     private static func isZombieOrGone(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")")
+        else {
             return true
         }
         let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first

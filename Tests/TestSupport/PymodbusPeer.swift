@@ -44,11 +44,15 @@ public final class PymodbusPeer: @unchecked Sendable {
     }
 
     /// Starts the peer on a serial device (e.g. one end of a `SocatPair`).
-    public static func startRTU(path: String, options: [String] = [], values: [Int: [UInt16]] = [:]) throws(TestSupportError) -> PymodbusPeer {
+    public static func startRTU(path: String, options: [String] = [], values: [Int: [UInt16]] = [:]) throws(TestSupportError)
+        -> PymodbusPeer
+    {
         try start(where: ["--rtu", path], options: options, values: values)
     }
 
-    private static func start(where listen: [String], options: [String], values: [Int: [UInt16]]) throws(TestSupportError) -> PymodbusPeer {
+    private static func start(where listen: [String], options: [String], values: [Int: [UInt16]]) throws(TestSupportError)
+        -> PymodbusPeer
+    {
         let python = try python()
         let dir = try TestPaths.temporaryDirectory(prefix: "pymodbus")
         let writeLog = dir.appendingPathComponent("writes.jsonl")
