@@ -5,7 +5,7 @@ import ModbusLink
 /// The templates under `<data>/templates/<pageId>/v000001.json …`: versioned, checksummed, written
 /// durably, pruned to the history limit. Every name is checked before it becomes a path.
 public actor TemplateArchive {
-    public let root: URL
+    public nonisolated let root: URL
     public let historyLimit: Int
     private let executor = DispatchQueueExecutor(label: "lastset.archive")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -85,7 +85,7 @@ public actor TemplateArchive {
     //
     // Provisioning replays the same template to many machines: decoding it each time would cost more
     // than the wire. A cached template is used only while its file is the very file it came from
-    // (same inode, size and modification time); any change on disk means a fresh, checked load.
+    // (same inode, size and modification time) and its checksum still holds; otherwise a fresh load.
 
     private struct FileIdentity: Equatable {
         var inode: UInt64
@@ -124,12 +124,20 @@ public actor TemplateArchive {
         guard v >= 1, versions.contains(v) else { throw .notFound(pageId: pageId, version: v) }
         let url = try directory(pageId).appendingPathComponent(Self.fileName(v))
         let key = Self.cacheKey(pageId, v)
+        let data = try read(url, pageId: pageId, version: v)
         if let hit = cache[key], hit.identity == Self.identity(url) {
+            // The checksum is still checked on every load (bit rot keeps the file's identity);
+            // only the decoding is skipped.
+            do {
+                _ = try TemplateFile.summary(data)
+            } catch {
+                cache[key] = nil
+                throw .corrupt(pageId: pageId, version: v, reason: error.reason)
+            }
             clock += 1
             cache[key]?.used = clock
             return hit.template
         }
-        let data = try read(url, pageId: pageId, version: v)
         let template: Template
         do {
             template = try TemplateFile.decode(data)

@@ -227,3 +227,45 @@ final class AuditLogTests: XCTestCase {
         XCTAssertEqual(lines.count, 2, "one record per line")
     }
 }
+
+extension TemplateArchiveTests {
+    /// A cached template is still checksum-checked: a file damaged in place (same size and mtime, as
+    /// bit rot leaves it) is refused even though its decoded form is in memory.
+    func testCachedTemplateIsRefusedWhenItsFileRots() async throws {
+        let archive = try TemplateArchive(
+            dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("rot-\(UUID())"))
+        let stored = try await archive.store(
+            Template(
+                pageId: "heating", pageHash: "sha256:abc", version: 0, capturedAt: Date(), capturedBy: nil,
+                source: TemplateSource(deviceId: "d", endpoint: "tcp://127.0.0.1:1", unit: 1, identity: []),
+                entries: [
+                    TemplateEntry(
+                        registerId: "r", address: 1, length: 1, valueData: "0007", value: .unsigned(7), lastDate: Date())
+                ],
+                skipped: []))
+        _ = try await archive.load(pageId: "heating")  // cached now
+        let url = archive.root.appendingPathComponent("heating/v000001.json")
+        var before = stat()
+        XCTAssertEqual(stat(url.path, &before), 0)
+        var bytes = try Data(contentsOf: url)
+        let index = bytes.lastIndex(of: UInt8(ascii: "7"))!
+        bytes[index] = UInt8(ascii: "8")  // same size
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.write(contentsOf: bytes)
+        try handle.close()
+        // Put the exact modification time back: the file keeps its identity, only its bytes changed.
+        var times = [before.st_atim, before.st_mtim]
+        XCTAssertEqual(utimensat(AT_FDCWD, url.path, &times, 0), 0)
+        var after = stat()
+        XCTAssertEqual(stat(url.path, &after), 0)
+        XCTAssertEqual(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec)
+        XCTAssertEqual(after.st_size, before.st_size)
+        do {
+            _ = try await archive.load(pageId: "heating", version: stored.version)
+            XCTFail("a rotten cached template was returned")
+        } catch {
+            guard case .corrupt(_, _, let reason) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("checksum"), reason)
+        }
+    }
+}
