@@ -45,11 +45,11 @@ func runCLI(_ arguments: [String], environment: [String: String] = [:], timeout:
         }
         usleep(5_000)
     }
-    process.waitForExit()
+    let status = process.waitForExit()
     try out.close()
     try err.close()
     return CLIResult(
-        status: process.terminationStatus,
+        status: status,
         stdout: try String(contentsOfFile: outPath, encoding: .utf8),
         stderr: try String(contentsOfFile: errPath, encoding: .utf8))
 }

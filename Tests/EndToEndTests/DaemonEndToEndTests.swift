@@ -234,8 +234,7 @@ final class DaemonEndToEndTests: XCTestCase {
             p.standardOutput = FileHandle.nullDevice
             try p.run()
             let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitForExit()
-            XCTAssertEqual(p.terminationStatus, 1, text)
+            XCTAssertEqual(p.waitForExit(), 1, text)
             for fragment in [
                 "devices[0].endpoint", "99999", "devices[0].unit", "300", "devices[0].pages[0]", "pages[0].id",
                 "pages[0].registers[0].type", "u17",
@@ -249,8 +248,7 @@ final class DaemonEndToEndTests: XCTestCase {
         p.arguments = ["--check-config", "--config", good.path]
         p.standardOutput = FileHandle.nullDevice
         try p.run()
-        p.waitForExit()
-        XCTAssertEqual(p.terminationStatus, 0)
+        XCTAssertEqual(p.waitForExit(), 0)
     }
 }
 

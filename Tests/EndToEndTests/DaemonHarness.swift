@@ -118,8 +118,8 @@ final class DaemonHarness: @unchecked Sendable {
         try p.run()
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitForExit()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        let status = p.waitForExit()
+        return (status, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
     }
 
     /// Sends a signal and waits (up to `timeout`) for the exit status; nil when it did not exit.

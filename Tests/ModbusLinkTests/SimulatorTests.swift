@@ -82,9 +82,7 @@ final class SimulatorTests: XCTestCase {
 
         // SIGTERM stops it cleanly.
         sim.process.signal(SIGTERM)
-        sim.process.process.waitForExit()
-        XCTAssertEqual(sim.process.process.terminationReason, .exit)
-        XCTAssertEqual(sim.process.process.terminationStatus, 0)
+        XCTAssertEqual(sim.process.process.waitForExit(), 0, "exit status 0, not killed by the signal")
     }
 
     func testFaultFlags() async throws {
@@ -138,8 +136,7 @@ final class SimulatorTests: XCTestCase {
             (["--config", "/nonexistent.json", "--tcp", "127.0.0.1:0"], 1, "/nonexistent.json"),
         ] {
             let process = try PeerProcess.start(try TestPaths.executable("lastset-sim"), arguments, readyPrefix: nil)
-            process.process.waitForExit()
-            XCTAssertEqual(process.process.terminationStatus, status, "\(arguments)")
+            XCTAssertEqual(process.process.waitForExit(), status, "\(arguments)")
             let deadline = Date().addingTimeInterval(2)
             while !process.stderr.contains(fragment) && Date() < deadline { usleep(10_000) }
             XCTAssertTrue(process.stderr.contains(fragment), "\(arguments): \(process.stderr)")

@@ -60,10 +60,10 @@ public enum Mbpoll {
         process.standardInput = FileHandle.nullDevice
         try PeerProcess.runWithCleanSignalMask(process)
         let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitForExit()
+        let status = process.waitForExit()
         let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw TestSupportError("mbpoll \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(text)")
+        guard status == 0 else {
+            throw TestSupportError("mbpoll \(arguments.joined(separator: " ")) exited \(status): \(text)")
         }
         return text
     }

@@ -17,7 +17,7 @@ extension Process {
         let deadline = Date().addingTimeInterval(timeout)
         var zombieSince: Date?
         while true {
-            if !isRunning { return terminationStatus }
+            if !isRunning { return foundationStatus }
             if Self.isZombieOrGone(pid) {
                 zombieSince = zombieSince ?? Date()
                 if Date().timeIntervalSince(zombieSince!) > 1 {
@@ -25,7 +25,7 @@ extension Process {
                     if waitpid(pid, &status, WNOHANG) == pid {
                         return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
                     }
-                    if !isRunning { return terminationStatus }
+                    if !isRunning { return foundationStatus }
                     return -1
                 }
             }
@@ -35,6 +35,11 @@ extension Process {
             }
             usleep(2_000)
         }
+    }
+
+    /// Foundation's status in the same form as ours: 128 + signal for a child killed by a signal.
+    private var foundationStatus: Int32 {
+        terminationReason == .uncaughtSignal ? 128 + terminationStatus : terminationStatus
     }
 
     private static func isZombieOrGone(_ pid: Int32) -> Bool {

@@ -28,9 +28,9 @@ public final class PymodbusPeer: @unchecked Sendable {
             setup.executableURL = URL(fileURLWithPath: "/bin/bash")
             setup.arguments = [TestPaths.peersDirectory.appendingPathComponent("setup-venv.sh").path]
             try PeerProcess.runWithCleanSignalMask(setup)
-            setup.waitForExit()
-            guard setup.terminationStatus == 0 else {
-                throw TestSupportError("setup-venv.sh failed with status \(setup.terminationStatus)")
+            let status = setup.waitForExit(timeout: 600)
+            guard status == 0 else {
+                throw TestSupportError("setup-venv.sh failed with status \(status)")
             }
             venvReady = true
         }
