@@ -84,12 +84,15 @@ public struct StepResult: Codable, Sendable, Hashable {
     /// "ok", "failed" or "notAttempted".
     public var status: String
     public var message: String?
+    /// The register read back right after the write (nil when not written or unreadable).
+    public var readBack: Int?
 
-    public init(address: Int, value: Int, status: String, message: String? = nil) {
+    public init(address: Int, value: Int, status: String, message: String? = nil, readBack: Int? = nil) {
         self.address = address
         self.value = value
         self.status = status
         self.message = message
+        self.readBack = readBack
     }
 }
 

@@ -44,6 +44,13 @@ public struct Replay {
     }
 
     private mutating func execute() async {
+        guard target.unit != 0 else {
+            // Unit 0 is broadcast: every device on the line would take the writes, and none answers a read.
+            report.status = .refused
+            report.reason =
+                "unit 0 is the broadcast address: a replay there would write to every device on the line and could not be verified"
+            return
+        }
         guard checkTemplate() else { return }
         guard await checkIdentity() else { return }
         let planned = entries.map { PlannedWrite(registerId: $0.entry.registerId, address: $0.entry.address, words: $0.words) }
@@ -218,7 +225,22 @@ public struct Replay {
             report.writeFrames += 1
             do {
                 try await target.writeSingle(address: step.address, value: UInt16(truncatingIfNeeded: step.value))
-                report[keyPath: path].append(StepResult(address: step.address, value: step.value, status: "ok"))
+                // Read back like every other write. Unlock and commit registers are often commands that
+                // clear themselves, so a different value is reported, not treated as a failure.
+                report.requests += 1
+                var result = StepResult(address: step.address, value: step.value, status: "ok")
+                do {
+                    result.readBack = Int(try await target.readHolding(address: step.address, count: 1)[0])
+                    if result.readBack != step.value {
+                        result.message = "reads back \(result.readBack!) (a command register that clears itself?)"
+                        report.warnings.append(
+                            "\(label)[\(i)]: wrote \(step.value) to \(step.address), reads back \(result.readBack!)")
+                    }
+                } catch {
+                    result.message = "written; read-back failed: \(error)"
+                    report.warnings.append("\(label)[\(i)]: read-back of \(step.address) failed: \(error)")
+                }
+                report[keyPath: path].append(result)
             } catch {
                 failedAt = i
                 report[keyPath: path].append(

@@ -106,6 +106,8 @@ final class CaptureReplayTests: XCTestCase {
         XCTAssertEqual(report.status, .succeeded, report.reason ?? "")
         XCTAssertEqual(report.registers.map(\.status), Array(repeating: .verified, count: 5))
         XCTAssertEqual(report.afterWrite.map(\.status), ["ok"])
+        XCTAssertEqual(report.beforeWrite.first?.readBack, 6868, "the unlock write is read back")
+        XCTAssertEqual(report.afterWrite.first?.readBack, 0, "the commit write is read back")
         XCTAssertEqual(
             report.registers.map(\.before),
             [
@@ -375,5 +377,20 @@ extension CaptureReplayTests {
             let writes = try peer.writes()
             XCTAssertEqual(writes.count, writeFunction == .fc06 ? 100 : 2, "\(writeFunction)")
         }
+    }
+}
+
+extension CaptureReplayTests {
+    /// Unit 0 is broadcast: a replay there is refused before any frame (it would reach every device).
+    func testReplayToTheBroadcastUnitIsRefused() async throws {
+        _ = try await captureA()
+        let (b, targetB) = try machineB()
+        var broadcast = targetB
+        broadcast.unit = 0
+        let report = try await engine.apply(page: Self.page, to: broadcast, options: ReplayOptions(), who: "uid:0")
+        XCTAssertEqual(report.status, .refused)
+        XCTAssertTrue(report.reason?.contains("broadcast") ?? false, report.reason ?? "")
+        XCTAssertEqual(report.writeFrames, 0)
+        XCTAssertEqual(try b.writes().count, 0)
     }
 }
