@@ -48,6 +48,14 @@ public struct Engine: Sendable {
         progress: ProgressHandler? = nil
     ) async throws(ArchiveError) -> ReplayReport {
         let template = try await archive.load(pageId: page.id, version: version)
+        return await apply(page: page, template: template, to: target, options: options, who: who, progress: progress)
+    }
+
+    /// Replays an already loaded template to a target; audits it.
+    public func apply(
+        page: PageDefinition, template: Template, to target: DeviceTarget, options: ReplayOptions, who: String,
+        progress: ProgressHandler? = nil
+    ) async -> ReplayReport {
         var report = await Replay.run(page: page, template: template, to: target, options: options, progress: progress)
         let record = AuditRecord(
             time: Date(), kind: options.dryRun ? "dry-run" : "replay", who: who, pageId: page.id, device: target.label,

@@ -289,7 +289,7 @@ final class APIRouter: Sendable {
         }
         let engine = self.engine
         let registry = self.registry
-        return try await runJob(kind: "capture", page: page, target: target, who: who, wait: wait) { id, progress in
+        return try await runJob(kind: "capture", page: page, target: target, who: who, wait: wait) { progress in
             let report = await engine.capture(page: page, from: target, who: who, progress: progress)
             if report.problems.contains(where: { $0.rule.hasPrefix("read failed") || $0.rule.hasPrefix("identity read failed") })
             {
@@ -297,7 +297,7 @@ final class APIRouter: Sendable {
             } else {
                 await registry.recordSuccess(device.id)
             }
-            return JobInfo(id: id, kind: "capture", pageId: page.id, device: target.label, who: who, capture: report)
+            return JobOutcome(capture: report)
         }
     }
 
@@ -335,29 +335,23 @@ final class APIRouter: Sendable {
             throw APIError.badRequest("bad_request", "give either \"device\" or \"endpoint\", not both")
         }
         if let v = body.version, v < 1 { throw APIError.badRequest("bad_version", "version \(v) is not a positive number") }
-        // Load now so a missing or corrupt template is an immediate error, not a failed job.
-        _ = try await archive { try await self.engine.archive.load(pageId: page.id, version: body.version) }
+        // Loaded here, once: a missing or corrupt template is an immediate error, not a failed job.
+        let template = try await archive { try await self.engine.archive.load(pageId: page.id, version: body.version) }
         let options = ReplayOptions(dryRun: body.dryRun ?? false, onError: body.onError ?? .stop)
         let engine = self.engine
         let registry = self.registry
-        return try await runJob(kind: "apply", page: page, target: target, who: who, wait: wait) { id, progress in
-            var job = JobInfo(id: id, kind: "apply", pageId: page.id, device: target.label, who: who)
-            do {
-                let report = try await engine.apply(
-                    page: page, version: body.version, to: target, options: options, who: who, progress: progress)
-                job.replay = report
-                if let deviceId = target.deviceId {
-                    // A register that failed without an exception code means the device did not answer.
-                    if let lost = report.registers.first(where: { $0.status == .failed }) {
-                        await registry.recordFailure(deviceId, error: "\(lost.registerId): \(lost.message ?? "failed")")
-                    } else if report.requests > 0 {
-                        await registry.recordSuccess(deviceId)
-                    }
+        return try await runJob(kind: "apply", page: page, target: target, who: who, wait: wait) { progress in
+            let report = await engine.apply(
+                page: page, template: template, to: target, options: options, who: who, progress: progress)
+            if let deviceId = target.deviceId {
+                // A register that failed without an exception code means the device did not answer.
+                if let lost = report.registers.first(where: { $0.status == .failed }) {
+                    await registry.recordFailure(deviceId, error: "\(lost.registerId): \(lost.message ?? "failed")")
+                } else if report.requests > 0 {
+                    await registry.recordSuccess(deviceId)
                 }
-            } catch {
-                job.error = "\(error)"
             }
-            return job
+            return JobOutcome(replay: report)
         }
     }
 
@@ -365,7 +359,7 @@ final class APIRouter: Sendable {
     /// Returns the running job, or the finished one when `wait`.
     private func runJob(
         kind: String, page: PageDefinition, target: DeviceTarget, who: String, wait: Bool,
-        work: @escaping @Sendable (String, @escaping ProgressHandler) async -> JobInfo
+        work: @escaping @Sendable (@escaping ProgressHandler) async -> JobOutcome
     ) async throws -> JobInfo {
         let key = DeviceRegistry.lockKey(target.endpoint, unit: target.unit)
         guard await registry.acquire(key, for: kind) else {
@@ -377,9 +371,9 @@ final class APIRouter: Sendable {
         let registry = self.registry
         let job = await jobs.start(JobInfo(id: "", kind: kind, pageId: page.id, device: target.label, who: who)) { id in
             let progress: ProgressHandler = { p in Task { await jobs.update(id, progress: p) } }
-            let done = await work(id, progress)
+            let outcome = await work(progress)
             await registry.release(key)
-            return done
+            return outcome
         }
         guard wait else { return job }
         guard let finished = await jobs.wait(job.id) else { throw APIError.notFound("job \(job.id) vanished") }

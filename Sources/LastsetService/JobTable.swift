@@ -1,6 +1,12 @@
 import Foundation
 import LastsetCore
 
+/// What a job produced: its report.
+struct JobOutcome: Sendable {
+    var capture: CaptureReport?
+    var replay: ReplayReport?
+}
+
 /// Running and recent capture/replay jobs: their progress, their reports, and waiters for completion.
 actor JobTable {
     private var jobs: [String: JobInfo] = [:]
@@ -11,8 +17,8 @@ actor JobTable {
     /// Finished jobs kept for `GET /v1/jobs`.
     private let keepFinished = 200
 
-    /// Registers a job and runs `work` in a task; `work` returns the finished job.
-    func start(_ info: JobInfo, work: @escaping @Sendable (_ id: String) async -> JobInfo) -> JobInfo {
+    /// Registers a job and runs `work` in a task; its outcome completes the registered job.
+    func start(_ info: JobInfo, work: @escaping @Sendable (_ id: String) async -> JobOutcome) -> JobInfo {
         counter += 1
         var job = info
         job.id = "\(Int(Date().timeIntervalSince1970))-\(counter)"
@@ -33,11 +39,10 @@ actor JobTable {
         jobs[id] = job
     }
 
-    private func finish(_ id: String, _ done: JobInfo) {
-        var job = done
-        job.id = id
-        job.startedAt = jobs[id]?.startedAt ?? job.startedAt
-        job.progress = jobs[id]?.progress
+    private func finish(_ id: String, _ outcome: JobOutcome) {
+        guard var job = jobs[id] else { return }
+        job.capture = outcome.capture
+        job.replay = outcome.replay
         job.state = .finished
         job.finishedAt = Date()
         jobs[id] = job
