@@ -31,6 +31,60 @@ extension JSONWriter {
     }
 }
 
+extension IdentityValue {
+    /// Writes the value as its Codable form (templates, audit records).
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("address", address)
+        w.field("registerId", registerId)
+        w.field("value", value)
+        w.field("valueData", valueData)
+        w.endObject()
+    }
+}
+
+extension AuditRecord {
+    /// Writes the record as `JSONEncoder` with sorted keys would (one audit line).
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("device", device)
+        w.field("endpoint", endpoint)
+        w.key("identity")
+        w.beginArray()
+        for i in identity { i.write(to: &w) }
+        w.endArray()
+        w.field("kind", kind)
+        if let m = message {
+            w.field("message", m)
+        }
+        w.field("pageHash", pageHash)
+        w.field("pageId", pageId)
+        w.key("registers")
+        w.beginArray()
+        for reg in registers {
+            w.beginObject()
+            if let a = reg.after {
+                w.field("after", a)
+            }
+            if let b = reg.before {
+                w.field("before", b)
+            }
+            w.field("registerId", reg.registerId)
+            w.field("status", reg.status)
+            w.endObject()
+        }
+        w.endArray()
+        w.field("result", result)
+        if let v = templateVersion {
+            w.field("templateVersion", v)
+        }
+        w.field("time", time)
+        w.field("unit", unit)
+        w.field("who", who)
+        w.endObject()
+    }
+}
+
 extension RegisterResult {
     func write(to w: inout JSONWriter) {
         w.beginObject()

@@ -88,7 +88,7 @@ public enum TemplateFile {
         let parts = try verifiedParts(data)
         let template: Template
         do {
-            template = try decoder().decode(Template.self, from: parts.template)
+            template = try APICoding.decoder().decode(Template.self, from: parts.template)
         } catch {
             throw TemplateFileError(reason: "checksum matches but the template does not decode: \(describe(error))")
         }
@@ -102,7 +102,7 @@ public enum TemplateFile {
     public static func summary(_ data: Data) throws(TemplateFileError) -> Summary {
         let parts = try verifiedParts(data)
         do {
-            return try decoder().decode(Summary.self, from: parts.summary)
+            return try APICoding.decoder().decode(Summary.self, from: parts.summary)
         } catch {
             throw TemplateFileError(reason: "unreadable summary: \(describe(error))")
         }
@@ -158,32 +158,12 @@ public enum TemplateFile {
         w.field("endpoint", t.source.endpoint)
         w.key("identity")
         w.beginArray()
-        for i in t.source.identity {
-            w.beginObject()
-            w.field("address", i.address)
-            w.field("registerId", i.registerId)
-            w.field("value", i.value)
-            w.field("valueData", i.valueData)
-            w.endObject()
-        }
+        for i in t.source.identity { i.write(to: &w) }
         w.endArray()
         w.field("unit", t.source.unit)
         w.endObject()
         w.field("version", t.version)
         w.endObject()
-    }
-
-    private static func decoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let c = try decoder.singleValueContainer()
-            let text = try c.decode(String.self)
-            guard let date = TimeText.parseISO8601(text) else {
-                throw DecodingError.dataCorruptedError(in: c, debugDescription: "bad date \"\(text)\"")
-            }
-            return date
-        }
-        return decoder
     }
 
     private static func describe(_ error: any Error) -> String {
