@@ -81,7 +81,7 @@ final class Bench {
     }
 
     /// Loads a generated config with Lastset's own loader.
-    func load(_ path: String) throws -> LastsetConfig {
+    func load(_ path: String) throws -> CompiledConfig {
         do {
             return try ConfigLoader.load(path: path)
         } catch {

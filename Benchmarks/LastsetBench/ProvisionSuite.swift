@@ -84,7 +84,7 @@ extension Bench {
 
     /// Replays to every port at once through the engine (fresh connections: a new machine is a new
     /// connection); returns the wall time until the last one finished.
-    private func provisionEngine(_ engine: Engine, _ page: PageDefinition, ports: [Int]) async throws -> Duration {
+    private func provisionEngine(_ engine: Engine, _ page: CompiledPage, ports: [Int]) async throws -> Duration {
         let limits = DeviceLimits()
         let targets = ports.map { port -> DeviceTarget in
             let endpoint = Endpoint.tcp(host: "127.0.0.1", port: port)

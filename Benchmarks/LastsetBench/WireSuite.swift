@@ -14,7 +14,7 @@ extension Bench {
     private struct Slot {
         var delayMs: Int
         var page: BenchPage
-        var definition: PageDefinition
+        var definition: CompiledPage
         var port: Int
         var deviceId: String
         var target: DeviceTarget
@@ -51,7 +51,7 @@ extension Bench {
             guard let definition = config.page(page.id) else { throw BenchError("page \(page.id) missing from \(daemonConfig)") }
             let endpoint = Endpoint.tcp(host: "127.0.0.1", port: port)
             let limits = DeviceLimits()
-            let connection = await pool.connection(for: endpoint, options: LinkOptions(limits))
+            let connection = await pool.connection(for: endpoint, options: LinkOptions(limits)).connection
             let target = DeviceTarget(
                 deviceId: "d\(delay)-\(page.id)", endpoint: endpoint, unit: 1, limits: limits, connection: connection)
             slots.append(

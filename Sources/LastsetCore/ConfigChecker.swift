@@ -18,15 +18,14 @@ struct ConfigChecker {
         }
         let history = integer(fields, "history", in: "")
         if let h = history, h < 1 { add("history", .int(Int64(h)), "must be at least 1") }
-        let api = fields["api"].flatMap { isAbsent($0) ? nil : self.api($0, "api") }
+        var api: APIConfig?
+        if let a = field(fields, "api", in: "", required: false) { api = self.api(a, "api") }
 
         var pages: [PageDefinition] = []
-        var pagePaths: [String] = []
         if let list = array(fields, "pages", in: "", required: true) {
             for (i, value) in list.enumerated() {
                 if let page = page(value, "pages[\(i)]") {
                     pages.append(page)
-                    pagePaths.append("pages[\(i)]")
                 }
             }
         }
@@ -38,28 +37,27 @@ struct ConfigChecker {
             }
         }
         var devices: [DeviceConfig] = []
-        var devicePaths: [String] = []
         if let list = array(fields, "devices", in: "", required: true) {
             for (i, value) in list.enumerated() {
                 if let device = device(value, "devices[\(i)]", pageIds: declaredPageIds) {
                     devices.append(device)
-                    devicePaths.append("devices[\(i)]")
                 }
             }
         }
 
-        // Cross-checks over what was well-formed enough to build.
-        duplicates(pages.map(\.id), paths: pagePaths.map { "\($0).id" }, what: "page id")
-        duplicates(devices.map(\.id), paths: devicePaths.map { "\($0).id" }, what: "device id")
-        var ids: [String] = []
-        var idPaths: [String] = []
-        for (page, path) in zip(pages, pagePaths) {
-            for (j, register) in page.registers.enumerated() {
-                ids.append(register.registerId)
-                idPaths.append("\(path).registers[\(j)].registerId")
+        // Cross-checks over every id written, even in an entry with other problems: every problem in one run.
+        let pageIds = writtenStrings(fields["pages"], "pages", key: "id")
+        duplicates(pageIds.map(\.value), paths: pageIds.map(\.path), what: "page id")
+        let deviceIds = writtenStrings(fields["devices"], "devices", key: "id")
+        duplicates(deviceIds.map(\.value), paths: deviceIds.map(\.path), what: "device id")
+        var registerIds: [(path: String, value: String)] = []
+        if case .array(let list)? = fields["pages"] {
+            for (i, page) in list.enumerated() {
+                guard case .object(let f) = page else { continue }
+                registerIds += writtenStrings(f["registers"], "pages[\(i)].registers", key: "registerId")
             }
         }
-        duplicates(ids, paths: idPaths, what: "registerId")
+        duplicates(registerIds.map(\.value), paths: registerIds.map(\.path), what: "registerId")
         return LastsetConfig(version: 1, api: api, history: history, devices: devices, pages: pages)
     }
 
@@ -68,7 +66,7 @@ struct ConfigChecker {
         let socket = string(fields, "socket", in: path)
         if let s = socket, !s.hasPrefix("/") { add(join(path, "socket"), .string(s), "must be an absolute path") }
         var tcp: TCPAPIConfig?
-        if let t = fields["tcp"], !isAbsent(t) {
+        if let t = field(fields, "tcp", in: path, required: false) {
             let tcpPath = join(path, "tcp")
             if let tf = object(t, tcpPath, keys: ["listen", "tokenFile"]) {
                 let listen = string(tf, "listen", in: tcpPath, required: true)
@@ -90,7 +88,9 @@ struct ConfigChecker {
 
     mutating func page(_ value: JSONValue, _ path: String) -> PageDefinition? {
         let before = problems.count
-        guard let fields = object(value, path, keys: ["id", "title", "identity", "beforeWrite", "afterWrite", "registers"])
+        guard
+            let fields = object(
+                value, path, keys: ["id", "title", "identity", "beforeWrite", "afterWrite", "registers", "unsetStyle"])
         else { return nil }
         let id = string(fields, "id", in: path, required: true)
         if let id { safeId(id, join(path, "id"), what: "page id") }
@@ -109,6 +109,7 @@ struct ConfigChecker {
         }
         let beforeWrite = steps(fields, "beforeWrite", in: path)
         let afterWrite = steps(fields, "afterWrite", in: path)
+        let unsetStyle: UnsetStyle? = choice(fields, "unsetStyle", in: path)
 
         var registers: [RegisterDefinition] = []
         var indices: [Int] = []
@@ -139,7 +140,7 @@ struct ConfigChecker {
         guard problems.count == before, let id else { return nil }
         return PageDefinition(
             id: id, title: title, identity: identity, beforeWrite: beforeWrite, afterWrite: afterWrite,
-            registers: registers)
+            registers: registers, unsetStyle: unsetStyle)
     }
 
     mutating func register(_ value: JSONValue, _ path: String) -> RegisterDefinition? {
@@ -160,7 +161,7 @@ struct ConfigChecker {
         let wordOrder: WordOrder? = choice(fields, "wordOrder", in: path)
         let byteOrder: ByteOrder? = choice(fields, "byteOrder", in: path)
         var unset: RegisterValue?
-        if let u = fields["unset"], !isAbsent(u) {
+        if let u = field(fields, "unset", in: path, required: false) {
             unset = registerValue(u)
             if unset == nil {
                 add(join(path, "unset"), u, "must be a number, a string or {hex: \"…\"}")
@@ -238,7 +239,9 @@ struct ConfigChecker {
 
     mutating func device(_ value: JSONValue, _ path: String, pageIds: Set<String>) -> DeviceConfig? {
         let before = problems.count
-        guard let fields = object(value, path, keys: ["id", "endpoint", "unit", "pages", "poll", "quirks"]) else { return nil }
+        guard let fields = object(value, path, keys: ["id", "endpoint", "unit", "pages", "poll", "quirks", "unsetStyle"]) else {
+            return nil
+        }
         let id = string(fields, "id", in: path, required: true)
         if let id { safeId(id, join(path, "id"), what: "device id") }
         let endpoint = string(fields, "endpoint", in: path, required: true)
@@ -265,9 +268,11 @@ struct ConfigChecker {
         }
         let poll = duration(fields, "poll", in: path)
         var quirks: Quirks?
-        if let q = fields["quirks"], !isAbsent(q) { quirks = self.quirks(q, join(path, "quirks")) }
+        if let q = field(fields, "quirks", in: path, required: false) { quirks = self.quirks(q, join(path, "quirks")) }
+        let unsetStyle: UnsetStyle? = choice(fields, "unsetStyle", in: path)
         guard problems.count == before, let id, let endpoint, let unit else { return nil }
-        return DeviceConfig(id: id, endpoint: endpoint, unit: unit, pages: pages, poll: poll, quirks: quirks)
+        return DeviceConfig(
+            id: id, endpoint: endpoint, unit: unit, pages: pages, poll: poll, quirks: quirks, unsetStyle: unsetStyle)
     }
 
     mutating func quirks(_ value: JSONValue, _ path: String) -> Quirks? {
@@ -302,8 +307,6 @@ struct ConfigChecker {
         path.isEmpty || path == "$" ? key : "\(path).\(key)"
     }
 
-    private func isAbsent(_ value: JSONValue) -> Bool { value == .null }
-
     /// The object's fields, after reporting unknown keys; nil (and a problem) when it is not an object.
     private mutating func object(_ value: JSONValue, _ path: String, keys: [String]) -> [String: JSONValue]? {
         guard case .object(let fields) = value else {
@@ -327,8 +330,13 @@ struct ConfigChecker {
     private func article(_ word: String) -> String { "aeiou".contains(word.first ?? "x") ? "an" : "a" }
 
     private mutating func field(_ fields: [String: JSONValue], _ key: String, in path: String, required: Bool) -> JSONValue? {
-        guard let value = fields[key], !isAbsent(value) else {
+        guard let value = fields[key] else {
             if required { add(join(path, key), nil, "required key \"\(key)\" is missing") }
+            return nil
+        }
+        // Never a default: `clone: null` must not quietly mean "cloned".
+        guard value != .null else {
+            add(join(path, key), value, "null is not a value here; leave the key out for its default")
             return nil
         }
         return value
@@ -440,6 +448,15 @@ struct ConfigChecker {
         return s
     }
 
+    /// `key`'s string value in each object of an array, with its path (entries without one left out).
+    private func writtenStrings(_ value: JSONValue?, _ path: String, key: String) -> [(path: String, value: String)] {
+        guard case .array(let list)? = value else { return [] }
+        return list.enumerated().compactMap { i, item in
+            guard case .object(let f) = item, case .string(let s)? = f[key] else { return nil }
+            return ("\(path)[\(i)].\(key)", s)
+        }
+    }
+
     private mutating func safeId(_ id: String, _ path: String, what: String) {
         if !SafeName.isValid(id) {
             add(
@@ -482,4 +499,5 @@ protocol CaseIterableByName {
 extension WordOrder: CaseIterableByName { static var names: [String] { ["big", "little"] } }
 extension ByteOrder: CaseIterableByName { static var names: [String] { ["big", "little"] } }
 extension Access: CaseIterableByName { static var names: [String] { ["rw", "ro"] } }
+extension UnsetStyle: CaseIterableByName { static var names: [String] { allCases.map(\.rawValue) } }
 extension WriteFunction: CaseIterableByName { static var names: [String] { ["auto", "fc06", "fc16"] } }

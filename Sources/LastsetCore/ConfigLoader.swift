@@ -59,8 +59,23 @@ public enum ConfigLoader {
         return config
     }
 
-    /// Reads the file and checks it.
-    public static func load(path: String) throws(ConfigErrors) -> LastsetConfig {
+    /// Checks config text and compiles it (what the daemon runs on).
+    public static func compile(_ data: Data, file: String) throws(ConfigErrors) -> CompiledConfig {
+        let checked = try check(data, file: file)
+        do throws(ConfigErrors) {
+            return try CompiledConfig(checked)
+        } catch {
+            throw ConfigErrors(
+                problems: error.problems.map {
+                    var p = $0
+                    p.file = file
+                    return p
+                })
+        }
+    }
+
+    /// Reads the file, checks it and compiles it.
+    public static func load(path: String) throws(ConfigErrors) -> CompiledConfig {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -69,7 +84,7 @@ public enum ConfigLoader {
                 ConfigProblem(file: path, path: "$", value: "", message: "cannot read file: \(error.localizedDescription)")
             ])
         }
-        return try check(data, file: path)
+        return try compile(data, file: path)
     }
 }
 

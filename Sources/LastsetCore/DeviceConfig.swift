@@ -77,8 +77,14 @@ public struct DeviceConfig: Codable, Sendable, Hashable {
     /// Poll interval, e.g. "10s"; "0s" or absent disables polling.
     public var poll: String?
     public var quirks: Quirks?
+    /// The "not set" convention of this device's pages that declare none.
+    public var unsetStyle: UnsetStyle?
 
-    public init(id: String, endpoint: String, unit: Int, pages: [String]? = nil, poll: String? = nil, quirks: Quirks? = nil) {
+    public init(
+        id: String, endpoint: String, unit: Int, pages: [String]? = nil, poll: String? = nil, quirks: Quirks? = nil,
+        unsetStyle: UnsetStyle? = nil
+    ) {
+        self.unsetStyle = unsetStyle
         self.id = id
         self.endpoint = endpoint
         self.unit = unit

@@ -7,8 +7,9 @@
 ///
 /// The "not set" default is the type's maximum: 0xFFFF (u16), 0x7FFF (s16), 0xFFFFFFFF (u32),
 /// 0x7FFFFFFF (s32), UInt64.max (u64), Int64.max (s64), `Float.greatestFiniteMagnitude` (f32) and
-/// `Double.greatestFiniteMagnitude` (f64) — all bits set would be a NaN, which is never a valid value —
-/// and all 0xFF bytes for string and raw.
+/// `Double.greatestFiniteMagnitude` (f64) — for floats all bits set (a NaN, what a blank EEPROM
+/// reads) is "not set" too — and all 0xFF bytes for string and raw. `UnsetPattern` adds the other
+/// conventions (`unsetStyle: "sunspec"`).
 public enum RegisterCodec {
     /// Decodes `words` (exactly `definition.length` of them, as read off the wire) into a value.
     ///
@@ -116,8 +117,14 @@ public enum RegisterCodec {
     /// The words of the register's "not set" value (its `unset`, else the type's maximum).
     ///
     /// An `unset` that does not fit the type (the config checker reports it) falls back to the maximum.
+    /// `{hex: "…"}` is the `valueData` form (the words as read, high byte first) for numbers, and the
+    /// n bytes of the value for `string(n)` and `raw(n)`.
     public static func unsetWords(for definition: RegisterDefinition) -> [UInt16] {
-        if let unset = definition.unset, let words = try? encode(unset, as: definition) {
+        if case .bytes(let bytes)? = definition.unset, bytes.count == definition.type.byteCount, definition.type.isNumeric {
+            return [UInt16](bigEndianBytes: bytes)
+        } else if case .bytes(let bytes)? = definition.unset, case .string(let n) = definition.type, bytes.count == n {
+            return wireWords(bytes + [UInt8](repeating: 0, count: definition.type.byteCount - n), definition)
+        } else if let unset = definition.unset, let words = try? encode(unset, as: definition) {
             return words
         }
         return defaultUnsetWords(for: definition)
@@ -146,6 +153,9 @@ public enum RegisterCodec {
         if definition.unset == nil {
             switch definition.type {
             case .u16, .u32, .u64, .string, .raw: return words.count == definition.length && words.allSatisfy { $0 == 0xFFFF }
+            case .f32, .f64:
+                // All bits set (a NaN) is what a blank EEPROM reads; the largest finite value is the other form.
+                if words.count == definition.length && words.allSatisfy({ $0 == 0xFFFF }) { return true }
             default: break
             }
         }

@@ -109,12 +109,15 @@ public struct PageDefinition: Codable, Sendable, Hashable {
     public var afterWrite: [WriteStep]?
     /// Registers in write order.
     public var registers: [RegisterDefinition]
+    /// The "not set" convention of registers that declare no `unset` (default: the type's maximum).
+    public var unsetStyle: UnsetStyle?
 
     public init(
         id: String, title: String? = nil, identity: [IdentityRegister]? = nil,
         beforeWrite: [WriteStep]? = nil, afterWrite: [WriteStep]? = nil,
-        registers: [RegisterDefinition]
+        registers: [RegisterDefinition], unsetStyle: UnsetStyle? = nil
     ) {
+        self.unsetStyle = unsetStyle
         self.id = id
         self.title = title
         self.identity = identity

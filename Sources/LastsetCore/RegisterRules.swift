@@ -25,7 +25,16 @@ enum RegisterRules {
                 }
             }
         }
-        if let unset = r.unset {
+        if case .bytes(let bytes)? = r.unset, r.type.isNumeric || { if case .string = r.type { true } else { false } }() {
+            let expected: Int
+            if case .string(let n) = r.type { expected = n } else { expected = r.type.byteCount }
+            if bytes.count != expected {
+                out.append(
+                    Problem(
+                        key: "unset", value: jsonValue(.bytes(bytes)),
+                        message: "unset {hex} must be \(expected) bytes (the valueData of a \(r.type)), got \(bytes.count)"))
+            }
+        } else if let unset = r.unset {
             do throws(CodecError) {
                 _ = try RegisterCodec.encode(unset, as: r)
             } catch {

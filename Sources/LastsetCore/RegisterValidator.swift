@@ -68,22 +68,24 @@ public enum RegisterValidator {
         }
         if RegisterCodec.isUnset(words, for: definition) { return [] }
         let value = RegisterCodec.decode(words, as: definition)
-        var rules: [RegisterProblem.Rule] = []
-        switch definition.type {
-        case .string(let n):
-            let bytes = RegisterCodec.valueBytes(words, definition).prefix(n).prefix { $0 != 0 }
-            if String(validating: bytes, as: UTF8.self) == nil { rules.append(.invalidUTF8) }
-        case .raw:
-            break
-        default:
-            if let number = value.number {
-                rules += numberRules(number, definition)
-            }
-        }
-        return rules.map {
+        return valueRules(words, definition).map {
             RegisterProblem(
                 registerId: definition.registerId, address: definition.address, rawHex: raw,
                 value: value.description, rule: $0)
+        }
+    }
+
+    /// The value rules (UTF-8 for strings; finite, min, max, enum for numbers) `words` of the right
+    /// length break, without looking at the "not set" value.
+    public static func valueRules(_ words: [UInt16], _ definition: RegisterDefinition) -> [RegisterProblem.Rule] {
+        switch definition.type {
+        case .string(let n):
+            let bytes = RegisterCodec.valueBytes(words, definition).prefix(n).prefix { $0 != 0 }
+            return String(validating: bytes, as: UTF8.self) == nil ? [.invalidUTF8] : []
+        case .raw:
+            return []
+        default:
+            return RegisterCodec.decode(words, as: definition).number.map { numberRules($0, definition) } ?? []
         }
     }
 

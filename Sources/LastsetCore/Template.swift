@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// What a capture archives for one page: the validated values of a reference machine, in page order.
 public struct Template: Codable, Sendable, Hashable {
@@ -140,25 +139,13 @@ public struct SkippedRegister: Codable, Sendable, Hashable {
     }
 }
 
-/// The last hash computed per page id (see `PageDefinition.hash`).
-private let pageHashCache = Mutex<[String: (PageDefinition, String)]>([:])
-
 extension PageDefinition {
     /// SHA-256 of the page's canonical JSON (sorted keys, every field): changes whenever anything that
-    /// shapes a template changes. Written with `JSONWriter`: it is computed on every capture and replay.
-    public var hash: String {
-        // Hashing a large page costs milliseconds and happens on every capture and replay of it;
-        // comparing it with the page last hashed under its id is far cheaper.
-        if let (page, hash) = pageHashCache.withLock({ $0[id] }), page == self { return hash }
-        let hash = computeHash()
-        pageHashCache.withLock { cache in
-            if cache.count >= 256 { cache.removeAll() }
-            cache[id] = (self, hash)
-        }
-        return hash
-    }
+    /// shapes a template changes. Written with `JSONWriter`. `CompiledPage` computes it once per load.
+    public var hash: String { hash(unsetStyle: unsetStyle) }
 
-    private func computeHash() -> String {
+    /// The hash with the "not set" convention in effect (a device's, when the page declares none).
+    func hash(unsetStyle style: UnsetStyle?) -> String {
         var w = JSONWriter(capacity: 128 + registers.count * 96)
         w.beginObject()
         if let steps = afterWrite {
@@ -184,6 +171,9 @@ extension PageDefinition {
         w.endArray()
         if let title {
             w.field("title", title)
+        }
+        if let style {
+            w.field("unsetStyle", style.rawValue)
         }
         w.endObject()
         return "sha256:" + SHA256.hex(w.bytes)

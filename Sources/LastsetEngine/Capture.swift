@@ -6,14 +6,13 @@ import ModbusLink
 public enum Capture {
     /// Reads, validates and (only when every register is valid) archives the page.
     public static func run(
-        page: PageDefinition, from target: DeviceTarget, archive: TemplateArchive, who: String,
+        page: CompiledPage, from target: DeviceTarget, archive: TemplateArchive, who: String,
         progress: ProgressHandler? = nil
     ) async -> (report: CaptureReport, template: Template?) {
-        let identity = page.identity ?? []
-        // Computed once: the hash encodes the whole page definition (costly for large pages).
+        let identity = page.identity
         let pageHash = page.hash
         let spans =
-            page.registers.map { AddressSpan(address: $0.address, length: $0.length) }
+            page.registers.map(\.span)
             + identity.map { AddressSpan(address: $0.address, length: $0.type.registerCount) }
         progress?(JobProgress(phase: "reading", done: 0, total: page.registers.count))
         let readout = await PageReader.read(spans, from: target)
@@ -46,8 +45,9 @@ public enum Capture {
         }
 
         var entries: [TemplateEntry] = []
-        for def in page.registers {
-            let span = AddressSpan(address: def.address, length: def.length)
+        for register in page.registers {
+            let def = register.definition
+            let span = register.span
             guard let words = readout.words(for: span) else {
                 let cause = readout.failures[span].map(String.init(describing:)) ?? "no data"
                 report.problems.append(
@@ -56,25 +56,21 @@ public enum Capture {
                         rule: "read failed: \(cause)"))
                 continue
             }
-            if !def.isCloned {
-                report.skipped.append(SkippedRegister(registerId: def.registerId, address: def.address, reason: .notCloned))
+            let hex = words.bigEndianBytes.hexString
+            switch RegisterClassifier.classify(words, register) {
+            case .skip(let reason):
+                report.skipped.append(SkippedRegister(registerId: def.registerId, address: def.address, reason: reason))
                 continue
-            }
-            if !def.isWritable {
-                report.skipped.append(SkippedRegister(registerId: def.registerId, address: def.address, reason: .readOnly))
+            case .invalid(let rule):
+                report.problems.append(
+                    CaptureProblem(
+                        registerId: def.registerId, address: def.address, valueData: hex,
+                        value: RegisterCodec.decode(words, as: def), rule: rule.description))
                 continue
-            }
-            if RegisterCodec.isUnset(words, for: def) {
-                report.skipped.append(SkippedRegister(registerId: def.registerId, address: def.address, reason: .unset))
-                continue
+            case .archive:
+                break
             }
             let value = RegisterCodec.decode(words, as: def)
-            let hex = words.bigEndianBytes.hexString
-            if let broken = RegisterCheck.problem(words, for: def) {
-                report.problems.append(
-                    CaptureProblem(registerId: def.registerId, address: def.address, valueData: hex, value: value, rule: broken))
-                continue
-            }
             entries.append(
                 TemplateEntry(
                     registerId: def.registerId, address: def.address, length: def.length, valueData: hex, value: value,

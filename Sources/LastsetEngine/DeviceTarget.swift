@@ -10,17 +10,27 @@ public struct DeviceTarget: Sendable {
     public var limits: DeviceLimits
     /// The connection (shared by every unit on the same TCP peer or serial line).
     public var connection: ModbusConnection
+    /// What the endpoint resolves to (the machine the connection reaches).
+    public var machine: MachineKey
 
-    public init(deviceId: String?, endpoint: Endpoint, unit: Int, limits: DeviceLimits, connection: ModbusConnection) {
+    /// A target; `machine` defaults to the endpoint's unresolved text (tests that build connections by hand).
+    public init(
+        deviceId: String?, endpoint: Endpoint, unit: Int, limits: DeviceLimits, connection: ModbusConnection,
+        machine: MachineKey? = nil
+    ) {
         self.deviceId = deviceId
         self.endpoint = endpoint
         self.unit = unit
         self.limits = limits
         self.connection = connection
+        self.machine = machine ?? .unresolved(endpoint)
     }
 
     /// The device id, or the endpoint and unit for an ad-hoc target.
     public var label: String { deviceId ?? "\(endpoint) unit \(unit)" }
+
+    /// The key of the per-device job lock: the resolved machine plus the unit.
+    public var lockKey: String { machine.lockKey(unit: unit) }
 }
 
 extension DeviceTarget {

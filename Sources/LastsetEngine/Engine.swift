@@ -13,7 +13,7 @@ public struct Engine: Sendable {
     }
 
     /// Captures a page from a device; audits the attempt whatever its outcome.
-    public func capture(page: PageDefinition, from target: DeviceTarget, who: String, progress: ProgressHandler? = nil) async
+    public func capture(page: CompiledPage, from target: DeviceTarget, who: String, progress: ProgressHandler? = nil) async
         -> CaptureReport
     {
         var (report, stored) = await Capture.run(page: page, from: target, archive: archive, who: who, progress: progress)
@@ -44,7 +44,7 @@ public struct Engine: Sendable {
     /// Replays the page's latest template (or `version`) to a target; audits it.
     /// Throws only when the template cannot be loaded (missing, corrupt).
     public func apply(
-        page: PageDefinition, version: Int? = nil, to target: DeviceTarget, options: ReplayOptions, who: String,
+        page: CompiledPage, version: Int? = nil, to target: DeviceTarget, options: ReplayOptions, who: String,
         progress: ProgressHandler? = nil
     ) async throws(ArchiveError) -> ReplayReport {
         let template = try await archive.load(pageId: page.id, version: version)
@@ -53,7 +53,7 @@ public struct Engine: Sendable {
 
     /// Replays an already loaded template to a target; audits it.
     public func apply(
-        page: PageDefinition, template: Template, to target: DeviceTarget, options: ReplayOptions, who: String,
+        page: CompiledPage, template: Template, to target: DeviceTarget, options: ReplayOptions, who: String,
         progress: ProgressHandler? = nil
     ) async -> ReplayReport {
         var report = await Replay.run(page: page, template: template, to: target, options: options, progress: progress)
@@ -78,7 +78,7 @@ public struct Engine: Sendable {
 
     /// Archives a template file brought from another site as the page's next version; the file must be
     /// a valid template of this page (checked before anything is written). Audited.
-    public func importTemplate(_ data: Data, into page: PageDefinition, who: String) async throws(ArchiveError) -> Template {
+    public func importTemplate(_ data: Data, into page: CompiledPage, who: String) async throws(ArchiveError) -> Template {
         let template: Template
         do {
             template = try TemplateFile.decode(data)
@@ -87,6 +87,19 @@ public struct Engine: Sendable {
         }
         guard template.pageId == page.id else {
             throw .wrongPage(expected: page.id, found: template.pageId)
+        }
+        // The same verdicts as a capture: an entry a capture would not have archived is refused.
+        for entry in template.entries {
+            guard let register = page.register(entry.registerId) else {
+                throw .invalidImport("\(entry.registerId): not a register of page \"\(page.id)\"")
+            }
+            guard register.address == entry.address, register.length == entry.length else {
+                throw .invalidImport(
+                    "\(entry.registerId): template has address \(entry.address) length \(entry.length), page has \(register.address) length \(register.length)"
+                )
+            }
+            let verdict = RegisterClassifier.classify(entry.words, register)
+            guard verdict == .archive else { throw .invalidImport("\(entry.registerId): \(verdict)") }
         }
         let stored = try await archive.store(template)
         let record = AuditRecord(

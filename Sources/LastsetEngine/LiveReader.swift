@@ -4,15 +4,15 @@ import LastsetCore
 /// Reads a page's current values for the device view (the "watch" job); never writes.
 public enum LiveReader {
     /// The page's registers as read now, with per-register errors; `requests` issued and the first error.
-    public static func read(page: PageDefinition, from target: DeviceTarget) async -> (
+    public static func read(page: CompiledPage, from target: DeviceTarget) async -> (
         values: [LiveValue], requests: Int, error: String?
     ) {
-        let readout = await PageReader.read(
-            page.registers.map { AddressSpan(address: $0.address, length: $0.length) }, from: target)
+        let readout = await PageReader.read(page.registers.map(\.span), from: target)
         let now = Date()
         var firstError: String?
-        let values = page.registers.map { def -> LiveValue in
-            let span = AddressSpan(address: def.address, length: def.length)
+        let values = page.registers.map { register -> LiveValue in
+            let def = register.definition
+            let span = register.span
             if let words = readout.words(for: span) {
                 return LiveValue(
                     registerId: def.registerId, address: def.address, valueData: words.bigEndianBytes.hexString,

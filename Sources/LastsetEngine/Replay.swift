@@ -4,7 +4,7 @@ import ModbusLink
 /// "Use last settings": writes a template's valid values to a target in page order, verifies them by
 /// reading back, and reports register by register. Nothing is written before every check has passed.
 public struct Replay {
-    let page: PageDefinition
+    let page: CompiledPage
     let template: Template
     let target: DeviceTarget
     let options: ReplayOptions
@@ -20,7 +20,7 @@ public struct Replay {
 
     /// Runs a replay and returns its report (never throws: every failure is in the report).
     public static func run(
-        page: PageDefinition, template: Template, to target: DeviceTarget, options: ReplayOptions = ReplayOptions(),
+        page: CompiledPage, template: Template, to target: DeviceTarget, options: ReplayOptions = ReplayOptions(),
         progress: ProgressHandler? = nil
     ) async -> ReplayReport {
         var replay = Replay(page: page, template: template, target: target, options: options, progress: progress)
@@ -29,7 +29,7 @@ public struct Replay {
     }
 
     private init(
-        page: PageDefinition, template: Template, target: DeviceTarget, options: ReplayOptions, progress: ProgressHandler?
+        page: CompiledPage, template: Template, target: DeviceTarget, options: ReplayOptions, progress: ProgressHandler?
     ) {
         self.page = page
         self.template = template
@@ -71,9 +71,9 @@ public struct Replay {
             finishRegisters()
             return
         }
-        guard await runSteps(page.beforeWrite ?? [], into: \.beforeWrite, label: "beforeWrite") else {
+        guard await runSteps(page.beforeWrite, into: \.beforeWrite, label: "beforeWrite") else {
             finishRegisters()
-            report.afterWrite = (page.afterWrite ?? []).map {
+            report.afterWrite = page.afterWrite.map {
                 StepResult(address: $0.address, value: $0.value, status: "notAttempted")
             }
             return
@@ -82,11 +82,11 @@ public struct Replay {
         finishRegisters()
         let allVerified = report.registers.allSatisfy { $0.status == .verified }
         if allVerified {
-            if await runSteps(page.afterWrite ?? [], into: \.afterWrite, label: "afterWrite") {
+            if await runSteps(page.afterWrite, into: \.afterWrite, label: "afterWrite") {
                 report.status = .succeeded
             }
         } else {
-            report.afterWrite = (page.afterWrite ?? []).map {
+            report.afterWrite = page.afterWrite.map {
                 StepResult(address: $0.address, value: $0.value, status: "notAttempted", message: "not every register verified")
             }
             let bad = report.registers.filter { $0.status != .verified }
@@ -108,18 +108,17 @@ public struct Replay {
                 "page definition changed since capture (template \(template.pageHash), page now \(page.hash)); entries re-checked"
             )
         }
-        let order = Dictionary(page.registers.enumerated().map { ($1.registerId, $0) }, uniquingKeysWith: { a, _ in a })
         var seen = Set<String>()
         for entry in template.entries {
             guard seen.insert(entry.registerId).inserted else {
                 problems.append("\(entry.registerId): appears twice in the template")
                 continue
             }
-            guard let index = order[entry.registerId] else {
+            guard let register = page.register(entry.registerId) else {
                 problems.append("\(entry.registerId): not a register of page \"\(page.id)\" any more")
                 continue
             }
-            let def = page.registers[index]
+            let def = register.definition
             let words = entry.words
             if def.address != entry.address || def.length != entry.length {
                 problems.append(
@@ -127,19 +126,18 @@ public struct Replay {
                 )
             } else if words.count != def.length || [UInt8](hexString: entry.valueData) == nil {
                 problems.append("\(entry.registerId): valueData \"\(entry.valueData)\" is not \(def.length * 2) bytes of hex")
-            } else if !def.isWritable {
-                problems.append("\(entry.registerId): read-only, never written")
-            } else if !def.isCloned {
-                problems.append("\(entry.registerId): clone: false, never written")
-            } else if RegisterCodec.isUnset(words, for: def) {
-                problems.append("\(entry.registerId): holds the \"not set\" default, never written")
-            } else if let rule = RegisterCheck.problem(words, for: def) {
-                problems.append("\(entry.registerId): value \(RegisterCodec.decode(words, as: def)) breaks \(rule)")
             } else {
-                entries.append((entry, def, words))
+                switch RegisterClassifier.classify(words, register) {
+                case .skip(.readOnly): problems.append("\(entry.registerId): read-only, never written")
+                case .skip(.notCloned): problems.append("\(entry.registerId): clone: false, never written")
+                case .skip(.unset): problems.append("\(entry.registerId): holds the \"not set\" default, never written")
+                case .invalid(let rule):
+                    problems.append("\(entry.registerId): value \(RegisterCodec.decode(words, as: def)) breaks \(rule)")
+                case .archive: entries.append((entry, def, words))
+                }
             }
         }
-        entries.sort { order[$0.entry.registerId]! < order[$1.entry.registerId]! }
+        entries.sort { page.position(of: $0.entry.registerId)! < page.position(of: $1.entry.registerId)! }
         position = Dictionary(entries.enumerated().map { ($1.entry.registerId, $0) }, uniquingKeysWith: { a, _ in a })
         results.reserveCapacity(entries.count)
         guard problems.isEmpty else {
@@ -152,7 +150,7 @@ public struct Replay {
 
     /// The target's identity registers must hold what the template's source held.
     private mutating func checkIdentity() async -> Bool {
-        let identity = page.identity ?? []
+        let identity = page.identity
         guard !identity.isEmpty else { return true }
         progress?(JobProgress(phase: "checking identity", done: 0, total: identity.count))
         let readout = await PageReader.read(
@@ -438,7 +436,7 @@ public struct Replay {
             registerId: id, address: entry.address, length: entry.length, status: status, expected: entry.value,
             expectedData: entry.valueData, actual: actual.map { RegisterCodec.decode($0, as: def) },
             actualData: actual?.bigEndianBytes.hexString, before: beforeWords.map { RegisterCodec.decode($0, as: def) },
-            beforeUnset: beforeWords.map { RegisterCodec.isUnset($0, for: def) },
+            beforeUnset: beforeWords.map { page.register(id)?.unset.matches($0) ?? RegisterCodec.isUnset($0, for: def) },
             exceptionCode: error?.exceptionCode.map(Int.init),
             message: message ?? error?.description)
     }

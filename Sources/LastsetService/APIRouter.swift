@@ -83,7 +83,7 @@ final class APIRouter: Sendable {
             return json(200, await pageSummaries())
         }
         if let c = match("GET", "pages", "*") {
-            return json(200, try await page(c[0]))
+            return json(200, try await page(c[0]).definition)
         }
         if let c = match("GET", "pages", "*", "templates") {
             let page = c[0]
@@ -217,11 +217,11 @@ final class APIRouter: Sendable {
         APIError.notFound("unknown device \"\(id)\"").with(code: "unknown_device")
     }
 
-    private func page(_ id: String) async throws -> PageDefinition {
+    private func page(_ id: String, on deviceId: String? = nil) async throws -> CompiledPage {
         guard SafeName.isValid(id) else {
             throw APIError.badRequest("invalid_name", "invalid page id \"\(id)\": only [A-Za-z0-9][A-Za-z0-9._-]* (max 64)")
         }
-        guard let page = await registry.config.page(id) else {
+        guard let page = await registry.config.page(id, on: deviceId) else {
             throw APIError.notFound("unknown page \"\(id)\"").with(code: "unknown_page")
         }
         return page
@@ -260,7 +260,7 @@ final class APIRouter: Sendable {
             out.append(
                 PageSummary(
                     id: page.id, title: page.title, registers: page.registers.count,
-                    devices: config.devices.filter { ($0.pages ?? []).contains(page.id) }.map(\.id), latestVersion: latest,
+                    devices: config.devices.filter { $0.has(page: page.id) }.map(\.id), latestVersion: latest,
                     templateProblem: problem, hash: page.hash))
         }
         return out
@@ -276,17 +276,13 @@ final class APIRouter: Sendable {
 
     private func capture(page id: String, body: CaptureRequest, who: String, wait: Bool) async throws -> JobInfo {
         try ensureAccepting()
-        let page = try await page(id)
+        let declared = try await page(id)
         guard let device = await registry.config.device(body.device) else { throw unknownDevice(body.device) }
-        guard (device.pages ?? []).contains(page.id) else {
-            throw APIError.unprocessable("page_not_on_device", "device \"\(device.id)\" does not have page \"\(page.id)\"")
+        guard device.has(page: declared.id) else {
+            throw APIError.unprocessable("page_not_on_device", "device \"\(device.id)\" does not have page \"\(declared.id)\"")
         }
-        let target: DeviceTarget
-        do {
-            target = try await registry.target(for: device)
-        } catch {
-            throw APIError.unprocessable("bad_endpoint", error.description)
-        }
+        let page = try await self.page(id, on: device.id)
+        let target = await registry.target(for: device)
         let engine = self.engine
         let registry = self.registry
         return try await runJob(kind: "capture", page: page, target: target, who: who, wait: wait) { progress in
@@ -303,22 +299,20 @@ final class APIRouter: Sendable {
 
     private func apply(page id: String, body: ApplyRequest, who: String, wait: Bool) async throws -> JobInfo {
         try ensureAccepting()
-        let page = try await page(id)
+        var resolvedPage = try await page(id)
         let target: DeviceTarget
         switch (body.device, body.endpoint) {
         case (let d?, nil):
             guard let device = await registry.config.device(d) else { throw unknownDevice(d) }
-            guard (device.pages ?? []).contains(page.id) else {
-                throw APIError.unprocessable("page_not_on_device", "device \"\(device.id)\" does not have page \"\(page.id)\"")
+            guard device.has(page: resolvedPage.id) else {
+                throw APIError.unprocessable(
+                    "page_not_on_device", "device \"\(device.id)\" does not have page \"\(resolvedPage.id)\"")
             }
             guard body.unit == nil else {
                 throw APIError.badRequest("bad_request", "\"unit\" goes with \"endpoint\", not with \"device\"")
             }
-            do {
-                target = try await registry.target(for: device)
-            } catch {
-                throw APIError.unprocessable("bad_endpoint", error.description)
-            }
+            resolvedPage = try await self.page(id, on: device.id)
+            target = await registry.target(for: device)
         case (nil, let e?):
             let endpoint: Endpoint
             do {
@@ -334,6 +328,7 @@ final class APIRouter: Sendable {
         case (_?, _?):
             throw APIError.badRequest("bad_request", "give either \"device\" or \"endpoint\", not both")
         }
+        let page = resolvedPage
         if let v = body.version, v < 1 { throw APIError.badRequest("bad_version", "version \(v) is not a positive number") }
         // Loaded here, once: a missing or corrupt template is an immediate error, not a failed job.
         let template = try await archive { try await self.engine.archive.load(pageId: page.id, version: body.version) }
@@ -358,10 +353,10 @@ final class APIRouter: Sendable {
     /// Holds the device, starts the job, releases the device when it ends; 409 when the device is held.
     /// Returns the running job, or the finished one when `wait`.
     private func runJob(
-        kind: String, page: PageDefinition, target: DeviceTarget, who: String, wait: Bool,
+        kind: String, page: CompiledPage, target: DeviceTarget, who: String, wait: Bool,
         work: @escaping @Sendable (@escaping ProgressHandler) async -> JobOutcome
     ) async throws -> JobInfo {
-        let key = DeviceRegistry.lockKey(target.endpoint, unit: target.unit)
+        let key = target.lockKey
         guard await registry.acquire(key, for: kind) else {
             let holder = await registry.holder(key) ?? "a job"
             throw APIError.conflict(

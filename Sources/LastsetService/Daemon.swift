@@ -68,7 +68,7 @@ public enum Daemon {
     }
 
     private static func serve(_ options: DaemonOptions, log: Logger) async throws -> Int32 {
-        var config: LastsetConfig
+        var config: CompiledConfig
         do {
             config = try ConfigLoader.load(path: options.configPath)
         } catch {

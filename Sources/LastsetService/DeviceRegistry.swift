@@ -6,61 +6,71 @@ import ModbusLink
 /// The configured devices: their connections, health, live values and which job holds each one.
 /// A device is held by at most one capture or replay at a time; polling skips held devices.
 actor DeviceRegistry {
-    private(set) var config: LastsetConfig
+    private(set) var config: CompiledConfig
     private let pool = ConnectionPool()
     private var states: [String: DeviceStatus] = [:]
-    /// Lock key (connection + unit) → kind of the job holding it.
+    /// Lock key (resolved machine + unit) → kind of the job holding it.
     private var held: [String: String] = [:]
+    /// Each configured device's machine and connection, resolved once per config.
+    private var resolved: [String: (machine: MachineKey, connection: ModbusConnection)] = [:]
 
-    init(config: LastsetConfig) {
+    init(config: CompiledConfig) {
         self.config = config
         states = Self.states(for: config, keeping: [:])
     }
 
     /// Swaps in a reloaded config; health of devices that stay is kept.
-    func replace(config: LastsetConfig) {
+    func replace(config: CompiledConfig) {
         self.config = config
+        resolved = [:]
         states = Self.states(for: config, keeping: states)
     }
 
-    private static func states(for config: LastsetConfig, keeping states: [String: DeviceStatus]) -> [String: DeviceStatus] {
+    private static func states(for config: CompiledConfig, keeping states: [String: DeviceStatus]) -> [String: DeviceStatus] {
         var next: [String: DeviceStatus] = [:]
         for d in config.devices {
             var s =
                 states[d.id]
-                ?? DeviceStatus(id: d.id, endpoint: d.endpoint, unit: d.unit, pages: d.pages ?? [], poll: d.poll ?? "0s")
-            s.endpoint = d.endpoint
+                ?? DeviceStatus(id: d.id, endpoint: d.endpointText, unit: d.unit, pages: d.pageIds, poll: d.pollText)
+            s.endpoint = d.endpointText
             s.unit = d.unit
-            s.pages = d.pages ?? []
-            s.poll = d.poll ?? "0s"
-            s.live = s.live.filter { (d.pages ?? []).contains($0.key) }
+            s.pages = d.pageIds
+            s.poll = d.pollText
+            s.live = s.live.filter { d.pageIds.contains($0.key) }
             next[d.id] = s
         }
         return next
     }
 
-    /// The key that serialises jobs on one device: its connection and unit.
-    nonisolated static func lockKey(_ endpoint: Endpoint, unit: Int) -> String { "\(endpoint.connectionKey)#\(unit)" }
-
-    /// A job target for a configured device (its endpoint was checked when the config loaded).
-    func target(for device: DeviceConfig) async throws(EndpointError) -> DeviceTarget {
-        let endpoint = try Endpoint.parse(device.endpoint)
-        let limits = device.limits
-        let connection = await pool.connection(for: endpoint, options: LinkOptions(limits))
-        return DeviceTarget(deviceId: device.id, endpoint: endpoint, unit: device.unit, limits: limits, connection: connection)
+    /// A job target for a configured device.
+    func target(for device: CompiledDevice) async -> DeviceTarget {
+        let (machine, connection) = await resolve(device)
+        return DeviceTarget(
+            deviceId: device.id, endpoint: device.endpoint, unit: device.unit, limits: device.limits, connection: connection,
+            machine: machine)
     }
 
-    /// A job target for a machine not in the config, with default limits.
+    private func resolve(_ device: CompiledDevice) async -> (machine: MachineKey, connection: ModbusConnection) {
+        if let r = resolved[device.id] { return r }
+        let (connection, machine) = await pool.connection(for: device.endpoint, options: LinkOptions(device.limits))
+        resolved[device.id] = (machine, connection)
+        return (machine, connection)
+    }
+
+    /// A job target for a machine not in the config. Its lock and connection are those of whatever
+    /// configured device resolves to the same machine and unit (whose quirks it also takes), however
+    /// the endpoint is spelt.
     func adHocTarget(endpoint: Endpoint, unit: Int) async -> DeviceTarget {
-        // A configured device on the same endpoint and unit lends its quirks.
-        if let known = config.devices.first(where: { (try? Endpoint.parse($0.endpoint)) == endpoint && $0.unit == unit }),
-            let t = try? await target(for: known)
-        {
-            return DeviceTarget(deviceId: nil, endpoint: endpoint, unit: unit, limits: t.limits, connection: t.connection)
+        let (connection, machine) = await pool.connection(for: endpoint, options: LinkOptions(DeviceLimits()))
+        var limits = DeviceLimits()
+        for d in config.devices where d.unit == unit {
+            if await resolve(d).machine == machine {
+                limits = d.limits
+                break
+            }
         }
-        let limits = DeviceLimits()
-        let connection = await pool.connection(for: endpoint, options: LinkOptions(limits))
-        return DeviceTarget(deviceId: nil, endpoint: endpoint, unit: unit, limits: limits, connection: connection)
+        return DeviceTarget(
+            deviceId: nil, endpoint: endpoint, unit: unit, limits: limits, connection: connection, machine: machine)
     }
 
     /// Devices being polled right now.
@@ -115,7 +125,7 @@ actor DeviceRegistry {
         var out: [DeviceStatus] = []
         for d in config.devices {
             guard var s = states[d.id] else { continue }
-            if let e = try? Endpoint.parse(d.endpoint) { s.busy = held[Self.lockKey(e, unit: d.unit)] }
+            s.busy = held[await resolve(d).machine.lockKey(unit: d.unit)]
             out.append(s)
         }
         return out

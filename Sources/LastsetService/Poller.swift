@@ -16,12 +16,12 @@ final class Poller: Sendable {
     }
 
     /// Starts one polling task per device with a non-zero `poll` (restarting any running ones).
-    func start(config: LastsetConfig) {
+    func start(config: CompiledConfig) {
         stop()
         var started: [Task<Void, Never>] = []
         for device in config.devices {
-            guard let text = device.poll, let interval = DurationText.parse(text), interval > .zero else { continue }
-            let pages = (device.pages ?? []).compactMap { config.page($0) }
+            guard let interval = device.pollInterval else { continue }
+            let pages = config.pages(of: device)
             let registry = self.registry
             let log = self.log
             started.append(
@@ -44,9 +44,9 @@ final class Poller: Sendable {
         for t in running { t.cancel() }
     }
 
-    private static func poll(device: DeviceConfig, pages: [PageDefinition], registry: DeviceRegistry, log: Logger) async {
-        guard let target = try? await registry.target(for: device) else { return }
-        let key = DeviceRegistry.lockKey(target.endpoint, unit: target.unit)
+    private static func poll(device: CompiledDevice, pages: [CompiledPage], registry: DeviceRegistry, log: Logger) async {
+        let target = await registry.target(for: device)
+        let key = target.lockKey
         guard await registry.beginPoll(key) else { return }
         for page in pages {
             let (values, _, error) = await LiveReader.read(page: page, from: target)

@@ -1,20 +1,24 @@
 import LastsetCore
 
-/// Hands out one shared `ModbusConnection` per TCP peer and per serial line (`Endpoint.connectionKey`),
-/// so every request to one line is serialised by one actor.
+/// Hands out one shared `ModbusConnection` per machine (`MachineKey`: the resolved TCP peer, the
+/// serial device's real path), so every request to one peer or line is serialised by one actor,
+/// whichever spelling of the endpoint a job used.
 public actor ConnectionPool {
-    private var connections: [String: ModbusConnection] = [:]
+    private var connections: [MachineKey: ModbusConnection] = [:]
 
     /// An empty pool.
     public init() {}
 
-    /// The connection serving `endpoint`, created with `options` on first use (later callers pass their
-    /// own options per request).
-    public func connection(for endpoint: Endpoint, options: LinkOptions = LinkOptions()) -> ModbusConnection {
-        if let existing = connections[endpoint.connectionKey] { return existing }
-        let connection = ModbusConnection(endpoint: endpoint, options: options)
-        connections[endpoint.connectionKey] = connection
-        return connection
+    /// The connection serving `endpoint` and the machine it reaches, created with `options` on first
+    /// use (later callers pass their own options per request).
+    public func connection(for endpoint: Endpoint, options: LinkOptions = LinkOptions()) async -> (
+        connection: ModbusConnection, machine: MachineKey
+    ) {
+        let resolved = await EndpointResolver.resolve(endpoint)
+        if let existing = connections[resolved.key] { return (existing, resolved.key) }
+        let connection = ModbusConnection(endpoint: resolved.connectEndpoint, options: options)
+        connections[resolved.key] = connection
+        return (connection, resolved.key)
     }
 
     /// Number of distinct connections handed out.

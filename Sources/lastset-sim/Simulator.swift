@@ -31,7 +31,7 @@ enum Simulator {
         }
         let config: LastsetConfig
         do {
-            config = try ConfigLoader.load(path: options.configPath)
+            config = try ConfigLoader.load(path: options.configPath).source
         } catch {
             fail("lastset-sim: invalid config:\n\(error)", status: 1)
         }

@@ -118,7 +118,17 @@ final class TemplateArchiveTests: XCTestCase {
         _ = try await archive.store(template(value: 40))
         let data = try await archive.exportData(pageId: "heating")
         let siteB = try Engine(dataDirectory: dir.appendingPathComponent("site-b"))
-        let page = PageDefinition(id: "heating", registers: [])
+        let page = PageDefinition(
+            id: "heating", registers: (0..<3).map { RegisterDefinition(registerId: "r\($0)", address: 100 + $0, type: .u16) })
+        // The import takes the capture's verdicts: a page where r1 is at most 40 refuses the template.
+        var strict = page
+        strict.registers[1].max = 40
+        do {
+            _ = try await siteB.importTemplate(data, into: strict, who: "uid:7")
+            XCTFail("a template breaking the page's max was imported")
+        } catch {
+            XCTAssertEqual(error, .invalidImport("r1: invalid: above max 40"))
+        }
         let imported = try await siteB.importTemplate(data, into: page, who: "uid:7")
         XCTAssertEqual(imported.version, 1)
         let original = try await archive.load(pageId: "heating")

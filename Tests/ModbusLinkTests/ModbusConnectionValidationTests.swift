@@ -1,5 +1,7 @@
+import Foundation
 import LastsetCore
 import ModbusLink
+import TestSupport
 import XCTest
 
 /// Argument checks happen before anything is sent (no server is needed: nothing is opened).
@@ -82,11 +84,11 @@ final class ModbusConnectionValidationTests: XCTestCase {
 
     func testPoolSharesOneConnectionPerPeerAndPerSerialLine() async throws {
         let pool = ConnectionPool()
-        let a = await pool.connection(for: .tcp(host: "127.0.0.1", port: 5020))
-        let b = await pool.connection(for: .tcp(host: "127.0.0.1", port: 5020))
-        let c = await pool.connection(for: .tcp(host: "127.0.0.1", port: 5021))
-        let line1 = await pool.connection(for: .rtu(.init(path: "/dev/ttyUSB0", baud: 19200)))
-        let line2 = await pool.connection(for: .rtu(.init(path: "/dev/ttyUSB0", baud: 9600)))
+        let a = await pool.connection(for: .tcp(host: "127.0.0.1", port: 5020)).connection
+        let b = await pool.connection(for: .tcp(host: "127.0.0.1", port: 5020)).connection
+        let c = await pool.connection(for: .tcp(host: "127.0.0.1", port: 5021)).connection
+        let line1 = await pool.connection(for: .rtu(.init(path: "/dev/ttyUSB0", baud: 19200))).connection
+        let line2 = await pool.connection(for: .rtu(.init(path: "/dev/ttyUSB0", baud: 9600))).connection
         XCTAssertTrue(a === b)
         XCTAssertFalse(a === c)
         XCTAssertTrue(line1 === line2, "one connection per serial line, whatever the framing text")
@@ -95,6 +97,30 @@ final class ModbusConnectionValidationTests: XCTestCase {
         await pool.closeAll()
         let after = await pool.count
         XCTAssertEqual(after, 0)
+    }
+
+    /// Every spelling of one peer resolves to one machine: one connection, one lock.
+    func testEndpointSpellingsOfOnePeerResolveToOneMachine() async throws {
+        let pool = ConnectionPool()
+        let (first, key) = await pool.connection(for: .tcp(host: "127.0.0.1", port: 5020))
+        XCTAssertEqual(key, .tcp(family: 4, address: "127.0.0.1", port: 5020))
+        for host in ["localhost", "127.1", "::ffff:127.0.0.1", "127.000.000.001"] {
+            let (other, otherKey) = await pool.connection(for: .tcp(host: host, port: 5020))
+            XCTAssertEqual(otherKey, key, host)
+            XCTAssertTrue(other === first, host)
+        }
+        let (_, v6) = await pool.connection(for: .tcp(host: "::1", port: 5020))
+        XCTAssertEqual(v6, .tcp(family: 6, address: "::1", port: 5020))
+        // A serial device by its real path: a symlink to it is the same line.
+        let dir = try TestPaths.temporaryDirectory(prefix: "rtu-link")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let link = dir.appendingPathComponent("ttyLINK").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/null")
+        let (_, viaLink) = await pool.connection(for: .rtu(.init(path: link)))
+        let (_, direct) = await pool.connection(for: .rtu(.init(path: "/dev/null")))
+        XCTAssertEqual(viaLink, direct)
+        XCTAssertEqual(direct, .rtu(realPath: "/dev/null"))
+        await pool.closeAll()
     }
 
     func testErrorDescriptionsNameRequestAndCause() {

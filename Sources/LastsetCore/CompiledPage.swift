@@ -1,0 +1,47 @@
+/// A page as the engine uses it: its hash computed once, a registerId index, and each register's
+/// eligibility and "not set" pattern resolved.
+///
+/// Built once per config load by `CompiledConfig` (or from a definition by hand in tests); capture,
+/// replay, polling and the API read pages only through it.
+public struct CompiledPage: Sendable {
+    /// The page as declared.
+    public let definition: PageDefinition
+    /// `PageDefinition.hash` (with the effective "not set" convention), computed once.
+    public let hash: String
+    /// The registers in page (write) order.
+    public let registers: [CompiledRegister]
+    /// The "not set" convention in effect.
+    public let unsetStyle: UnsetStyle
+    private let index: [String: Int]
+
+    /// Compiles a page. `style` is the device's convention, used when the page declares none.
+    public init(_ definition: PageDefinition, deviceStyle: UnsetStyle? = nil) {
+        self.definition = definition
+        let style = definition.unsetStyle ?? deviceStyle ?? .maximum
+        unsetStyle = style
+        registers = definition.registers.enumerated().map { CompiledRegister($1, position: $0, style: style) }
+        index = Dictionary(definition.registers.enumerated().map { ($1.registerId, $0) }, uniquingKeysWith: { a, _ in a })
+        hash = definition.hash(unsetStyle: definition.unsetStyle == nil && style != .maximum ? style : definition.unsetStyle)
+    }
+
+    /// The page id.
+    public var id: String { definition.id }
+    /// The page title.
+    public var title: String? { definition.title }
+    /// Identity registers (empty when none).
+    public var identity: [IdentityRegister] { definition.identity ?? [] }
+    /// Steps before the writes (unlock).
+    public var beforeWrite: [WriteStep] { definition.beforeWrite ?? [] }
+    /// Steps after every write verified (commit).
+    public var afterWrite: [WriteStep] { definition.afterWrite ?? [] }
+
+    /// The register with this id.
+    public func register(_ registerId: String) -> CompiledRegister? { index[registerId].map { registers[$0] } }
+    /// The position of the register with this id.
+    public func position(of registerId: String) -> Int? { index[registerId] }
+
+    /// Decides the fate of a register's words (see `RegisterClassifier`).
+    public func classify(_ words: [UInt16], of register: CompiledRegister) -> RegisterVerdict {
+        RegisterClassifier.classify(words, register)
+    }
+}
