@@ -9,10 +9,15 @@
 /// Starts an MHD daemon on an already-listening socket, one thread per connection
 /// (so a slow handler blocks only its own connection). MHD_start_daemon is variadic
 /// and cannot be called from Swift; this wrapper fixes the option list.
+/// `per_ip_limit` bounds the connections one client address may hold (0: no bound; TCP only);
+/// `uri_logger` sees the raw request target before it is unescaped (its result becomes `*con_cls`).
 /// Returns NULL on failure; the caller then still owns `listen_fd`.
 static inline struct MHD_Daemon *lastset_mhd_start(int listen_fd,
                                                    unsigned int connection_timeout_seconds,
                                                    unsigned int connection_limit,
+                                                   unsigned int per_ip_limit,
+                                                   void *(*uri_logger)(void *cls, const char *uri,
+                                                                       struct MHD_Connection *connection),
                                                    MHD_AccessHandlerCallback handler,
                                                    void *handler_cls,
                                                    MHD_RequestCompletedCallback completed,
@@ -22,6 +27,8 @@ static inline struct MHD_Daemon *lastset_mhd_start(int listen_fd,
                             MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
+                            MHD_OPTION_URI_LOG_CALLBACK, uri_logger, NULL,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_END);
 }

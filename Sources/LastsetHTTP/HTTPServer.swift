@@ -40,6 +40,9 @@ public final class HTTPServer: Sendable {
         guard configuration.socketMode <= 0o7777 else {
             throw .invalid("socketMode \(String(configuration.socketMode, radix: 8)) is not a permission mode")
         }
+        guard configuration.perClientConnectionLimit > 0 else {
+            throw .invalid("perClientConnectionLimit \(configuration.perClientConnectionLimit) must be at least 1")
+        }
         guard configuration.connectionTimeout > .zero else {
             throw .invalid("connectionTimeout \(configuration.connectionTimeout) must be positive")
         }
@@ -101,6 +104,7 @@ public final class HTTPServer: Sendable {
         let timeout = UInt32(clamping: max(1, seconds + (attoseconds > 0 ? 1 : 0)))
         let daemon = lastset_mhd_start(
             fd, timeout, UInt32(clamping: configuration.connectionLimit),
+            isUnix ? 0 : UInt32(clamping: configuration.perClientConnectionLimit), MHDBridge.uriLogger,
             MHDBridge.accessHandler, context.toOpaque(), MHDBridge.requestCompleted, nil)
         guard let daemon else {
             context.release()

@@ -21,15 +21,21 @@ public struct HTTPServerConfiguration: Sendable {
     public var tcp: TCPListener?
     /// The largest accepted request body; a larger one gets 413 `body_too_large` without being buffered.
     public var maxBodyBytes: Int
-    /// How long an idle connection is kept open, in whole seconds (rounded up; at least 1).
+    /// How long a connection may stay silent, in whole seconds (rounded up; at least 1): while its headers or
+    /// body are still coming, and while it idles between requests. A half-sent request is closed after this.
     public var connectionTimeout: Duration
     /// The most simultaneous connections per listener (each has its own thread).
     public var connectionLimit: Int
+    /// The most simultaneous connections one client address may hold on the TCP listener, so a client that
+    /// opens connections and sends nothing cannot take every slot (no token is needed to connect).
+    /// Not applied to the Unix socket, whose peers are already trusted by file permissions.
+    public var perClientConnectionLimit: Int
 
     /// Creates a configuration; at least one of `unixSocketPath` and `tcp` must be given for `start()` to succeed.
     public init(
         unixSocketPath: String? = nil, socketMode: UInt32 = 0o660, tcp: TCPListener? = nil,
-        maxBodyBytes: Int = 64 * 1024, connectionTimeout: Duration = .seconds(30), connectionLimit: Int = 64
+        maxBodyBytes: Int = 64 * 1024, connectionTimeout: Duration = .seconds(30), connectionLimit: Int = 64,
+        perClientConnectionLimit: Int = 16
     ) {
         self.unixSocketPath = unixSocketPath
         self.socketMode = socketMode
@@ -37,5 +43,6 @@ public struct HTTPServerConfiguration: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.connectionTimeout = connectionTimeout
         self.connectionLimit = connectionLimit
+        self.perClientConnectionLimit = perClientConnectionLimit
     }
 }

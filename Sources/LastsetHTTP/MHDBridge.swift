@@ -17,6 +17,10 @@ final class ListenerContext: Sendable {
 
 /// Per-request state kept in MHD's `con_cls`; only touched on that connection's own MHD thread.
 final class RequestState {
+    /// Set once the headers have been seen (the access handler's first call).
+    var started = false
+    /// Why the raw request target is refused (a control byte), found before MHD unescaped it.
+    var badTarget: String?
     var body: [UInt8] = []
     var tooLarge = false
     var responded = false
@@ -38,10 +42,22 @@ enum MHDBridge {
         guard let cls, let connection, let conCls, let uploadDataSize else { return .NO }
         let listener = Unmanaged<ListenerContext>.fromOpaque(cls).takeUnretainedValue()
 
-        guard let rawState = conCls.pointee else {
-            // First call: headers only. Refuse an announced oversized body before reading any of it.
-            let state = RequestState()
+        let state: RequestState
+        if let raw = conCls.pointee {
+            state = Unmanaged<RequestState>.fromOpaque(raw).takeUnretainedValue()
+        } else {
+            state = RequestState()
             conCls.pointee = Unmanaged.passRetained(state).toOpaque()
+        }
+        if !state.started {
+            // First call: headers only. Refuse a bad target, or an announced oversized body, before reading any of it.
+            state.started = true
+            if let reason = state.badTarget {
+                state.responded = true
+                var response = HTTPResponse.error(400, code: "bad_path", message: reason)
+                response.headers["Connection"] = "close"
+                return queue(response, on: connection)
+            }
             if let text = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
                 let length = Int(String(cString: text)), length > listener.maxBodyBytes
             {
@@ -51,7 +67,6 @@ enum MHDBridge {
             }
             return .YES
         }
-        let state = Unmanaged<RequestState>.fromOpaque(rawState).takeUnretainedValue()
         if state.responded { return .YES }
 
         let count = uploadDataSize.pointee
@@ -85,6 +100,17 @@ enum MHDBridge {
         )
         state.body = []
         return queue(run(listener.handler, request), on: connection)
+    }
+
+    /// Sees the raw request target before libmicrohttpd unescapes it (a `%00` would end the C string the access
+    /// handler gets); the state it returns becomes the request's `con_cls`.
+    static let uriLogger: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
+        _, uri, _ in
+        let state = RequestState()
+        if let uri, let found = RequestTarget.controlByte(in: UnsafeBufferPointer(start: uri, count: strlen(uri)).lazy.map { UInt8(bitPattern: $0) }) {
+            state.badTarget = RequestTarget.message(offset: found.offset, byte: found.byte)
+        }
+        return Unmanaged.passRetained(state).toOpaque()
     }
 
     static let requestCompleted: MHD_RequestCompletedCallback = { _, _, conCls, _ in
