@@ -24,7 +24,8 @@ let package = Package(
         // The CLI's HTTP/1.1 client for the control API.
         .target(name: "LastsetClient", dependencies: ["LastsetCore"]),
         // The daemon's services: API routes, poller, systemd notify, signals, logging.
-        .target(name: "LastsetService", dependencies: ["LastsetCore", "LastsetEngine", "LastsetHTTP", "ModbusLink"]),
+        .target(
+            name: "LastsetService", dependencies: ["LastsetCore", "LastsetEngine", "LastsetHTTP", "ModbusLink", "LastsetClient"]),
 
         .executableTarget(name: "lastsetd", dependencies: ["LastsetService"]),
         .executableTarget(name: "lastset", dependencies: ["LastsetCore", "LastsetClient"]),

@@ -61,15 +61,21 @@ enum DurableFile {
         guard fsync(fd) == 0 else { throw StorageError(operation: "fsync directory", path: path, errno: errno) }
     }
 
-    /// Creates a directory and its parents (mode 0750).
+    /// Creates a directory and its parents (mode 0750), with the real errno on failure (Foundation's error
+    /// codes are not errnos: its "no permission" 513 became "Unknown error 513").
     static func makeDirectory(_ url: URL) throws(StorageError) {
-        do {
-            try FileManager.default.createDirectory(
-                at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
-        } catch {
-            throw StorageError(
-                operation: "create directory", path: url.path,
-                errno: (error as NSError).code == 0 ? EIO : Int32((error as NSError).code))
+        let path = url.standardizedFileURL.path
+        var st = stat()
+        if stat(path, &st) == 0 {
+            guard (st.st_mode & S_IFMT) == S_IFDIR else {
+                throw StorageError(operation: "create directory", path: path, errno: ENOTDIR)
+            }
+            return
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path { try makeDirectory(URL(fileURLWithPath: parent, isDirectory: true)) }
+        if mkdir(path, 0o750) != 0 && errno != EEXIST {
+            throw StorageError(operation: "create directory", path: path, errno: errno)
         }
     }
 

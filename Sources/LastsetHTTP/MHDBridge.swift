@@ -104,14 +104,18 @@ enum MHDBridge {
 
     /// Sees the raw request target before libmicrohttpd unescapes it (a `%00` would end the C string the access
     /// handler gets); the state it returns becomes the request's `con_cls`.
-    static let uriLogger: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
-        _, uri, _ in
-        let state = RequestState()
-        if let uri, let found = RequestTarget.controlByte(in: UnsafeBufferPointer(start: uri, count: strlen(uri)).lazy.map { UInt8(bitPattern: $0) }) {
-            state.badTarget = RequestTarget.message(offset: found.offset, byte: found.byte)
+    static let uriLogger:
+        @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
+            _, uri, _ in
+            let state = RequestState()
+            if let uri,
+                let found = RequestTarget.controlByte(
+                    in: UnsafeBufferPointer(start: uri, count: strlen(uri)).lazy.map { UInt8(bitPattern: $0) })
+            {
+                state.badTarget = RequestTarget.message(offset: found.offset, byte: found.byte)
+            }
+            return Unmanaged.passRetained(state).toOpaque()
         }
-        return Unmanaged.passRetained(state).toOpaque()
-    }
 
     static let requestCompleted: MHD_RequestCompletedCallback = { _, _, conCls, _ in
         guard let conCls, let raw = conCls.pointee else { return }

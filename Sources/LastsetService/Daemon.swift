@@ -46,6 +46,13 @@ public enum Daemon {
         if options.checkConfig {
             do {
                 let config = try ConfigLoader.load(path: options.configPath)
+                // The same rules as at start-up: what the daemon would refuse, the check refuses.
+                do {
+                    _ = try tcpSettings(config.api?.tcp)
+                } catch {
+                    writeStderr("\(options.configPath): api.tcp: \(error)\n")
+                    return 1
+                }
                 print("\(options.configPath): OK (\(config.devices.count) devices, \(config.pages.count) pages)")
                 return 0
             } catch {
@@ -77,6 +84,15 @@ public enum Daemon {
             return 1
         }
         let dataDirectory = DataDirectory.resolve(explicit: options.dataDirectory)
+        // Held until the process exits: a second daemon on the same directory is refused, saying who holds it.
+        let directoryLock: DataDirectoryLock
+        do {
+            directoryLock = try DataDirectoryLock(directory: dataDirectory)
+        } catch {
+            log.error("refusing to start: \(error)")
+            return 1
+        }
+        defer { withExtendedLifetime(directoryLock) {} }
         let engine = try Engine(dataDirectory: dataDirectory, historyLimit: config.historyLimit)
         let registry = DeviceRegistry(config: config)
         let jobs = JobTable()
@@ -112,7 +128,19 @@ public enum Daemon {
         let notifier = SystemdNotifier()
         try? notifier.ready()
         try? notifier.status("serving \(config.devices.count) devices")
-        let watchdog = Task { await notifier.runWatchdog { log.warning("watchdog notification failed: \($0)") } }
+        let selfCheck = SelfCheck(socketPath: socketPath, timeout: notifier.watchdogInterval ?? .seconds(5))
+        let watchdog = Task {
+            await notifier.runWatchdog(
+                check: { await selfCheck.run() },
+                onCheck: { ok in
+                    if ok {
+                        log.info("the API answers its self-check again: watchdog pings resumed")
+                    } else {
+                        log.error("the API does not answer its self-check on \(socketPath): watchdog pings stopped")
+                    }
+                },
+                onError: { log.warning("watchdog notification failed: \($0)") })
+        }
 
         for await signal in signals {
             if signal == .hangup {
@@ -162,13 +190,7 @@ public enum Daemon {
         guard let file = tcp.tokenFile else {
             throw DaemonError("api.tcp needs a tokenFile: the TCP API is never open without a token")
         }
-        let secret: String
-        do {
-            secret = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        } catch {
-            throw DaemonError("cannot read api.tcp.tokenFile \(file): \(error.localizedDescription)")
-        }
-        guard secret.count >= 16 else { throw DaemonError("the token in \(file) is shorter than 16 characters") }
+        let secret = try TokenFile.read(file)
         let hosts = HTTPAuth.loopbackHosts(port: port).union(["\(host):\(port)".lowercased()])
         return (
             HTTPServerConfiguration.TCPListener(host: host, port: port),

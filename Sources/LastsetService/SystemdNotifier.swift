@@ -64,11 +64,27 @@ public struct SystemdNotifier: Sendable {
 
     /// Sends WATCHDOG=1 every `watchdogInterval` until the calling task is cancelled; returns at once when no
     /// watchdog is armed. Failed sends go to `onError` and the loop carries on.
-    public func runWatchdog(onError: @Sendable (SystemdNotifierError) -> Void = { _ in }) async {
+    ///
+    /// `check` is the daemon's self-check (a request through its own listener): while it fails no ping is sent,
+    /// so systemd restarts a daemon whose API no longer answers instead of one that merely still runs.
+    /// `onCheck` hears every change of its verdict (false when it starts failing, true when it recovers).
+    public func runWatchdog(
+        check: @Sendable () async -> Bool = { true }, onCheck: @Sendable (Bool) -> Void = { _ in },
+        onError: @Sendable (SystemdNotifierError) -> Void = { _ in }
+    ) async {
         guard isEnabled, let interval = watchdogInterval else { return }
+        var healthy = true
         while !Task.isCancelled {
-            do { try watchdog() } catch { onError(error) }
-            try? await Task.sleep(for: interval)
+            let started = ContinuousClock.now
+            let ok = await check()
+            if ok != healthy {
+                healthy = ok
+                onCheck(ok)
+            }
+            if ok {
+                do { try watchdog() } catch { onError(error) }
+            }
+            try? await Task.sleep(until: started.advanced(by: interval), clock: .continuous)
         }
     }
 

@@ -242,6 +242,22 @@ public actor ModbusConnection {
         case .tcp(let host, let port):
             created = modbus_new_tcp_pi(host, String(port))
         case .rtu(let line):
+            // libmodbus opens the path O_RDWR and only then finds it is no terminal: a regular file, a FIFO or a
+            // socket named by an ad-hoc endpoint would be opened (and could be written). Only character devices.
+            var st = stat()
+            guard stat(line.path, &st) == 0 else {
+                let err = cmodbus_errno()
+                throw ModbusError(
+                    kind: .connect, errno: err, message: "cannot open \(endpoint): \(String(cString: strerror(err)))",
+                    request: request)
+            }
+            guard (st.st_mode & S_IFMT) == S_IFCHR else {
+                throw ModbusError(
+                    kind: .invalidRequest, errno: ENOTTY,
+                    message:
+                        "\(endpoint): \(line.path) is \(Self.fileKind(st.st_mode)), not a serial device (a character device such as /dev/ttyUSB0)",
+                    request: request)
+            }
             let parity = CChar(line.parity.asciiValue ?? UInt8(ascii: "N"))
             created = modbus_new_rtu(line.path, Int32(line.baud), parity, Int32(line.dataBits), Int32(line.stopBits))
         }
@@ -275,6 +291,17 @@ public actor ModbusConnection {
         var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(atto / 1_000_000_000))
         var remaining = timespec()
         while nanosleep(&request, &remaining) == -1 && cmodbus_errno() == EINTR { request = remaining }
+    }
+
+    private static func fileKind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: return "a regular file"
+        case S_IFDIR: return "a directory"
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        case S_IFBLK: return "a block device"
+        default: return "not a character device"
+        }
     }
 
     private static func text(_ err: Int32) -> String {

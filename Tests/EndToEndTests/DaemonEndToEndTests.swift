@@ -292,6 +292,7 @@ extension DaemonEndToEndTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let tokenFile = dir.appendingPathComponent("token")
         try "s3cret-token-0123456789\n".write(to: tokenFile, atomically: true, encoding: .utf8)
+        chmod(tokenFile.path, 0o600)
         let port = try freeLoopbackPort()
         let daemon = try DaemonHarness(
             config: """

@@ -127,7 +127,7 @@ final class RequestTargetTests: XCTestCase {
             ("/v1/pages/heating", nil, nil), ("/v1/pages/a%20b?x=%41", nil, nil), ("/v1/%", nil, nil), ("/v1/%0", nil, nil),
             ("/v1/%zz", nil, nil), ("/v1/%7e", nil, nil), ("/apply%00/capture", 6, 0x00), ("/a%0A", 2, 0x0A),
             ("/a%0d", 2, 0x0D), ("/a%1F", 2, 0x1F), ("/a%7f", 2, 0x7F), ("/a\tb", 2, 0x09), ("/a\u{7F}", 2, 0x7F),
-            ("/ok?q=%00", 5, 0x00),
+            ("/ok?q=%00", 6, 0x00),
         ]
         for (target, offset, byte) in cases {
             let found = RequestTarget.controlByte(in: Array(target.utf8))

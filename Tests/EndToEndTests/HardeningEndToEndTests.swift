@@ -1,0 +1,211 @@
+import Foundation
+import Glibc
+import LastsetClient
+import LastsetCore
+import TestSupport
+import XCTest
+
+/// Connects to a Unix socket and sends nothing: a client that holds a connection slot.
+func idleUnixConnection(_ path: String) throws -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestSupportError("socket: errno \(errno)") }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+    }
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard connected == 0 else {
+        close(fd)
+        throw TestSupportError("connect \(path): errno \(errno)")
+    }
+    return fd
+}
+
+/// Waits (up to `timeout`) until `condition` holds; polls every 20 ms.
+func eventually(timeout: TimeInterval, _ condition: () throws -> Bool) rethrows -> Bool {
+    let end = Date().addingTimeInterval(timeout)
+    while Date() < end {
+        if try condition() { return true }
+        usleep(20_000)
+    }
+    return try condition()
+}
+
+/// The daemon under faults an operator or an attacker on the host can cause: a wedged listener, a second daemon,
+/// planted symlinks, token files, serial paths.
+final class HardeningEndToEndTests: XCTestCase {
+    private var peers: [PymodbusPeer] = []
+
+    override func tearDown() {
+        for p in peers { p.stop() }
+        peers = []
+    }
+
+    private func peer(_ values: [Int: [UInt16]] = DaemonEndToEndTests.reference) throws -> PymodbusPeer {
+        let p = try PymodbusPeer.startTCP(values: values)
+        peers.append(p)
+        return p
+    }
+
+    private func config(port: Int, api: String = "") -> String {
+        """
+        { version: 1, \(api)
+          devices: [ { id: "press-a", endpoint: "tcp://127.0.0.1:\(port)", unit: 1, pages: ["heating"] } ],
+        \(DaemonEndToEndTests.pages)
+        }
+        """
+    }
+
+    /// The watchdog used to ping while every slot of the API socket was held by clients that sent nothing: the
+    /// daemon looked alive to systemd and answered nobody. The pings now follow a self-check through the socket.
+    func testWatchdogStopsPingingWhileTheAPIIsWedgedAndResumesAfter() throws {
+        let a = try peer()
+        let daemon = try DaemonHarness(config: config(port: a.port!), environment: ["WATCHDOG_USEC": "200000"])
+        XCTAssertTrue(daemon.notify.wait(for: "WATCHDOG=1", timeout: 3).found, "no watchdog ping while healthy")
+
+        // 64 is the listener's connection limit: holding them all wedges the API.
+        var held: [Int32] = []
+        for _ in 0..<64 { held.append(try idleUnixConnection(daemon.socketPath)) }
+        let stopped = eventually(timeout: 5) { daemon.stderr.contains("watchdog pings stopped") }
+        XCTAssertTrue(stopped, "the daemon never noticed its API was wedged:\n\(daemon.stderr)")
+        _ = daemon.notify.wait(for: "drain", timeout: 0.05)  // pings sent before the verdict
+        let (pinged, seen) = daemon.notify.wait(for: "WATCHDOG=1", timeout: 1)
+        XCTAssertFalse(pinged, "the watchdog kept pinging a wedged API: \(seen)")
+
+        for fd in held { close(fd) }
+        XCTAssertTrue(daemon.notify.wait(for: "WATCHDOG=1", timeout: 5).found, "pings did not resume")
+        XCTAssertTrue(daemon.stderr.contains("watchdog pings resumed"), daemon.stderr)
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+}
+
+extension HardeningEndToEndTests {
+    /// Runs `lastsetd` to completion with `arguments`; returns its exit status and stderr.
+    func runDaemon(_ arguments: [String], timeout: TimeInterval = 20, executable: String? = nil) throws -> (
+        status: Int32, stderr: String
+    ) {
+        let p = Process()
+        p.executableURL = try executable.map { URL(fileURLWithPath: $0) } ?? TestPaths.executable("lastsetd")
+        p.arguments = arguments
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "NOTIFY_SOCKET")
+        p.environment = env
+        try p.run()
+        // Killed past the timeout (a daemon that should have refused to start but serves); stderr fits the pipe.
+        let status = p.waitForExit(timeout: timeout)
+        return (status, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    /// Two daemons on one data directory used to both start (and hand out the same version numbers twice): the
+    /// second is refused, naming the first one's pid.
+    func testSecondDaemonOnTheSameDataDirectoryIsRefusedNamingTheHolder() throws {
+        let a = try peer()
+        let first = try DaemonHarness(config: config(port: a.port!))
+        let second = try runDaemon([
+            "--config", first.configURL.path, "--data-dir", first.dataDir.path, "--socket", first.dir.path + "/second.sock",
+        ])
+        XCTAssertEqual(second.status, 1, second.stderr)
+        XCTAssertTrue(second.stderr.contains("in use by another lastsetd"), second.stderr)
+        XCTAssertTrue(second.stderr.contains("pid \(first.process.processIdentifier) since 20"), second.stderr)
+        XCTAssertEqual(try first.api("GET", "/v1/health").status, 200, "the first daemon is untouched")
+        XCTAssertEqual(first.stop(), 0)
+    }
+}
+
+extension HardeningEndToEndTests {
+    /// `--check-config` used to pass a token file the daemon then refused at start; both now apply one rule
+    /// (TokenFile): at least 16 characters, no access for other users, not group-writable.
+    func testCheckConfigRefusesTheTokenFilesTheDaemonRefuses() throws {
+        let dir = try TestPaths.temporaryDirectory(prefix: "token-rule")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let port = try freeLoopbackPort()
+        let cases: [(token: String, mode: mode_t, problem: String?)] = [
+            ("short-token\n", 0o600, "has 11 characters; at least 16 are needed"),
+            ("s3cret-token-0123456789\n", 0o644, "has mode 0644"),
+            ("s3cret-token-0123456789\n", 0o620, "has mode 0620"),
+            ("s3cret-token-0123456789\n", 0o600, nil),
+            ("s3cret-token-0123456789\n", 0o640, nil),
+        ]
+        for (index, c) in cases.enumerated() {
+            let token = dir.appendingPathComponent("token\(index)")
+            try c.token.write(to: token, atomically: true, encoding: .utf8)
+            XCTAssertEqual(chmod(token.path, c.mode), 0)
+            let configURL = dir.appendingPathComponent("lastset\(index).json")
+            try config(port: 1, api: "api: { tcp: { listen: \"127.0.0.1:\(port)\", tokenFile: \"\(token.path)\" } },")
+                .write(to: configURL, atomically: true, encoding: .utf8)
+            let check = try runDaemon(["--check-config", "--config", configURL.path])
+            if let problem = c.problem {
+                let start = try runDaemon([
+                    "--config", configURL.path, "--data-dir", dir.path + "/data\(index)", "--socket", dir.path + "/s\(index)",
+                ])
+                XCTAssertEqual(check.status, 1, "\(c): \(check.stderr)")
+                XCTAssertTrue(check.stderr.contains(problem), "\(c): \(check.stderr)")
+                XCTAssertTrue(check.stderr.contains(token.path), "\(c): \(check.stderr)")
+                XCTAssertEqual(start.status, 1, "\(c): \(start.stderr)")
+                XCTAssertTrue(start.stderr.contains(problem), "the daemon gives the same reason: \(start.stderr)")
+            } else {
+                XCTAssertEqual(check.status, 0, "\(c): \(check.stderr)")
+            }
+        }
+    }
+
+    /// A permission failure on the data directory used to read "Unknown error 513" (Foundation's error code
+    /// taken for an errno); it now says what failed, with the system's own words.
+    func testDataDirectoryPermissionFailureIsARealMessage() throws {
+        let dir = try TestPaths.temporaryDirectory(prefix: "perm")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        XCTAssertEqual(chmod(dir.path, 0o755), 0)
+        let configURL = dir.appendingPathComponent("lastset.json")
+        try config(port: 1).write(to: configURL, atomically: true, encoding: .utf8)
+        XCTAssertEqual(chmod(configURL.path, 0o644), 0)
+        // A directory only root may write to, and the daemon run as nobody.
+        let locked = dir.appendingPathComponent("locked")
+        XCTAssertEqual(mkdir(locked.path, 0o755), 0)
+        let lastsetd = try TestPaths.executable("lastsetd").path
+        let run = try runDaemon(
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", lastsetd, "--config", configURL.path, "--data-dir",
+                locked.path + "/data", "--socket", dir.path + "/s",
+            ], executable: "/usr/bin/setpriv")
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("cannot create directory \(locked.path)/data: Permission denied"), run.stderr)
+        XCTAssertFalse(run.stderr.contains("Unknown error"), run.stderr)
+
+        // A file where a directory should be: the errno's text too.
+        let file = dir.appendingPathComponent("file")
+        try Data().write(to: file)
+        let second = try runDaemon(["--config", configURL.path, "--data-dir", file.path + "/data", "--socket", dir.path + "/s"])
+        XCTAssertEqual(second.status, 1, second.stderr)
+        XCTAssertTrue(second.stderr.contains("\(file.path): Not a directory"), second.stderr)
+        XCTAssertFalse(second.stderr.contains("Unknown error"), second.stderr)
+    }
+
+    /// An ad-hoc `rtu://` endpoint naming a regular file used to be opened read-write (libmodbus finds out it is
+    /// no terminal only after opening it): it is refused before any open, and the file is untouched.
+    func testAdHocRTUPathThatIsNoSerialDeviceIsRefusedBeforeOpening() throws {
+        let a = try peer()
+        let daemon = try DaemonHarness(config: config(port: a.port!))
+        XCTAssertEqual(try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#).status, 200)
+        let victim = daemon.dir.appendingPathComponent("victim.txt")
+        try Data("keep me\n".utf8).write(to: victim)
+        var before = stat()
+        XCTAssertEqual(stat(victim.path, &before), 0)
+        for target in [victim.path, daemon.dir.path] {
+            let r = try daemon.api(
+                "POST", "/v1/pages/heating/apply?wait=1", #"{"endpoint":"rtu://\#(target)?baud=19200","unit":1}"#)
+            XCTAssertTrue(r.text.contains("not a serial device"), r.text)
+        }
+        var after = stat()
+        XCTAssertEqual(stat(victim.path, &after), 0)
+        XCTAssertEqual(try String(contentsOf: victim, encoding: .utf8), "keep me\n")
+        XCTAssertEqual(after.st_mtim.tv_sec, before.st_mtim.tv_sec)
+        XCTAssertEqual(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec)
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+}
