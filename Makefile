@@ -22,6 +22,8 @@ test: setup
 	# The suite takes well under a minute; a hung peer must fail the run, not stall it.
 	timeout --kill-after=30 1200 $(SWIFT) test
 	.ci/check-systemd.sh
+	# The unit under the host's real systemd, booted as PID 1 in fresh namespaces (~15 s).
+	timeout --kill-after=10 180 .ci/systemd-boot-test.sh "$$($(SWIFT) build --show-bin-path)"
 
 check-systemd:
 	.ci/check-systemd.sh
@@ -36,10 +38,12 @@ bench:
 
 PREFIX ?= /usr/local
 ## Release build installed to $(PREFIX)/bin, the unit to /etc/systemd/system, the example config to
-## /etc/lastset/lastset.json (only when none exists). Then: systemctl daemon-reload && systemctl enable --now lastsetd
+## /etc/lastset/lastset.json (only when none exists), the USB serial drivers to /etc/modules-load.d/lastset.conf.
+## Then: systemctl daemon-reload && systemctl enable --now lastsetd
 install:
 	$(SWIFT) build -c release
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/etc/systemd/system $(DESTDIR)/etc/lastset
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)/etc/systemd/system $(DESTDIR)/etc/lastset $(DESTDIR)/etc/modules-load.d
+	install -m 0644 systemd/lastset-modules.conf $(DESTDIR)/etc/modules-load.d/lastset.conf
 	install -m 0755 $$($(SWIFT) build -c release --show-bin-path)/lastsetd $$($(SWIFT) build -c release --show-bin-path)/lastset $$($(SWIFT) build -c release --show-bin-path)/lastset-sim $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 systemd/lastsetd.service $(DESTDIR)/etc/systemd/system/lastsetd.service
 	[ -e $(DESTDIR)/etc/lastset/lastset.json ] || install -m 0644 Config/lastset.json $(DESTDIR)/etc/lastset/lastset.json

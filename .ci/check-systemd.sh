@@ -1,7 +1,10 @@
 #!/bin/sh
 # Checks systemd/lastsetd.service:
 #   1. `systemd-analyze verify` reports nothing but the missing binary (no unknown key, no invalid value);
-#   2. `systemd-analyze security --offline=true` scores at most 1.5.
+#   2. `systemd-analyze security --offline=true` scores at most 1.5;
+#   3. every Exec*= runs one of the project's own binaries (a minimal Debian has no /bin/kill: it is in procps);
+#   4. systemd/lastset-modules.conf loads the driver of every DeviceAllow=char-ttyUSB/char-ttyACM class.
+# The unit under the real systemd is .ci/systemd-boot-test.sh.
 # Usage: .ci/check-systemd.sh [unit-file]   (run from anywhere; exits 0 when both pass, 1 otherwise)
 set -eu
 
@@ -40,5 +43,28 @@ elif awk -v s="$score" -v m="$max_score" 'BEGIN { exit !(s > m) }'; then
 else
     echo "check-systemd: security OK (exposure $score <= $max_score)"
 fi
+
+exec_lines=$(grep -E '^Exec[A-Za-z]*=' "$unit" || true)
+foreign=$(printf '%s\n' "$exec_lines" | grep -v -E '^Exec[A-Za-z]*=[-@:+!]*/usr/local/bin/lastset(d|-sim)?( |$)' || true)
+if [ -n "$foreign" ]; then
+    echo "check-systemd: FAIL: Exec lines that run something the project does not install:" >&2
+    printf '%s\n' "$foreign" >&2
+    status=1
+else
+    echo "check-systemd: Exec lines OK (only the project's binaries)"
+fi
+
+modules="$(dirname "$unit")/lastset-modules.conf"
+for pair in ttyUSB:usbserial ttyACM:cdc_acm; do
+    class=${pair%%:*}
+    module=${pair#*:}
+    grep -q "^DeviceAllow=char-$class " "$unit" || continue
+    if [ -f "$modules" ] && grep -qx "$module" "$modules"; then
+        echo "check-systemd: DeviceAllow=char-$class: $module is in $(basename "$modules")"
+    else
+        echo "check-systemd: FAIL: DeviceAllow=char-$class needs $module in $modules (modules-load.d)" >&2
+        status=1
+    fi
+done
 
 exit $status

@@ -11,15 +11,22 @@ final class APIRouter: Sendable {
     let engine: Engine
     let auth: HTTPAuth
     let info: @Sendable () async -> HealthInfo
+    /// Re-reads the config file (`POST /v1/reload`); the daemon passes its `ConfigReloader`.
+    let reload: @Sendable () async -> ConfigReloader.Verdict
     private let accepting = Mutex(true)
 
     init(
-        registry: DeviceRegistry, jobs: JobTable, engine: Engine, auth: HTTPAuth, info: @escaping @Sendable () async -> HealthInfo
+        registry: DeviceRegistry, jobs: JobTable, engine: Engine, auth: HTTPAuth,
+        reload: @escaping @Sendable () async -> ConfigReloader.Verdict = {
+            .refused(configFile: "", problems: ["this daemon cannot reload"])
+        },
+        info: @escaping @Sendable () async -> HealthInfo
     ) {
         self.registry = registry
         self.jobs = jobs
         self.engine = engine
         self.auth = auth
+        self.reload = reload
         self.info = info
     }
 
@@ -70,6 +77,17 @@ final class APIRouter: Sendable {
             var health = await info()
             if !accepting.withLock({ $0 }) { health.status = "stopping" }
             return json(200, health)
+        }
+        if match("POST", "reload") != nil {
+            switch await reload() {
+            case .reloaded(let result): return json(200, result)
+            case .refused(let file, let problems):
+                let list = problems.joined(separator: "\n")
+                throw APIError.unprocessable(
+                    "config_invalid",
+                    "config reload refused, keeping the running config: \(problems.count) problem\(problems.count == 1 ? "" : "s") in \(file)\n\(list)"
+                )
+            }
         }
         if match("GET", "devices") != nil {
             return json(200, await registry.statuses())
@@ -165,7 +183,8 @@ final class APIRouter: Sendable {
 
     /// Every route, for 405 answers and their Allow header.
     private static let routes: [(method: String, pattern: [String])] = [
-        ("GET", ["health"]), ("GET", ["devices"]), ("GET", ["devices", "*"]), ("GET", ["pages"]), ("GET", ["pages", "*"]),
+        ("GET", ["health"]), ("POST", ["reload"]), ("GET", ["devices"]), ("GET", ["devices", "*"]), ("GET", ["pages"]),
+        ("GET", ["pages", "*"]),
         ("GET", ["pages", "*", "templates"]), ("POST", ["pages", "*", "templates"]), ("GET", ["pages", "*", "templates", "*"]),
         ("GET", ["pages", "*", "templates", "*", "file"]), ("POST", ["pages", "*", "capture"]),
         ("POST", ["pages", "*", "apply"]),

@@ -75,7 +75,7 @@ public enum Daemon {
     }
 
     private static func serve(_ options: DaemonOptions, log: Logger) async throws -> Int32 {
-        var config: CompiledConfig
+        let config: CompiledConfig
         do {
             config = try ConfigLoader.load(path: options.configPath)
         } catch {
@@ -105,7 +105,13 @@ public enum Daemon {
 
         let (tcp, auth) = try tcpSettings(config.api?.tcp)
         let configPath = options.configPath
-        let router = APIRouter(registry: registry, jobs: jobs, engine: engine, auth: auth) {
+        let poller = Poller(registry: registry, log: log)
+        let notifier = SystemdNotifier()
+        let reloader = ConfigReloader(
+            configPath: configPath, registry: registry, poller: poller, notifier: notifier, log: log)
+        let router = APIRouter(
+            registry: registry, jobs: jobs, engine: engine, auth: auth, reload: { await reloader.reload() }
+        ) {
             HealthInfo(
                 status: "ok", version: version, startedAt: startedAt, configFile: configPath, dataDirectory: dataDirectory.path,
                 devices: await registry.config.devices.count, pages: await registry.config.pages.count,
@@ -123,9 +129,7 @@ public enum Daemon {
 
         // Before READY: a signal sent the moment we are ready must find its handler installed.
         let signals = SignalEvents.stream()
-        let poller = Poller(registry: registry, log: log)
         poller.start(config: config)
-        let notifier = SystemdNotifier()
         try? notifier.ready()
         try? notifier.status("serving \(config.devices.count) devices")
         let selfCheck = SelfCheck(socketPath: socketPath, timeout: notifier.watchdogInterval ?? .seconds(5))
@@ -144,18 +148,7 @@ public enum Daemon {
 
         for await signal in signals {
             if signal == .hangup {
-                try? notifier.reloading()
-                do {
-                    let next = try ConfigLoader.load(path: options.configPath)
-                    config = next
-                    await registry.replace(config: next)
-                    poller.start(config: next)
-                    log.info("config reloaded: \(next.devices.count) devices, \(next.pages.count) pages")
-                } catch {
-                    for p in error.problems { log.error("\(p)") }
-                    log.error("config reload refused, keeping the running config: \(error.problems.count) problem(s)")
-                }
-                try? notifier.ready()
+                _ = await reloader.reload()
                 continue
             }
             log.info("\(signal): stopping")

@@ -1,0 +1,46 @@
+import LastsetCore
+
+/// Re-reads the config file and puts it in force, or keeps the running one when it has problems; one reload at
+/// a time, whether SIGHUP or `POST /v1/reload` asked for it.
+actor ConfigReloader {
+    /// What a reload did.
+    enum Verdict: Sendable {
+        /// The new config is in force.
+        case reloaded(ReloadResult)
+        /// The new config was refused (each problem names the file, JSON path and bad value); the old one stays.
+        case refused(configFile: String, problems: [String])
+    }
+
+    private let configPath: String
+    private let registry: DeviceRegistry
+    private let poller: Poller
+    private let notifier: SystemdNotifier
+    private let log: Logger
+
+    init(configPath: String, registry: DeviceRegistry, poller: Poller, notifier: SystemdNotifier, log: Logger) {
+        self.configPath = configPath
+        self.registry = registry
+        self.poller = poller
+        self.notifier = notifier
+        self.log = log
+    }
+
+    /// Loads and checks the config file; swaps it in only when it has no problem. Tells systemd RELOADING=1
+    /// first and READY=1 after, either way.
+    func reload() async -> Verdict {
+        try? notifier.reloading()
+        defer { try? notifier.ready() }
+        do {
+            let next = try ConfigLoader.load(path: configPath)
+            await registry.replace(config: next)
+            poller.start(config: next)
+            log.info("config reloaded: \(next.devices.count) devices, \(next.pages.count) pages")
+            return .reloaded(ReloadResult(configFile: configPath, devices: next.devices.count, pages: next.pages.count))
+        } catch {
+            let problems = error.problems.map { "\($0)" }
+            for p in problems { log.error(p) }
+            log.error("config reload refused, keeping the running config: \(problems.count) problem(s)")
+            return .refused(configFile: configPath, problems: problems)
+        }
+    }
+}
