@@ -107,8 +107,24 @@ exec /lib/systemd/systemd --unit=lastset-test.target --show-status=no
 EOF
 chmod +x "$work/inner.sh"
 
-unshare --fork --pid --mount --cgroup --uts --ipc --net --kill-child "$work/inner.sh" "$work" \
-    >"$work/console.log" 2>&1 </dev/null &
+# The new cgroup namespace is rooted at the cgroup it is created in: give it a fresh leaf of its own, so that
+# two runs at once (or the host's own units) never share a cgroup tree.
+cg_mount="$(findmnt -n -t cgroup2 -o TARGET | head -n 1 || true)"
+cg_mounted_here=""
+if [[ -z "$cg_mount" ]]; then
+    cg_mount="$work/cgroup2"
+    mkdir -p "$cg_mount"
+    mount -t cgroup2 cgroup2 "$cg_mount" || die "cannot mount cgroup2"
+    cg_mounted_here=yes
+fi
+cg_self="$(sed -n 's/^0:://p' /proc/self/cgroup)"
+cg_dir="$cg_mount${cg_self%/}/lastset-boot-$$"
+mkdir "$cg_dir" || die "cannot create the cgroup $cg_dir"
+
+(
+    echo "$BASHPID" >"$cg_dir/cgroup.procs"
+    exec unshare --fork --pid --mount --cgroup --uts --ipc --net --kill-child "$work/inner.sh" "$work"
+) >"$work/console.log" 2>&1 </dev/null &
 outer=$!
 pid1=""
 cleanup() {
@@ -116,6 +132,9 @@ cleanup() {
     for _ in $(seq 100); do kill -0 "$outer" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$outer" 2>/dev/null || true
     wait "$outer" 2>/dev/null || true
+    # Leaves first: systemd may leave empty cgroups behind.
+    find "$cg_dir" -depth -type d -exec rmdir {} + 2>/dev/null || true
+    [[ -n "$cg_mounted_here" ]] && umount "$cg_mount"
     rm -rf "$work"
 }
 trap cleanup EXIT
