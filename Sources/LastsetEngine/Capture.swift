@@ -90,6 +90,13 @@ public enum Capture {
             report.version = stored.version
             return (report, stored)
         } catch {
+            if case .notDurable(let stored, _) = error {
+                // In place and served as the latest: say so, with the durability failure.
+                report.archived = true
+                report.version = stored.version
+                report.error = error.description
+                return (report, stored)
+            }
             report.error = error.description
             return (report, nil)
         }

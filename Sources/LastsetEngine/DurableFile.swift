@@ -13,52 +13,27 @@ enum DurableFile {
     /// Atomically replaces (or creates) `url` with `data`. With `syncDirectory: false` the caller must
     /// fsync the directory itself (to cover more changes in it with one fsync) before relying on it.
     static func write(_ data: Data, to url: URL, mode: mode_t = 0o640, syncDirectory: Bool = true) throws(StorageError) {
-        let dir = url.deletingLastPathComponent().path
-        let temp = dir + "/" + tempPrefix + url.lastPathComponent + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw StorageError(operation: "create", path: temp, errno: errno) }
-        var ok = false
-        defer {
-            if !ok { unlink(temp) }
-        }
-        let failure: StorageError? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> StorageError? in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return StorageError(operation: "write", path: temp, errno: errno)
-                }
-                offset += n
-            }
-            return fsync(fd) == 0 ? nil : StorageError(operation: "fsync", path: temp, errno: errno)
-        }
-        if let failure {
-            close(fd)
-            throw failure
-        }
-        guard close(fd) == 0 else { throw StorageError(operation: "close", path: temp, errno: errno) }
-        guard rename(temp, url.path) == 0 else { throw StorageError(operation: "rename", path: url.path, errno: errno) }
-        ok = true
-        if syncDirectory { try Self.syncDirectory(dir) }
+        let dir = try DirectoryHandle.open(url.deletingLastPathComponent().path)
+        try dir.write(data, to: url.lastPathComponent, mode: mode, sync: syncDirectory)
     }
 
     /// Appends one record (a whole line) and fsyncs: the audit log's write.
     static func append(_ line: Data, to url: URL) throws(StorageError) {
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o640)
+        // A file created here is durable only once its directory entry is: fsync the parent then.
+        var existing = stat()
+        let isNew = lstat(url.path, &existing) != 0 && errno == ENOENT
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o640)
         guard fd >= 0 else { throw StorageError(operation: "open", path: url.path, errno: errno) }
         defer { close(fd) }
         let written = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress!, $0.count) }
         guard written == line.count else { throw StorageError(operation: "append", path: url.path, errno: errno) }
         guard fsync(fd) == 0 else { throw StorageError(operation: "fsync", path: url.path, errno: errno) }
+        if isNew { try syncDirectory(url.deletingLastPathComponent().path) }
     }
 
     /// fsyncs a directory so a rename or unlink in it is durable.
     static func syncDirectory(_ path: String) throws(StorageError) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw StorageError(operation: "open directory", path: path, errno: errno) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw StorageError(operation: "fsync directory", path: path, errno: errno) }
+        try DirectoryHandle.open(path).sync()
     }
 
     /// Creates a directory and its parents (mode 0750), with the real errno on failure (Foundation's error
@@ -74,19 +49,17 @@ enum DurableFile {
         }
         let parent = (path as NSString).deletingLastPathComponent
         if !parent.isEmpty, parent != path { try makeDirectory(URL(fileURLWithPath: parent, isDirectory: true)) }
-        if mkdir(path, 0o750) != 0 && errno != EEXIST {
-            throw StorageError(operation: "create directory", path: path, errno: errno)
+        if mkdir(path, 0o750) != 0 {
+            guard errno == EEXIST else { throw StorageError(operation: "create directory", path: path, errno: errno) }
+            return
         }
+        // The new directory exists for good only once its entry in the parent is durable.
+        try syncDirectory(parent.isEmpty ? "/" : parent)
     }
 
     /// Removes temp files left by interrupted writes; returns their names.
-    static func removeDebris(in dir: URL) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
-        var removed: [String] = []
-        for name in names where name.hasPrefix(tempPrefix) {
-            if unlink(dir.appendingPathComponent(name).path) == 0 { removed.append(name) }
-        }
-        return removed
+    static func removeDebris(in dir: DirectoryHandle) -> [String] {
+        dir.names().filter { $0.hasPrefix(tempPrefix) && dir.remove($0) }
     }
 }
 
@@ -95,5 +68,15 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     public var operation: String
     public var path: String
     public var errno: Int32
-    public var description: String { "cannot \(operation) \(path): \(String(cString: strerror(errno)))" }
+    /// The `errno` recorded when a file that must be a regular file is not (a FIFO, a device, a directory).
+    public static let notARegularFile: Int32 = -1
+
+    public var description: String {
+        switch errno {
+        case ELOOP:
+            return "cannot \(operation) \(path): it is a symbolic link, and links inside the data directory are never followed"
+        case Self.notARegularFile: return "cannot \(operation) \(path): not a regular file"
+        default: return "cannot \(operation) \(path): \(String(cString: strerror(errno)))"
+        }
+    }
 }

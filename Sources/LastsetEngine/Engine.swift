@@ -101,17 +101,26 @@ public struct Engine: Sendable {
             let verdict = RegisterClassifier.classify(entry.words, register)
             guard verdict == .archive else { throw .invalidImport("\(entry.registerId): \(verdict)") }
         }
-        let stored = try await archive.store(template)
+        let stored: Template
+        var notDurable: ArchiveError?
+        do {
+            stored = try await archive.store(template)
+        } catch {
+            guard case .notDurable(let inPlace, _) = error else { throw error }
+            (stored, notDurable) = (inPlace, error)
+        }
         let record = AuditRecord(
             time: Date(), kind: "import", who: who, pageId: page.id, device: template.source.deviceId ?? template.source.endpoint,
             endpoint: template.source.endpoint, unit: template.source.unit, identity: template.source.identity,
             templateVersion: stored.version, pageHash: template.pageHash, result: "archived",
             message: "imported (captured \(TimeText.iso8601(template.capturedAt)) as version \(template.version))"
-                + (template.pageHash == page.hash ? "" : "; captured against another page definition"),
+                + (template.pageHash == page.hash ? "" : "; captured against another page definition")
+                + (notDurable.map { "; \($0)" } ?? ""),
             registers: template.entries.map {
                 AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: "imported")
             })
         try? await audit.append(record)
+        if let notDurable { throw notDurable }
         return stored
     }
 }

@@ -7,6 +7,9 @@ import ModbusLink
 public actor TemplateArchive {
     public nonisolated let root: URL
     public let historyLimit: Int
+    /// `<data>/templates`, opened once; every page directory and file below it is opened relative to it,
+    /// never through a link.
+    private nonisolated let templates: DirectoryHandle
     private let executor = DispatchQueueExecutor(label: "lastset.archive")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -14,34 +17,39 @@ public actor TemplateArchive {
     public init(dataDirectory: URL, historyLimit: Int = 20) throws(ArchiveError) {
         root = dataDirectory.appendingPathComponent("templates", isDirectory: true)
         self.historyLimit = max(1, historyLimit)
-        do {
-            try DurableFile.makeDirectory(root)
+        do throws(StorageError) {
+            try DurableFile.makeDirectory(dataDirectory)
+            guard let templates = try DirectoryHandle.open(dataDirectory.path).subdirectory("templates", create: true) else {
+                throw StorageError(operation: "create directory", path: root.path, errno: ENOENT)
+            }
+            self.templates = templates
         } catch {
             throw .storage(error)
         }
-        for page in (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? [] where SafeName.isValid(page) {
-            _ = DurableFile.removeDebris(in: root.appendingPathComponent(page, isDirectory: true))
+        for page in templates.names() where SafeName.isValid(page) {
+            if let dir = try? templates.subdirectory(page, create: false) { _ = DurableFile.removeDebris(in: dir) }
         }
     }
 
-    private func directory(_ pageId: String) throws(ArchiveError) -> URL {
+    /// The page's directory (nil when it does not exist and `create` is false); a link there is refused.
+    private func directory(_ pageId: String, create: Bool = false) throws(ArchiveError) -> DirectoryHandle? {
         guard SafeName.isValid(pageId) else { throw .invalidName(pageId) }
-        return root.appendingPathComponent(pageId, isDirectory: true)
+        do {
+            return try templates.subdirectory(pageId, create: create)
+        } catch {
+            throw .storage(error)
+        }
     }
 
     private nonisolated static func fileName(_ version: Int) -> String { String(format: "v%06d.json", version) }
 
-    /// Versions present on disk for a page, ascending (corrupt files included). Read with readdir:
-    /// FileManager's listing costs more than the rest of storing a small template.
-    private func versionNumbers(_ pageId: String) throws(ArchiveError) -> [Int] {
-        let dir = try directory(pageId)
-        guard let handle = opendir(dir.path) else { return [] }
-        defer { closedir(handle) }
+    /// Versions present in a page directory, ascending (corrupt files and links included: they are refused
+    /// when read, never skipped). Read with readdir: FileManager's listing costs more than the rest of storing
+    /// a small template.
+    private nonisolated func versionNumbers(in dir: DirectoryHandle?) -> [Int] {
+        guard let dir else { return [] }
         var versions: [Int] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
+        for name in dir.names() {
             guard name.hasPrefix("v"), name.hasSuffix(".json"), name.count == 12, let v = Int(name.dropFirst().dropLast(5)) else {
                 continue
             }
@@ -51,32 +59,39 @@ public actor TemplateArchive {
     }
 
     /// Archives a template as the page's next version; returns it with its version number set.
+    ///
+    /// Throws `.notDurable` (carrying the stored template) when the version is in place but the directory
+    /// fsync that makes it durable failed: it is archived and served as the latest, yet a power loss could
+    /// still lose it. Every other error means nothing was archived.
     public func store(_ template: Template) throws(ArchiveError) -> Template {
-        let dir = try directory(template.pageId)
-        if mkdir(dir.path, 0o750) != 0 && errno != EEXIST {
-            throw .storage(StorageError(operation: "create directory", path: dir.path, errno: errno))
+        guard let dir = try directory(template.pageId, create: true) else {
+            throw .notFound(pageId: template.pageId, version: nil)
         }
-        let existing = try versionNumbers(template.pageId)
+        let existing = versionNumbers(in: dir)
         var stored = template.roundedToMilliseconds()
         stored.version = (existing.last ?? 0) + 1
-        let url = dir.appendingPathComponent(Self.fileName(stored.version))
-        // One directory fsync makes both the new version's rename and the pruning of old ones durable.
+        let name = Self.fileName(stored.version)
         do {
-            try DurableFile.write(TemplateFile.encode(stored), to: url, syncDirectory: false)
-            prune(template.pageId, in: dir, versions: existing + [stored.version])
-            try DurableFile.syncDirectory(dir.path)
+            try dir.write(TemplateFile.encode(stored), to: name, sync: false)
         } catch {
             throw .storage(error)
         }
-        remember(stored, at: url)
+        // One directory fsync makes both the new version's rename and the pruning of old ones durable.
+        prune(template.pageId, in: dir, versions: existing + [stored.version])
+        if let identity = dir.identity(name) { remember(stored, identity: identity) }
+        do {
+            try dir.sync()
+        } catch {
+            throw .notDurable(stored, error)
+        }
         return stored
     }
 
     /// Removes the oldest versions beyond the history limit (the caller fsyncs the directory).
-    private func prune(_ pageId: String, in dir: URL, versions: [Int]) {
+    private func prune(_ pageId: String, in dir: DirectoryHandle, versions: [Int]) {
         guard versions.count > historyLimit else { return }
         for v in versions.prefix(versions.count - historyLimit) {
-            unlink(dir.appendingPathComponent(Self.fileName(v)).path)
+            dir.remove(Self.fileName(v))
             cache[Self.cacheKey(pageId, v)] = nil
         }
     }
@@ -87,11 +102,7 @@ public actor TemplateArchive {
     // than the wire. A cached template is used only while its file is the very file it came from
     // (same inode, size and modification time) and its checksum still holds; otherwise a fresh load.
 
-    private struct FileIdentity: Equatable {
-        var inode: UInt64
-        var size: Int64
-        var modified: Int64
-    }
+    private typealias FileIdentity = DirectoryHandle.FileIdentity
 
     private var cache: [String: (identity: FileIdentity, template: Template, used: UInt64)] = [:]
     private var clock: UInt64 = 0
@@ -100,18 +111,9 @@ public actor TemplateArchive {
 
     private nonisolated static func cacheKey(_ pageId: String, _ version: Int) -> String { "\(pageId)/\(version)" }
 
-    private nonisolated static func identity(_ url: URL) -> FileIdentity? {
-        var st = stat()
-        guard stat(url.path, &st) == 0 else { return nil }
-        return FileIdentity(
-            inode: UInt64(st.st_ino), size: Int64(st.st_size),
-            modified: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
-    }
-
-    private func remember(_ template: Template, at url: URL) {
-        guard let id = Self.identity(url) else { return }
+    private func remember(_ template: Template, identity: FileIdentity) {
         clock += 1
-        cache[Self.cacheKey(template.pageId, template.version)] = (id, template, clock)
+        cache[Self.cacheKey(template.pageId, template.version)] = (identity, template, clock)
         if cache.count > cacheLimit, let oldest = cache.min(by: { $0.value.used < $1.value.used })?.key {
             cache[oldest] = nil
         }
@@ -119,13 +121,13 @@ public actor TemplateArchive {
 
     /// The given version, or the latest when `version` is nil. A corrupt file is refused, never skipped.
     public func load(pageId: String, version: Int? = nil) throws(ArchiveError) -> Template {
-        let versions = try versionNumbers(pageId)
+        let dir = try directory(pageId)
+        let versions = versionNumbers(in: dir)
         guard let v = version ?? versions.last else { throw .notFound(pageId: pageId, version: nil) }
-        guard v >= 1, versions.contains(v) else { throw .notFound(pageId: pageId, version: v) }
-        let url = try directory(pageId).appendingPathComponent(Self.fileName(v))
+        guard v >= 1, versions.contains(v), let dir else { throw .notFound(pageId: pageId, version: v) }
         let key = Self.cacheKey(pageId, v)
-        let data = try read(url, pageId: pageId, version: v)
-        if let hit = cache[key], hit.identity == Self.identity(url) {
+        let (data, identity) = try read(dir, pageId: pageId, version: v)
+        if let hit = cache[key], hit.identity == identity {
             // The checksum is still checked on every load (bit rot keeps the file's identity);
             // only the decoding is skipped.
             do {
@@ -148,23 +150,28 @@ public actor TemplateArchive {
             throw .corrupt(
                 pageId: pageId, version: v, reason: "file holds page \"\(template.pageId)\" version \(template.version)")
         }
-        remember(template, at: url)
+        remember(template, identity: identity)
         return template
     }
 
-    private func read(_ url: URL, pageId: String, version: Int) throws(ArchiveError) -> Data {
-        do {
-            return try Data(contentsOf: url)
+    /// The bytes of a version's file and the identity of the very file read (no link followed).
+    private nonisolated func read(_ dir: DirectoryHandle, pageId: String, version: Int) throws(ArchiveError) -> (
+        Data, FileIdentity
+    ) {
+        do throws(StorageError) {
+            if let file = try dir.readFile(Self.fileName(version)) { return (file.data, file.identity) }
         } catch {
-            throw .corrupt(pageId: pageId, version: version, reason: "cannot read \(url.path): \(error.localizedDescription)")
+            throw .corrupt(pageId: pageId, version: version, reason: error.description)
         }
+        // Listed a moment ago, gone now (removed from outside the daemon).
+        throw .notFound(pageId: pageId, version: version)
     }
 
     /// The file of a version as stored (for export), after checking it loads.
     public func exportData(pageId: String, version: Int? = nil) throws(ArchiveError) -> Data {
         let template = try load(pageId: pageId, version: version)
-        let url = try directory(pageId).appendingPathComponent(Self.fileName(template.version))
-        let data = try read(url, pageId: pageId, version: template.version)
+        guard let dir = try directory(pageId) else { throw .notFound(pageId: pageId, version: template.version) }
+        let (data, _) = try read(dir, pageId: pageId, version: template.version)
         do {
             _ = try TemplateFile.summary(data)
         } catch {
@@ -176,10 +183,10 @@ public actor TemplateArchive {
     /// Every version of a page, newest first; reads each file's checked summary, not its entries.
     public func list(pageId: String) throws(ArchiveError) -> [TemplateListing] {
         var listings: [TemplateListing] = []
-        let dir = try directory(pageId)
-        for v in try versionNumbers(pageId).reversed() {
+        guard let dir = try directory(pageId) else { return [] }
+        for v in versionNumbers(in: dir).reversed() {
             do {
-                let data = try read(dir.appendingPathComponent(Self.fileName(v)), pageId: pageId, version: v)
+                let (data, _) = try read(dir, pageId: pageId, version: v)
                 let s = try TemplateFile.summary(data)
                 guard s.pageId == pageId, s.version == v else {
                     throw ArchiveError.corrupt(
@@ -221,6 +228,9 @@ public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     /// An imported template of another page.
     case wrongPage(expected: String, found: String)
     case storage(StorageError)
+    /// The template is archived (in place, served as the latest) but the directory fsync that makes it durable
+    /// failed: a power loss could still lose it.
+    case notDurable(Template, StorageError)
 
     public var description: String {
         switch self {
@@ -231,6 +241,9 @@ public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidImport(let r): return "cannot import template: \(r)"
         case .wrongPage(let expected, let found): return "the file is a template of page \"\(found)\", not \"\(expected)\""
         case .storage(let e): return e.description
+        case .notDurable(let t, let e):
+            return
+                "archived as version \(t.version), but not confirmed durable (\(e)): a power loss could still lose this version"
         }
     }
 }

@@ -258,6 +258,7 @@ final class APIRouter: Sendable {
             case .invalidImport: throw APIError.unprocessable("invalid_template", error.description)
             case .wrongPage: throw APIError.unprocessable("page_mismatch", error.description)
             case .storage: throw APIError(status: 500, code: "storage", message: error.description)
+            case .notDurable: throw APIError(status: 500, code: "not_durable", message: error.description)
             }
         }
     }

@@ -41,8 +41,32 @@ final class DataDirectoryTests: XCTestCase {
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         XCTAssertEqual(symlink(outside.path, data.appendingPathComponent(DataDirectoryLock.fileName).path), 0)
         XCTAssertThrowsError(try DataDirectoryLock(directory: data)) { error in
-            XCTAssertTrue("\(error)".contains("Too many levels of symbolic links"), "\(error)")
+            XCTAssertTrue("\(error)".contains("is a symbolic link"), "\(error)")
         }
         XCTAssertEqual(try String(contentsOf: outside, encoding: .utf8), "precious\n")
+    }
+
+    /// A FIFO planted as a version file would block a plain open forever: it is refused at once.
+    func testAFIFOPlantedAsATemplateIsRefusedWithoutBlocking() async throws {
+        let archive = try TemplateArchive(dataDirectory: dir)
+        let template = Template(
+            pageId: "heating", pageHash: "sha256:abc", version: 0, capturedAt: Date(timeIntervalSince1970: 1_800_000_000),
+            capturedBy: "uid:0",
+            source: TemplateSource(deviceId: "press-1", endpoint: "tcp://127.0.0.1:1", unit: 1, identity: []),
+            entries: [
+                TemplateEntry(
+                    registerId: "r0", address: 100, length: 1, valueData: "0007", value: .unsigned(7),
+                    lastDate: Date(timeIntervalSince1970: 1_800_000_000))
+            ], skipped: [])
+        _ = try await archive.store(template)
+        XCTAssertEqual(mkfifo(dir.appendingPathComponent("templates/heating/v000002.json").path, 0o640), 0)
+        do {
+            _ = try await archive.load(pageId: "heating")
+            XCTFail("a FIFO was served")
+        } catch {
+            XCTAssertEqual("\(error)".contains("not a regular file"), true, "\(error)")
+        }
+        let listing = try await archive.list(pageId: "heating")
+        XCTAssertEqual(listing.map(\.checksumOK), [false, true])
     }
 }
