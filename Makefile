@@ -1,7 +1,7 @@
 # Lastset — the two commands a newcomer needs are `make demo` and `make test` (see README.md).
 SWIFT ?= swift
 
-.PHONY: setup build demo demo-stop test check-systemd format install
+.PHONY: setup build demo demo-stop test check-systemd format install console
 
 setup:
 	scripts/setup.sh
@@ -27,6 +27,10 @@ test: setup
 
 check-systemd:
 	.ci/check-systemd.sh
+
+## Builds the console's files (Console/) into lastsetd: regenerates Sources/LastsetService/ConsoleAssets.swift.
+console:
+	scripts/embed-console.py
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks Package.swift

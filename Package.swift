@@ -20,7 +20,7 @@ let package = Package(
         // Capture, archive, replay, audit.
         .target(name: "LastsetEngine", dependencies: ["LastsetCore", "ModbusLink"]),
         // HTTP server over libmicrohttpd; the only importer of CMicroHTTPD.
-        .target(name: "LastsetHTTP", dependencies: ["CMicroHTTPD"]),
+        .target(name: "LastsetHTTP", dependencies: ["CMicroHTTPD", "LastsetCore"]),
         // The CLI's HTTP/1.1 client for the control API.
         .target(name: "LastsetClient", dependencies: ["LastsetCore"]),
         // The daemon's services: API routes, poller, systemd notify, signals, logging.

@@ -11,6 +11,7 @@
 /// and cannot be called from Swift; this wrapper fixes the option list.
 /// `per_ip_limit` bounds the connections one client address may hold (0: no bound; TCP only);
 /// `uri_logger` sees the raw request target before it is unescaped (its result becomes `*con_cls`).
+/// With `tls_key_pem` and `tls_cert_pem` (PEM text, not paths) the listener speaks HTTPS through GnuTLS.
 /// Returns NULL on failure; the caller then still owns `listen_fd`.
 static inline struct MHD_Daemon *lastset_mhd_start(int listen_fd,
                                                    unsigned int connection_timeout_seconds,
@@ -21,9 +22,19 @@ static inline struct MHD_Daemon *lastset_mhd_start(int listen_fd,
                                                    MHD_AccessHandlerCallback handler,
                                                    void *handler_cls,
                                                    MHD_RequestCompletedCallback completed,
-                                                   void *completed_cls) {
+                                                   void *completed_cls,
+                                                   const char *tls_key_pem,
+                                                   const char *tls_cert_pem) {
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL;
+    struct MHD_OptionItem tls[] = {
+        { MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)tls_key_pem },
+        { MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)tls_cert_pem },
+        { MHD_OPTION_END, 0, NULL },
+    };
+    int use_tls = tls_key_pem != NULL && tls_cert_pem != NULL;
+    if (use_tls) flags |= MHD_USE_TLS;
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
+                            MHD_OPTION_ARRAY, use_tls ? tls : tls + 2,
                             MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
@@ -31,6 +42,11 @@ static inline struct MHD_Daemon *lastset_mhd_start(int listen_fd,
                             MHD_OPTION_URI_LOG_CALLBACK, uri_logger, NULL,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_END);
+}
+
+/// Whether this libmicrohttpd was built with TLS (GnuTLS) support.
+static inline int lastset_mhd_supports_tls(void) {
+    return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES;
 }
 
 /// The socket of a connection, or -1 when MHD cannot tell.

@@ -62,26 +62,104 @@ struct ConfigChecker {
     }
 
     mutating func api(_ value: JSONValue, _ path: String) -> APIConfig? {
-        guard let fields = object(value, path, keys: ["socket", "tcp"]) else { return nil }
+        guard let fields = object(value, path, keys: ["socket", "tcp", "roles"]) else { return nil }
         let socket = string(fields, "socket", in: path)
         if let s = socket, !s.hasPrefix("/") { add(join(path, "socket"), .string(s), "must be an absolute path") }
         var tcp: TCPAPIConfig?
-        if let t = field(fields, "tcp", in: path, required: false) {
-            let tcpPath = join(path, "tcp")
-            if let tf = object(t, tcpPath, keys: ["listen", "tokenFile"]) {
-                let listen = string(tf, "listen", in: tcpPath, required: true)
-                if let l = listen {
-                    do throws(EndpointError) {
-                        _ = try Endpoint.parse("tcp://" + l)
-                    } catch {
-                        add(join(tcpPath, "listen"), .string(l), "must be host:port (\(error.reason))")
-                    }
-                }
-                let token = string(tf, "tokenFile", in: tcpPath)
-                if let l = listen { tcp = TCPAPIConfig(listen: l, tokenFile: token) }
+        if let t = field(fields, "tcp", in: path, required: false) { tcp = tcpAPI(t, join(path, "tcp")) }
+        var roles: APIRolesConfig?
+        if let r = field(fields, "roles", in: path, required: false) { roles = self.roles(r, join(path, "roles")) }
+        return APIConfig(socket: socket, tcp: tcp, roles: roles)
+    }
+
+    mutating func tcpAPI(_ value: JSONValue, _ tcpPath: String) -> TCPAPIConfig? {
+        guard let tf = object(value, tcpPath, keys: ["listen", "tokenFile", "tokens", "tls", "hosts"]) else { return nil }
+        let listen = string(tf, "listen", in: tcpPath, required: true)
+        var host: String?
+        if let l = listen {
+            do throws(EndpointError) {
+                if case .tcp(let h, _) = try Endpoint.parse("tcp://" + l) { host = h }
+            } catch {
+                add(join(tcpPath, "listen"), .string(l), "must be host:port (\(error.reason))")
             }
         }
-        return APIConfig(socket: socket, tcp: tcp)
+        let tokenFile = string(tf, "tokenFile", in: tcpPath)
+        var tokens: [APITokenConfig]?
+        if let list = array(tf, "tokens", in: tcpPath) {
+            tokens = list.enumerated().compactMap { apiToken($1, "\(tcpPath).tokens[\($0)]") }
+            let names = (tokens ?? []).map(\.name) + (tokenFile == nil ? [] : ["api"])
+            let paths =
+                (tokens ?? []).indices.map { "\(tcpPath).tokens[\($0)].name" }
+                + (tokenFile == nil ? [] : [join(tcpPath, "tokenFile")])
+            duplicates(names, paths: paths, what: "token name (\"api\" is the tokenFile's)")
+        }
+        if tokenFile == nil && (tokens ?? []).isEmpty {
+            add(tcpPath, nil, "needs \"tokenFile\" or \"tokens\": the TCP API is never open without a token")
+        }
+        var tls: TLSConfig?
+        if let t = field(tf, "tls", in: tcpPath, required: false),
+            let tlsFields = object(t, join(tcpPath, "tls"), keys: ["cert", "key"])
+        {
+            let cert = string(tlsFields, "cert", in: join(tcpPath, "tls"), required: true)
+            let key = string(tlsFields, "key", in: join(tcpPath, "tls"), required: true)
+            if let cert, let key { tls = TLSConfig(cert: cert, key: key) }
+        }
+        if let l = listen, let host, tf["tls"] == nil, !TCPAPIConfig.isLoopback(host: host) {
+            add(
+                join(tcpPath, "listen"), .string(l),
+                "is not a loopback address: a listener reached over the network needs \"tls\": { cert, key } (tokens and session cookies must not cross it in clear)"
+            )
+        }
+        var hosts: [String]?
+        if let list = array(tf, "hosts", in: tcpPath) {
+            hosts = []
+            for (i, item) in list.enumerated() {
+                guard case .string(let h) = item, (try? Endpoint.parse("tcp://" + h)) != nil else {
+                    add("\(tcpPath).hosts[\(i)]", item, "must be a \"host:port\" string")
+                    continue
+                }
+                hosts?.append(h)
+            }
+        }
+        guard let listen else { return nil }
+        return TCPAPIConfig(listen: listen, tokenFile: tokenFile, tokens: tokens, tls: tls, hosts: hosts)
+    }
+
+    mutating func apiToken(_ value: JSONValue, _ path: String) -> APITokenConfig? {
+        guard let fields = object(value, path, keys: ["name", "role", "sha256"]) else { return nil }
+        let name = string(fields, "name", in: path, required: true)
+        if let name { safeId(name, join(path, "name"), what: "token name") }
+        let role: APIRole? = choice(fields, "role", in: path)
+        if fields["role"] == nil { add(join(path, "role"), nil, "required key \"role\" is missing") }
+        let hash = string(fields, "sha256", in: path, required: true)
+        if let hash,
+            hash.utf8.count != 64
+                || !hash.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) || (65...70).contains($0) })
+        {
+            add(
+                join(path, "sha256"), .string(hash),
+                "must be the 64 hex digits of the token's SHA-256 (printf %s \"$TOKEN\" | sha256sum)")
+            return nil
+        }
+        guard let name, let role, let hash else { return nil }
+        return APITokenConfig(name: name, role: role, sha256: hash.lowercased())
+    }
+
+    mutating func roles(_ value: JSONValue, _ path: String) -> APIRolesConfig? {
+        guard let fields = object(value, path, keys: ["operatorGroups", "viewerGroups"]) else { return nil }
+        func groups(_ key: String) -> [String]? {
+            guard let list = array(fields, key, in: path) else { return nil }
+            var out: [String] = []
+            for (i, item) in list.enumerated() {
+                guard case .string(let g) = item, !g.isEmpty else {
+                    add("\(path).\(key)[\(i)]", item, "must be a group name")
+                    continue
+                }
+                out.append(g)
+            }
+            return out
+        }
+        return APIRolesConfig(operatorGroups: groups("operatorGroups"), viewerGroups: groups("viewerGroups"))
     }
 
     // MARK: pages
@@ -500,4 +578,5 @@ extension WordOrder: CaseIterableByName { static var names: [String] { ["big", "
 extension ByteOrder: CaseIterableByName { static var names: [String] { ["big", "little"] } }
 extension Access: CaseIterableByName { static var names: [String] { ["rw", "ro"] } }
 extension UnsetStyle: CaseIterableByName { static var names: [String] { allCases.map(\.rawValue) } }
+extension APIRole: CaseIterableByName { static var names: [String] { ["viewer", "operator"] } }
 extension WriteFunction: CaseIterableByName { static var names: [String] { ["auto", "fc06", "fc16"] } }

@@ -46,11 +46,18 @@ public final class HTTPServer: Sendable {
         guard configuration.connectionTimeout > .zero else {
             throw .invalid("connectionTimeout \(configuration.connectionTimeout) must be positive")
         }
+        if configuration.tls != nil {
+            guard configuration.tcp != nil else { throw .invalid("TLS is configured but there is no TCP listener") }
+            guard Self.supportsTLS else { throw .invalid("this libmicrohttpd was built without TLS (GnuTLS) support") }
+        }
         self.configuration = configuration
         self.handler = handler
     }
 
     deinit { stop() }
+
+    /// Whether the libmicrohttpd in use can serve HTTPS.
+    public static var supportsTLS: Bool { lastset_mhd_supports_tls() != 0 }
 
     /// The TCP port actually bound (useful with port 0), or nil when not listening on TCP.
     public var tcpPort: UInt16? { state.withLock { $0.tcpPort } }
@@ -63,11 +70,12 @@ public final class HTTPServer: Sendable {
                 if let path = configuration.unixSocketPath {
                     let fd = try ListenSocket.unix(path: path, mode: configuration.socketMode, backlog: backlog)
                     state.socketPathOwned = path
-                    state.listeners.append(try startDaemon(fd: fd, isUnix: true, name: "\"\(path)\""))
+                    state.listeners.append(try startDaemon(fd: fd, isUnix: true, tls: nil, name: "\"\(path)\""))
                 }
                 if let tcp = configuration.tcp {
                     let (fd, port) = try ListenSocket.tcp(host: tcp.host, port: tcp.port, backlog: backlog)
-                    state.listeners.append(try startDaemon(fd: fd, isUnix: false, name: "\(tcp.host):\(port)"))
+                    state.listeners.append(
+                        try startDaemon(fd: fd, isUnix: false, tls: configuration.tls, name: "\(tcp.host):\(port)"))
                     state.tcpPort = port
                 }
             } catch {
@@ -97,15 +105,19 @@ public final class HTTPServer: Sendable {
 
     private var backlog: Int32 { Int32(clamping: max(16, configuration.connectionLimit)) }
 
-    private func startDaemon(fd: Int32, isUnix: Bool, name: String) throws(HTTPServerError) -> Listener {
+    private func startDaemon(fd: Int32, isUnix: Bool, tls: HTTPServerConfiguration.TLSMaterial?, name: String)
+        throws(HTTPServerError) -> Listener
+    {
         let context = Unmanaged.passRetained(
-            ListenerContext(handler: handler, maxBodyBytes: configuration.maxBodyBytes, isUnix: isUnix))
+            ListenerContext(handler: handler, maxBodyBytes: configuration.maxBodyBytes, isUnix: isUnix, tls: tls))
         let (seconds, attoseconds) = configuration.connectionTimeout.components
         let timeout = UInt32(clamping: max(1, seconds + (attoseconds > 0 ? 1 : 0)))
+        // MHD copies neither PEM string: they must outlive the daemon, so the context keeps them.
         let daemon = lastset_mhd_start(
             fd, timeout, UInt32(clamping: configuration.connectionLimit),
             isUnix ? 0 : UInt32(clamping: configuration.perClientConnectionLimit), MHDBridge.uriLogger,
-            MHDBridge.accessHandler, context.toOpaque(), MHDBridge.requestCompleted, nil)
+            MHDBridge.accessHandler, context.toOpaque(), MHDBridge.requestCompleted, nil,
+            context.takeUnretainedValue().tlsKey, context.takeUnretainedValue().tlsCertificate)
         guard let daemon else {
             context.release()
             close(fd)

@@ -13,12 +13,27 @@ public struct HTTPServerConfiguration: Sendable {
         }
     }
 
+    /// A certificate and private key (PEM text) for HTTPS on the TCP listener.
+    public struct TLSMaterial: Sendable, Equatable {
+        /// The certificate (chain), PEM.
+        public var certificatePEM: String
+        /// The private key, PEM.
+        public var keyPEM: String
+        /// Creates the TLS material.
+        public init(certificatePEM: String, keyPEM: String) {
+            self.certificatePEM = certificatePEM
+            self.keyPEM = keyPEM
+        }
+    }
+
     /// The Unix socket path to listen on, or nil for none. A stale socket file there is removed first.
     public var unixSocketPath: String?
     /// The permission bits given to the Unix socket file (default 0660: owner and group may connect).
     public var socketMode: UInt32
     /// The TCP address to listen on, or nil for none (the default).
     public var tcp: TCPListener?
+    /// HTTPS on the TCP listener (libmicrohttpd's GnuTLS support), or nil for plain HTTP.
+    public var tls: TLSMaterial?
     /// The largest accepted request body; a larger one gets 413 `body_too_large` without being buffered.
     public var maxBodyBytes: Int
     /// How long a connection may stay silent, in whole seconds (rounded up; at least 1): while its headers or
@@ -33,13 +48,14 @@ public struct HTTPServerConfiguration: Sendable {
 
     /// Creates a configuration; at least one of `unixSocketPath` and `tcp` must be given for `start()` to succeed.
     public init(
-        unixSocketPath: String? = nil, socketMode: UInt32 = 0o660, tcp: TCPListener? = nil,
+        unixSocketPath: String? = nil, socketMode: UInt32 = 0o660, tcp: TCPListener? = nil, tls: TLSMaterial? = nil,
         maxBodyBytes: Int = 64 * 1024, connectionTimeout: Duration = .seconds(30), connectionLimit: Int = 64,
         perClientConnectionLimit: Int = 16
     ) {
         self.unixSocketPath = unixSocketPath
         self.socketMode = socketMode
         self.tcp = tcp
+        self.tls = tls
         self.maxBodyBytes = maxBodyBytes
         self.connectionTimeout = connectionTimeout
         self.connectionLimit = connectionLimit

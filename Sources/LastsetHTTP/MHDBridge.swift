@@ -3,15 +3,27 @@ import Dispatch
 import Glibc
 
 /// Immutable per-listener state handed to libmicrohttpd as its callback context.
-final class ListenerContext: Sendable {
+///
+/// Unchecked: the PEM copies are written once in `init`, only read by MHD, and freed when the context goes.
+final class ListenerContext: @unchecked Sendable {
     let handler: HTTPHandler
     let maxBodyBytes: Int
     let isUnix: Bool
+    /// NUL-terminated copies of the TLS key and certificate, alive as long as the daemon that uses them.
+    let tlsKey: UnsafeMutablePointer<CChar>?
+    let tlsCertificate: UnsafeMutablePointer<CChar>?
 
-    init(handler: @escaping HTTPHandler, maxBodyBytes: Int, isUnix: Bool) {
+    init(handler: @escaping HTTPHandler, maxBodyBytes: Int, isUnix: Bool, tls: HTTPServerConfiguration.TLSMaterial?) {
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes
         self.isUnix = isUnix
+        tlsKey = tls.flatMap { strdup($0.keyPEM) }
+        tlsCertificate = tls.flatMap { strdup($0.certificatePEM) }
+    }
+
+    deinit {
+        free(tlsKey)
+        free(tlsCertificate)
     }
 }
 

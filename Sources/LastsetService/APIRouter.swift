@@ -9,11 +9,11 @@ final class APIRouter: Sendable {
     let registry: DeviceRegistry
     let jobs: JobTable
     let engine: Engine
-    let auth: HTTPAuth
     let info: @Sendable () async -> HealthInfo
     /// Re-reads the config file (`POST /v1/reload`); the daemon passes its `ConfigReloader`.
     let reload: @Sendable () async -> ConfigReloader.Verdict
     private let accepting = Mutex(true)
+    private let currentAuth: Mutex<HTTPAuth>
 
     init(
         registry: DeviceRegistry, jobs: JobTable, engine: Engine, auth: HTTPAuth,
@@ -25,10 +25,16 @@ final class APIRouter: Sendable {
         self.registry = registry
         self.jobs = jobs
         self.engine = engine
-        self.auth = auth
+        self.currentAuth = Mutex(auth)
         self.reload = reload
         self.info = info
     }
+
+    /// The access rules in force.
+    var auth: HTTPAuth { currentAuth.withLock { $0 } }
+
+    /// Swaps the access rules (tokens, roles) on reload; open sessions whose token is gone end on their next request.
+    func replaceAuth(_ auth: HTTPAuth) { currentAuth.withLock { $0 = auth } }
 
     /// Refuses new captures and replays from now on (shutdown).
     func stopAccepting() { accepting.withLock { $0 = false } }
@@ -46,17 +52,105 @@ final class APIRouter: Sendable {
 
     /// Handles one request; never throws (every failure becomes a JSON error).
     func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        let who: String
+        let auth = self.auth
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        if parts.first != "v1", let asset = ConsoleFiles.response(for: request) {
+            if case .tcp = request.peer, let refusal = auth.hostRefusal(request) { return refusal }
+            return asset
+        }
+        if parts == ["v1", "session"] { return session(request, auth: auth) }
+        let principal: HTTPAuth.Principal
         switch auth.authorize(request) {
-        case .allowed(let principal): who = principal
+        case .allowed(let p): principal = p
         case .denied(let response): return response
         }
+        if let refusal = roleRefusal(request, route: Array(parts.dropFirst()), principal: principal) { return refusal }
         do {
-            return try await route(request, who: who)
+            return try await route(request, who: principal.name)
         } catch let error as APIError {
             return error.response
         } catch {
             return .error(500, code: "internal", message: "\(error)")
+        }
+    }
+
+    /// 403 `forbidden_role` when the principal's role is below what the route needs (APIAccess).
+    private func roleRefusal(_ request: HTTPRequest, route: [String], principal: HTTPAuth.Principal) -> HTTPResponse? {
+        var dryRun = false
+        if request.method == "POST", route.last == "apply",
+            let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
+        {
+            dryRun = (object["dryRun"] as? Bool) == true
+        }
+        guard let needed = APIAccess.requiredRole(method: request.method, route: route, dryRun: dryRun), principal.role < needed
+        else { return nil }
+        return .error(
+            403, code: "forbidden_role",
+            message:
+                "\(principal.name) is a \(principal.role.rawValue); \(request.method) \(request.path) needs the \(needed.rawValue) role"
+        )
+    }
+
+    /// `/v1/session`: GET tells who the caller is (200 `signedIn: false` when nobody), POST signs in with a token
+    /// and sets the session cookie, DELETE signs out (ends the session on the server).
+    private func session(_ request: HTTPRequest, auth: HTTPAuth) -> HTTPResponse {
+        switch request.method {
+        case "GET":
+            switch auth.authorize(request) {
+            case .allowed(let p):
+                let session = p.sessionId.flatMap { auth.sessions.lookup($0) }
+                return json(
+                    200,
+                    SessionInfo(
+                        signedIn: true, principal: p.name, role: p.role, csrfToken: session?.csrfToken,
+                        expiresAt: session?.expiresAt))
+            case .denied(let response) where response.status == 401:
+                return json(200, SessionInfo(signedIn: false))
+            case .denied(let response):
+                return response
+            }
+        case "POST":
+            let body: SignInRequest
+            do {
+                body = try decode(SignInRequest.self, request)
+            } catch let error as APIError {
+                return error.response
+            } catch {
+                return .error(400, code: "bad_json", message: "\(error)")
+            }
+            switch auth.signIn(request, secret: body.token) {
+            case .failure(let refusal):
+                return refusal.response
+            case .success(let (session, cookie)):
+                var response = json(
+                    201,
+                    SessionInfo(
+                        signedIn: true, principal: "token:\(session.tokenName)", role: session.role, csrfToken: session.csrfToken,
+                        expiresAt: session.expiresAt))
+                response.headers["Set-Cookie"] = cookie
+                response.headers["Cache-Control"] = "no-store"
+                return response
+            }
+        case "DELETE":
+            switch auth.authorize(request) {
+            case .denied(let response):
+                return response
+            case .allowed(let p):
+                guard let id = p.sessionId else {
+                    return .error(400, code: "no_session", message: "\(p.name) is not signed in with a session; nothing to end")
+                }
+                auth.sessions.end(id)
+                var response = json(200, SessionInfo(signedIn: false))
+                response.headers["Set-Cookie"] = auth.sessionCookie("", maxAge: 0)
+                return response
+            }
+        default:
+            var response = APIError(
+                status: 405, code: "method_not_allowed",
+                message: "\(request.method) is not allowed on \(request.path) (allowed: GET, POST, DELETE)"
+            ).response
+            response.headers.add(name: "Allow", value: "GET, POST, DELETE")
+            return response
         }
     }
 
@@ -164,8 +258,10 @@ final class APIRouter: Sendable {
             guard (1...10_000).contains(limit) else {
                 throw APIError.badRequest("bad_parameter", "limit \"\(request.query["limit"] ?? "")\" must be 1...10000")
             }
-            let (records, bad) = await engine.audit.read(limit: limit)
-            return json(200, AuditPage(records: records, unreadable: bad))
+            let filter = try auditFilter(request.query)
+            // Filters look at the last 10,000 records, then the limit keeps the newest matches.
+            let (records, bad) = await engine.audit.read(limit: filter.isEmpty ? limit : 10_000)
+            return json(200, AuditPage(records: Array(records.filter(filter.matches).suffix(limit)), unreadable: bad))
         }
         let allowed = Self.routes.filter { r in
             r.pattern.count == route.count && zip(r.pattern, route).allSatisfy { $0 == "*" || $0 == $1 }
@@ -192,6 +288,19 @@ final class APIRouter: Sendable {
     ]
 
     // MARK: helpers
+
+    private func auditFilter(_ query: [String: String]) throws -> AuditFilter {
+        func value(_ key: String) -> String? { query[key].flatMap { $0.isEmpty ? nil : $0 } }
+        func date(_ key: String) throws -> Date? {
+            guard let text = value(key) else { return nil }
+            guard let date = TimeText.parseISO8601(text) else {
+                throw APIError.badRequest("bad_parameter", "\(key) \"\(text)\" is not an ISO 8601 time (2026-12-01T10:00:00Z)")
+            }
+            return date
+        }
+        return AuditFilter(
+            page: value("page"), device: value("device"), who: value("who"), since: try date("since"), until: try date("until"))
+    }
 
     private func isTrue(_ s: String) -> Bool { ["", "1", "true", "yes"].contains(s.lowercased()) }
 
@@ -403,6 +512,10 @@ protocol StrictKeys {
 
 extension CaptureRequest: StrictKeys {
     static var keys: Set<String> { ["device"] }
+}
+
+extension SignInRequest: StrictKeys {
+    static var keys: Set<String> { ["token"] }
 }
 
 extension ApplyRequest: StrictKeys {

@@ -16,6 +16,8 @@ actor ConfigReloader {
     private let poller: Poller
     private let notifier: SystemdNotifier
     private let log: Logger
+    /// Builds the API's access rules for a new config (throws to refuse it) and returns what puts them in force.
+    private var accessRules: (@Sendable (CompiledConfig) throws -> @Sendable () -> Void)?
 
     init(configPath: String, registry: DeviceRegistry, poller: Poller, notifier: SystemdNotifier, log: Logger) {
         self.configPath = configPath
@@ -25,13 +27,23 @@ actor ConfigReloader {
         self.log = log
     }
 
+    /// Sets how a reload rebuilds the API's tokens and roles.
+    func setAccessRules(_ build: @escaping @Sendable (CompiledConfig) throws -> @Sendable () -> Void) { accessRules = build }
+
     /// Loads and checks the config file; swaps it in only when it has no problem. Tells systemd RELOADING=1
     /// first and READY=1 after, either way.
     func reload() async -> Verdict {
         try? notifier.reloading()
         defer { try? notifier.ready() }
-        do {
+        do throws(ConfigErrors) {
             let next = try ConfigLoader.load(path: configPath)
+            var commitAccess: (@Sendable () -> Void)?
+            do {
+                commitAccess = try accessRules?(next)
+            } catch {
+                throw ConfigErrors(problems: [ConfigProblem(file: configPath, path: "api", value: "", message: "\(error)")])
+            }
+            commitAccess?()
             await registry.replace(config: next)
             poller.start(config: next)
             log.info("config reloaded: \(next.devices.count) devices, \(next.pages.count) pages")

@@ -48,7 +48,8 @@ public enum Daemon {
                 let config = try ConfigLoader.load(path: options.configPath)
                 // The same rules as at start-up: what the daemon would refuse, the check refuses.
                 do {
-                    _ = try tcpSettings(config.api?.tcp)
+                    _ = try AccessRules.listener(config.api?.tcp)
+                    _ = try AccessRules.auth(config.api, sessions: SessionStore())
                 } catch {
                     writeStderr("\(options.configPath): api.tcp: \(error)\n")
                     return 1
@@ -103,7 +104,10 @@ public enum Daemon {
             ?? env["RUNTIME_DIRECTORY"].flatMap { $0.split(separator: ":").first.map { "\($0)/api.sock" } }
             ?? APIConfig.defaultSocket
 
-        let (tcp, auth) = try tcpSettings(config.api?.tcp)
+        let listener = try AccessRules.listener(config.api?.tcp)
+        let tcp = listener?.0
+        let sessions = SessionStore()
+        let auth = try AccessRules.auth(config.api, sessions: sessions)
         let configPath = options.configPath
         let poller = Poller(registry: registry, log: log)
         let notifier = SystemdNotifier()
@@ -117,15 +121,25 @@ public enum Daemon {
                 devices: await registry.config.devices.count, pages: await registry.config.pages.count,
                 runningJobs: await jobs.runningCount)
         }
+        // Tokens and roles are rebuilt on every reload (a token removed from the config stops working at once);
+        // the listener and TLS stay as started.
+        let startedListen = config.api?.tcp
+        await reloader.setAccessRules { next in
+            let nextAuth = try AccessRules.auth(next.api, sessions: sessions)
+            if next.api?.tcp?.listen != startedListen?.listen || next.api?.tcp?.tls != startedListen?.tls {
+                log.warning("api.tcp listen/tls changes take effect at the next restart; tokens and roles are reloaded")
+            }
+            return { router.replaceAuth(nextAuth) }
+        }
         try? FileManager.default.createDirectory(
             atPath: (socketPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let server = try HTTPServer(
-            configuration: HTTPServerConfiguration(unixSocketPath: socketPath, tcp: tcp),
+            configuration: HTTPServerConfiguration(unixSocketPath: socketPath, tcp: tcp, tls: listener?.1),
             handler: { request in await router.handle(request) })
         try server.start()
         log.info(
             "lastsetd \(version): \(config.devices.count) devices, \(config.pages.count) pages; data in \(dataDirectory.path); API on \(socketPath)"
-                + (tcp.map { " and tcp \($0.host):\(server.tcpPort ?? $0.port)" } ?? ""))
+                + (tcp.map { " and \(listener?.1 == nil ? "http" : "https")://\($0.host):\(server.tcpPort ?? $0.port)/" } ?? ""))
 
         // Before READY: a signal sent the moment we are ready must find its handler installed.
         let signals = SignalEvents.stream()
@@ -171,24 +185,6 @@ public enum Daemon {
         await registry.closeAll()
         log.info("stopped")
         return 0
-    }
-
-    /// The optional TCP listener and the access rules for it.
-    private static func tcpSettings(_ tcp: TCPAPIConfig?) throws -> (HTTPServerConfiguration.TCPListener?, HTTPAuth) {
-        guard let tcp else { return (nil, HTTPAuth(tokens: [], allowedHosts: [])) }
-        guard let colon = tcp.listen.lastIndex(of: ":"), let port = UInt16(tcp.listen[tcp.listen.index(after: colon)...]) else {
-            throw DaemonError("api.tcp.listen \"\(tcp.listen)\" is not host:port")
-        }
-        let host = String(tcp.listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        guard let file = tcp.tokenFile else {
-            throw DaemonError("api.tcp needs a tokenFile: the TCP API is never open without a token")
-        }
-        let secret = try TokenFile.read(file)
-        let hosts = HTTPAuth.loopbackHosts(port: port).union(["\(host):\(port)".lowercased()])
-        return (
-            HTTPServerConfiguration.TCPListener(host: host, port: port),
-            HTTPAuth(tokens: [.init(id: "api", secret: secret)], allowedHosts: hosts)
-        )
     }
 }
 

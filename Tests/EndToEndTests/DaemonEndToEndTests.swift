@@ -86,7 +86,7 @@ final class DaemonEndToEndTests: XCTestCase {
 
         let audit = try daemon.auditRecords()
         XCTAssertEqual(audit.map(\.kind), ["capture", "replay"])
-        XCTAssertEqual(audit[1].who, "uid:\(getuid())")
+        XCTAssertEqual(audit[1].who, "uid:\(getuid())(\(String(cString: getpwuid(getuid())!.pointee.pw_name)))")
         XCTAssertEqual(audit[1].result, "succeeded")
         XCTAssertEqual(daemon.stop(), 0)
     }

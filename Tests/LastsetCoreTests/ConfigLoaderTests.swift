@@ -162,6 +162,27 @@ final class ConfigLoaderTests: XCTestCase {
             expected: [
                 ("api.socket", ["absolute path", #""run/x.sock""#]),
                 ("api.tcp.listen", ["host:port", #""localhost""#]),
+                ("api.tcp", [#"needs "tokenFile" or "tokens""#]),
+            ]),
+        Bad(
+            name: "api tokens, tls and roles",
+            text: config(
+                top: #"""
+                    version: 1, api: { roles: { operatorGroups: ["ops", ""], viewers: [] },
+                      tcp: { listen: "0.0.0.0:8502", tokenFile: "/etc/t", hosts: ["lastset.example", 3],
+                             tokens: [ { name: "a b", role: "admin", sha256: "abc" },
+                                       { name: "api", role: "viewer", sha256: "\#(String(repeating: "0", count: 64))" } ] } },
+                    """#),
+            expected: [
+                ("api.tcp.tokens[0].name", ["token name must match", #""a b""#]),
+                ("api.tcp.tokens[0].role", ["must be one of: viewer, operator", #""admin""#]),
+                ("api.tcp.tokens[0].sha256", ["64 hex digits", #""abc""#]),
+                ("api.tcp.tokenFile", [#"duplicate token name ("api" is the tokenFile's)"#, #""api""#]),
+                ("api.tcp.listen", ["not a loopback address", #"needs "tls""#, #""0.0.0.0:8502""#]),
+                ("api.tcp.hosts[0]", ["host:port", #""lastset.example""#]),
+                ("api.tcp.hosts[1]", ["host:port", "3"]),
+                ("api.roles.viewers", ["unknown key", "operatorGroups, viewerGroups"]),
+                ("api.roles.operatorGroups[1]", ["must be a group name"]),
             ]),
         Bad(
             name: "unknown register type", text: config(registers: #"{ registerId: "p.a", address: 0, type: "uint16" }"#),

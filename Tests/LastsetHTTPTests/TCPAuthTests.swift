@@ -19,14 +19,16 @@ final class TCPAuthTests: XCTestCase {
                 guard let checker = auth.value else { return .error(503, code: "starting", message: "not ready") }
                 switch checker.authorize(request) {
                 case .denied(let response): return response
-                case .allowed(let principal): return .json(200, Who(principal: principal, peer: request.peer.description))
+                case .allowed(let principal): return .json(200, Who(principal: principal.name, peer: request.peer.description))
                 }
             })
         try server.start()
         let port = try XCTUnwrap(server.tcpPort)
         XCTAssertNotEqual(port, 0)
         auth.value = HTTPAuth(
-            tokens: [.init(id: "ci", secret: "s3cret-token"), .init(id: "ops", secret: "other")],
+            tokens: [
+                .init(name: "ci", role: .operator, secret: "s3cret-token"), .init(name: "ops", role: .viewer, secret: "other"),
+            ],
             allowedHosts: HTTPAuth.loopbackHosts(port: port), allowedOrigins: ["http://127.0.0.1:\(port)"])
         return (server, port)
     }
@@ -77,10 +79,10 @@ final class TCPAuthTests: XCTestCase {
         XCTAssertEqual(localhost.status, 200)
     }
 
-    func testUnixPeerIsAllowedByUID() {
-        let auth = HTTPAuth(tokens: [], allowedHosts: [])
+    func testUnixPeerIsAnOperatorWithoutRoleMapping() {
+        let auth = HTTPAuth(tokens: [], allowedHosts: [], accounts: { _, _ in UnixAccount(user: nil, groups: ["1000"]) })
         let request = HTTPRequest(method: "GET", path: "/", peer: .unix(uid: 1000, gid: 1000, pid: 5))
-        XCTAssertEqual(auth.authorize(request), .allowed(principal: "uid:1000"))
+        XCTAssertEqual(auth.authorize(request), .allowed(.init(name: "uid:1000", role: .operator)))
     }
 
     func testConstantTimeEquals() {
