@@ -17,13 +17,16 @@ public struct Template: Codable, Sendable, Hashable {
     public var entries: [TemplateEntry]
     /// Registers left out, and why.
     public var skipped: [SkippedRegister]
+    /// Where the values came from when they were not read by a capture, e.g.
+    /// "imported from iOS archive Heating" (nil for a capture).
+    public var provenance: String?
 
     /// Current `schemaVersion`.
     public static let currentSchemaVersion = 1
 
     public init(
         pageId: String, pageHash: String, version: Int, capturedAt: Date, capturedBy: String?,
-        source: TemplateSource, entries: [TemplateEntry], skipped: [SkippedRegister]
+        source: TemplateSource, entries: [TemplateEntry], skipped: [SkippedRegister], provenance: String? = nil
     ) {
         self.schemaVersion = Template.currentSchemaVersion
         self.pageId = pageId
@@ -34,6 +37,7 @@ public struct Template: Codable, Sendable, Hashable {
         self.source = source
         self.entries = entries
         self.skipped = skipped
+        self.provenance = provenance
     }
 }
 

@@ -138,6 +138,9 @@ public enum TemplateFile {
         w.endArray()
         w.field("pageHash", t.pageHash)
         w.field("pageId", t.pageId)
+        if let p = t.provenance {
+            w.field("provenance", p)
+        }
         w.field("schemaVersion", t.schemaVersion)
         w.key("skipped")
         w.beginArray()

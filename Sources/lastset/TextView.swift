@@ -103,6 +103,7 @@ enum TextView {
             ("captured", time(template.capturedAt) + (template.capturedBy.map { " by \($0)" } ?? "")),
             ("source", sourceText),
         ]
+        if let provenance = template.provenance { header.append(("provenance", provenance)) }
         for identity in source.identity {
             header.append(("identity", "\(identity.registerId) = \(identity.value)"))
         }

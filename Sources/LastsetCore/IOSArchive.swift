@@ -1,0 +1,356 @@
+import Foundation
+
+/// The legacy iOS app's saved settings: an NSKeyedArchiver archive (binary or XML plist) whose root is
+/// an NSArray/NSMutableArray of `SARegister` objects (`address`, `valueData`, `lastDate`, `name`,
+/// `registerId`). Decoded with `PropertyListReader` and `KeyedArchive` (never NSKeyedUnarchiver), mapped
+/// onto a page like a capture, and written back for the app by `archive(for:page:)`.
+public enum IOSArchive {
+    /// The class name the app archives its registers under.
+    public static let registerClass = "SARegister"
+
+    /// Whether the bytes look like such an archive (a property list: binary magic or XML).
+    public static func recognises(_ bytes: [UInt8]) -> Bool { PropertyListReader.looksLikePropertyList(bytes) }
+
+    /// The archive's registers, in archive order; every entry that cannot be decoded is a problem.
+    public static func registers(_ bytes: [UInt8]) throws(IOSArchiveError) -> [ArchivedRegister] {
+        let (registers, problems) = try decode(bytes)
+        guard problems.isEmpty else { throw IOSArchiveError(problems: problems) }
+        return registers
+    }
+
+    /// Decodes what can be decoded and names every entry that cannot; throws only when the archive as a
+    /// whole is unusable (not a plist, not a keyed archive, root not an array).
+    static func decode(_ bytes: [UInt8]) throws(IOSArchiveError) -> ([ArchivedRegister], [IOSArchiveProblem]) {
+        let archive: KeyedArchive
+        do {
+            archive = try KeyedArchive(PropertyListReader.parse(bytes))
+        } catch {
+            throw IOSArchiveError("not a readable iOS archive: \(error.reason)")
+        }
+        let items: [PropertyList]
+        do throws(PropertyListError) {
+            guard case .dictionary(let fields) = try archive.object(archive.root) else {
+                throw PropertyListError("the root object is not an NSArray")
+            }
+            let (name, _) = try archive.className(of: fields)
+            guard name == "NSArray" || name == "NSMutableArray" else {
+                throw PropertyListError("the root object is an \(name), not an NSArray of \(registerClass)")
+            }
+            guard case .array(let list)? = fields["NS.objects"] else {
+                throw PropertyListError("the root \(name) has no NS.objects list")
+            }
+            items = list
+        } catch {
+            throw IOSArchiveError("not an archive of \(registerClass) objects: \(error.reason)")
+        }
+        var memo: [Int: KeyedArchive.Value] = [:]
+        var registers: [ArchivedRegister] = []
+        var problems: [IOSArchiveProblem] = []
+        for (i, item) in items.enumerated() {
+            guard case .uid(let u) = item, u < UInt64(archive.objects.count) else {
+                problems.append(IOSArchiveProblem(entry: i, registerId: nil, message: "not a reference to an archived object"))
+                continue
+            }
+            let value: KeyedArchive.Value
+            do {
+                value = try archive.resolve(Int(u), stack: [archive.root], memo: &memo)
+            } catch {
+                problems.append(IOSArchiveProblem(entry: i, registerId: nil, message: error.reason))
+                continue
+            }
+            guard case .object(let className, let fields) = value,
+                className == registerClass || className.hasSuffix("." + registerClass)
+            else {
+                problems.append(
+                    IOSArchiveProblem(entry: i, registerId: nil, message: "is \(value.kindName), not an \(registerClass)"))
+                continue
+            }
+            var entryProblems: [String] = []
+            func text(_ key: String) -> String? {
+                switch fields[key] {
+                case nil, .null?: return nil
+                case .string(let s)?: return s
+                case let other?:
+                    entryProblems.append("\(key) is \(other.kindName), expected a string")
+                    return nil
+                }
+            }
+            let registerId = text("registerId")
+            let name = text("name")
+            var address: Int?
+            switch fields["address"] {
+            case nil, .null?: break
+            case .integer(let a)?: address = Int(a)
+            case let other?: entryProblems.append("address is \(other.kindName), expected an integer")
+            }
+            var valueData: [UInt8]?
+            switch fields["valueData"] {
+            case nil, .null?: break
+            case .data(let d)?: valueData = d
+            case let other?: entryProblems.append("valueData is \(other.kindName), expected data")
+            }
+            var lastDate: Date?
+            switch fields["lastDate"] {
+            case nil, .null?: break
+            case .date(let t)? where t.isFinite && abs(t) < 1e11: lastDate = Date(timeIntervalSinceReferenceDate: t)
+            case .date(let t)?: entryProblems.append("lastDate \(t) is not a usable time")
+            case let other?: entryProblems.append("lastDate is \(other.kindName), expected an NSDate")
+            }
+            for p in entryProblems { problems.append(IOSArchiveProblem(entry: i, registerId: registerId, message: p)) }
+            if entryProblems.isEmpty {
+                registers.append(
+                    ArchivedRegister(
+                        index: i, registerId: registerId, name: name, address: address, valueData: valueData,
+                        lastDate: lastDate))
+            }
+        }
+        return (registers, problems)
+    }
+
+    /// The template an archive gives for `page`: every registerId mapped to the page's register (address
+    /// and length must agree), nil values and "not set" values skipped, the rest validated as a capture
+    /// validates. `identity` stands in for the identity registers the archive does not hold; `file` names
+    /// the archive in the provenance. Throws with every problem found.
+    public static func template(
+        archive bytes: [UInt8], page: PageDefinition, identity: [IdentityValue], file: String, who: String?,
+        importedAt: Date, identityNote: String? = nil
+    ) throws(IOSArchiveError) -> Template {
+        var (records, problems) = try decode(bytes)
+        let declared = page.identity ?? []
+        if !declared.isEmpty && identity.isEmpty {
+            problems.insert(
+                IOSArchiveProblem(
+                    entry: nil, registerId: nil,
+                    message:
+                        "page \"\(page.id)\" declares identity registers (\(declared.map(\.registerId).joined(separator: ", "))) and an iOS archive holds none: give them (--identity \(declared[0].registerId)=VALUE) or read them from a reference device (--identity-from DEVICE)"
+                ), at: 0)
+        }
+        var index: [String: Int] = [:]
+        for (k, r) in page.registers.enumerated() { index[r.registerId] = k }
+        var seen: [String: Int] = [:]
+        var entries: [(Int, TemplateEntry)] = []
+        var skipped: [(Int, SkippedRegister)] = []
+        var newest: Date?
+        for record in records {
+            func problem(_ message: String) {
+                problems.append(IOSArchiveProblem(entry: record.index, registerId: record.registerId, message: message))
+            }
+            guard let id = record.registerId else {
+                problem(
+                    "registerId is nil, so the entry cannot be matched to a register"
+                        + (record.address.map { " (address \($0))" } ?? ""))
+                continue
+            }
+            guard let k = index[id] else {
+                problem("page \"\(page.id)\" has no register with this registerId")
+                continue
+            }
+            if let first = seen[id] {
+                problem("registerId appears a second time (first at entry \(first))")
+                continue
+            }
+            seen[id] = record.index
+            let def = page.registers[k]
+            guard let address = record.address else {
+                problem("address is missing; the page has \(id) at \(def.address)")
+                continue
+            }
+            guard address == def.address else {
+                problem("address is \(address); the page has \(id) at \(def.address)")
+                continue
+            }
+            if let d = record.lastDate { newest = max(newest ?? d, d) }
+            // As a capture does: identity/communication and read-only registers are never cloned.
+            if !def.isCloned {
+                skipped.append((k, SkippedRegister(registerId: id, address: def.address, reason: .notCloned)))
+                continue
+            }
+            if !def.isWritable {
+                skipped.append((k, SkippedRegister(registerId: id, address: def.address, reason: .readOnly)))
+                continue
+            }
+            guard let data = record.valueData else {
+                skipped.append((k, SkippedRegister(registerId: id, address: def.address, reason: .unset)))
+                continue
+            }
+            guard data.count == def.length * 2 else {
+                problem(
+                    "valueData is \(data.count) bytes; \(id) is \(def.type) (\(def.length * 2) bytes, \(def.length) register\(def.length == 1 ? "" : "s"))"
+                )
+                continue
+            }
+            let words = [UInt16](bigEndianBytes: data)
+            if RegisterCodec.isUnset(words, for: def) {
+                skipped.append((k, SkippedRegister(registerId: id, address: def.address, reason: .unset)))
+                continue
+            }
+            let invalid = RegisterValidator.problems(words: words, definition: def)
+            if !invalid.isEmpty {
+                for p in invalid { problem("value \(p.value) (0x\(p.rawHex)) \(p.rule)") }
+                continue
+            }
+            entries.append(
+                (
+                    k,
+                    TemplateEntry(
+                        registerId: id, address: def.address, length: def.length, valueData: data.hexString,
+                        value: RegisterCodec.decode(words, as: def), lastDate: record.lastDate ?? .distantPast)
+                ))
+        }
+        guard problems.isEmpty else {
+            throw IOSArchiveError(problems: problems.sorted { ($0.entry ?? -1) < ($1.entry ?? -1) })
+        }
+        // An entry without a lastDate takes the archive's newest one (when the app last saved), or the import time.
+        let capturedAt = newest ?? importedAt
+        for i in entries.indices where entries[i].1.lastDate == .distantPast { entries[i].1.lastDate = capturedAt }
+        let provenance =
+            "imported from iOS archive \(file) (\(records.count) entr\(records.count == 1 ? "y" : "ies"))"
+            + (identityNote.map { "; \($0)" } ?? "")
+        return Template(
+            pageId: page.id, pageHash: page.hash, version: 0, capturedAt: capturedAt, capturedBy: who,
+            source: TemplateSource(deviceId: nil, endpoint: "ios-archive:\(file)", unit: 0, identity: identity),
+            entries: entries.sorted { $0.0 < $1.0 }.map(\.1), skipped: skipped.sorted { $0.0 < $1.0 }.map(\.1),
+            provenance: provenance
+        ).roundedToMilliseconds()
+    }
+
+    /// Identity values for `page` from `NAME=VALUE` text: text for string registers, hex for raw,
+    /// decimal or `0x` hex for numbers. Every declared identity register needs one; unknown names are errors.
+    public static func identityValues(page: PageDefinition, given: [(String, String)]) throws(IOSArchiveError)
+        -> [IdentityValue]
+    {
+        let declared = page.identity ?? []
+        var problems: [IOSArchiveProblem] = []
+        var values: [String: String] = [:]
+        for (name, value) in given {
+            if !declared.contains(where: { $0.registerId == name }) {
+                problems.append(
+                    IOSArchiveProblem(
+                        entry: nil, registerId: nil,
+                        message: "page \"\(page.id)\" has no identity register \"\(name)\""
+                            + (declared.isEmpty
+                                ? " (it declares none)" : " (it has: \(declared.map(\.registerId).joined(separator: ", ")))")))
+            } else if values[name] != nil {
+                problems.append(IOSArchiveProblem(entry: nil, registerId: nil, message: "identity \"\(name)\" is given twice"))
+            } else {
+                values[name] = value
+            }
+        }
+        var out: [IdentityValue] = []
+        for reg in declared {
+            guard let text = values[reg.registerId] else {
+                if !given.isEmpty {
+                    problems.append(
+                        IOSArchiveProblem(
+                            entry: nil, registerId: nil,
+                            message: "identity register \"\(reg.registerId)\" (\(reg.type)) has no value; give \(reg.registerId)=VALUE"))
+                }
+                continue
+            }
+            let def = reg.definition
+            let value: RegisterValue?
+            switch reg.type {
+            case .string: value = .text(text)
+            case .raw:
+                value = [UInt8](hexString: text.lowercased().hasPrefix("0x") ? String(text.dropFirst(2)) : text).map(
+                    RegisterValue.bytes)
+            case .f32, .f64: value = Double(text).map(RegisterValue.float)
+            default:
+                if let i = Int64(text) {
+                    value = i >= 0 ? .unsigned(UInt64(i)) : .signed(i)
+                } else if text.lowercased().hasPrefix("0x"), let u = UInt64(text.dropFirst(2), radix: 16) {
+                    value = .unsigned(u)
+                } else {
+                    value = nil
+                }
+            }
+            do throws(CodecError) {
+                guard let value else { throw CodecError(registerId: reg.registerId, value: text, reason: "not a value of \(reg.type)") }
+                let words = try RegisterCodec.encode(value, as: def)
+                out.append(
+                    IdentityValue(
+                        registerId: reg.registerId, address: reg.address, valueData: words.bigEndianBytes.hexString,
+                        value: RegisterCodec.decode(words, as: def)))
+            } catch {
+                problems.append(
+                    IOSArchiveProblem(
+                        entry: nil, registerId: nil,
+                        message: "identity \"\(reg.registerId)\" = \(JSONValue.quote(text)): \(error.reason)"))
+            }
+        }
+        guard problems.isEmpty else { throw IOSArchiveError(problems: problems) }
+        return out
+    }
+
+    /// The archive the legacy app loads for a template: an NSMutableArray of SARegister, one per page
+    /// register in page order (a register the template skipped is archived with a nil valueData), then
+    /// any entry whose register is no longer on the page. Binary plist, as the app writes it.
+    public static func archive(for template: Template, page: PageDefinition) -> [UInt8] {
+        var registers: [ArchivedRegister] = []
+        var byId: [String: TemplateEntry] = [:]
+        for e in template.entries { byId[e.registerId] = e }
+        let skipped = Set(template.skipped.map(\.registerId))
+        for def in page.registers {
+            if let e = byId.removeValue(forKey: def.registerId) {
+                registers.append(
+                    ArchivedRegister(
+                        index: registers.count, registerId: e.registerId, name: def.displayName, address: e.address,
+                        valueData: [UInt8](hexString: e.valueData) ?? [], lastDate: e.lastDate))
+            } else if skipped.contains(def.registerId) {
+                registers.append(
+                    ArchivedRegister(
+                        index: registers.count, registerId: def.registerId, name: def.displayName, address: def.address,
+                        valueData: nil, lastDate: nil))
+            }
+        }
+        for e in template.entries where byId[e.registerId] != nil {
+            registers.append(
+                ArchivedRegister(
+                    index: registers.count, registerId: e.registerId, name: e.registerId, address: e.address,
+                    valueData: [UInt8](hexString: e.valueData) ?? [], lastDate: e.lastDate))
+        }
+        return PropertyListWriter.binary(plist(for: registers))
+    }
+
+    /// The keyed-archive plist of `registers` (the layout `[NSKeyedArchiver archiveRootObject:toFile:]`
+    /// writes for an NSMutableArray of SARegister).
+    public static func plist(for registers: [ArchivedRegister], mutable: Bool = true) -> PropertyList {
+        // Class descriptions go last; count the objects before them.
+        var total = 2
+        for r in registers {
+            total += 1 + (r.valueData == nil ? 0 : 1) + (r.lastDate == nil ? 0 : 1) + (r.name == nil ? 0 : 1)
+                + (r.registerId == nil ? 0 : 1)
+        }
+        let registerClass = total
+        let dateClass = total + 1
+        let arrayClass = total + 2
+        var objects: [PropertyList] = [.string("$null"), .string("placeholder")]
+        var members: [PropertyList] = []
+        for r in registers {
+            let me = objects.count
+            members.append(.uid(UInt64(me)))
+            objects.append(.string("placeholder"))
+            func ref(_ value: PropertyList?) -> PropertyList {
+                guard let value else { return .uid(0) }
+                objects.append(value)
+                return .uid(UInt64(objects.count - 1))
+            }
+            var fields: [String: PropertyList] = ["$class": .uid(UInt64(registerClass))]
+            fields["address"] = .integer(Int64(r.address ?? 0))
+            fields["valueData"] = ref(r.valueData.map(PropertyList.data))
+            fields["lastDate"] = ref(
+                r.lastDate.map {
+                    .dictionary(["NS.time": .real($0.timeIntervalSinceReferenceDate), "$class": .uid(UInt64(dateClass))])
+                })
+            fields["name"] = ref(r.name.map(PropertyList.string))
+            fields["registerId"] = ref(r.registerId.map(PropertyList.string))
+            objects[me] = .dictionary(fields)
+        }
+        objects[1] = .dictionary(["NS.objects": .array(members), "$class": .uid(UInt64(arrayClass))])
+        objects.append(KeyedArchive.classDescription([Self.registerClass, "NSObject"]))
+        objects.append(KeyedArchive.classDescription(["NSDate", "NSObject"]))
+        objects.append(
+            KeyedArchive.classDescription(mutable ? ["NSMutableArray", "NSArray", "NSObject"] : ["NSArray", "NSObject"]))
+        return KeyedArchive.envelope(objects: objects)
+    }
+}
