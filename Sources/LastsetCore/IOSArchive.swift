@@ -354,3 +354,31 @@ public enum IOSArchive {
         return KeyedArchive.envelope(objects: objects)
     }
 }
+
+extension IOSArchive {
+    /// The page `fuzzEntry` maps archives onto (every register kind the mapping distinguishes).
+    static let fuzzPage = PageDefinition(
+        id: "fuzz", identity: [IdentityRegister(registerId: "model", address: 0, type: .string(8))],
+        registers: [
+            RegisterDefinition(registerId: "a", address: 100, type: .u16, enum: [0, 1, 2]),
+            RegisterDefinition(registerId: "b", address: 101, type: .s16, min: -200, max: 900),
+            RegisterDefinition(registerId: "c", address: 102, type: .f32),
+            RegisterDefinition(registerId: "d", address: 110, type: .string(16)),
+            RegisterDefinition(registerId: "e", address: 200, type: .u16, clone: false),
+        ])
+
+    /// libFuzzer entry point (Fuzz/): reads `bytes` as a plist and as an iOS archive, maps it onto a fixed
+    /// page and writes the result back. Any input must end in a value or a thrown error, never a trap.
+    public static func fuzzEntry(_ bytes: [UInt8]) {
+        _ = try? PropertyListReader.parse(bytes)
+        let identity = [IdentityValue(registerId: "model", address: 0, valueData: "5052532D32303000", value: .text("PRS-200"))]
+        guard
+            let template = try? template(
+                archive: bytes, page: fuzzPage, identity: identity, file: "fuzz", who: nil,
+                importedAt: Date(timeIntervalSince1970: 0))
+        else { return }
+        let again = archive(for: template, page: fuzzPage)
+        // What we write must read back.
+        guard (try? registers(again)) != nil else { preconditionFailure("an exported archive did not read back") }
+    }
+}

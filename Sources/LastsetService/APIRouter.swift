@@ -212,11 +212,31 @@ final class APIRouter: Sendable {
             let (page, v) = (c[0], c[1])
             _ = try await self.page(page)
             let version = try versionNumber(v)
+            switch request.query["format"] {
+            case nil, "template"?: break
+            case "ios-archive"?:
+                // The legacy app's form: a binary NSKeyedArchiver plist of SARegister (no identity, no checksum).
+                let definition = try await self.page(page)
+                let template = try await archive { try await self.engine.archive.load(pageId: page, version: version) }
+                return HTTPResponse(
+                    status: 200, headers: ["Content-Type": "application/octet-stream"],
+                    body: IOSArchive.archive(for: template, page: definition))
+            case let other?:
+                throw APIError.badRequest("bad_parameter", "format \"\(other)\" is not template or ios-archive")
+            }
             let data = try await archive { try await self.engine.archive.exportData(pageId: page, version: version) }
             return HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: [UInt8](data))
         }
         if let c = match("POST", "pages", "*", "templates") {
             let page = try await self.page(c[0])
+            switch request.query["format"] {
+            case "ios-archive"?: return json(201, try await importIOSArchive(request, page: page, who: who))
+            case nil where IOSArchive.recognises(request.body):
+                return json(201, try await importIOSArchive(request, page: page, who: who))
+            case nil, "template"?: break
+            case let other?:
+                throw APIError.badRequest("bad_parameter", "format \"\(other)\" is not template or ios-archive")
+            }
             let template = try await archive { try await self.engine.importTemplate(Data(request.body), into: page, who: who) }
             return json(201, template)
         }
@@ -393,6 +413,68 @@ final class APIRouter: Sendable {
                     templateProblem: problem, hash: page.hash))
         }
         return out
+    }
+
+    // MARK: iOS archive import
+
+    /// `POST /v1/pages/{page}/templates` with a legacy iOS archive as the body: `?file=` names it in the
+    /// provenance, `?identity.<registerId>=VALUE` or `?identityFrom=DEVICE` supplies its identity values.
+    private func importIOSArchive(_ request: HTTPRequest, page: PageDefinition, who: String) async throws -> Template {
+        let file = request.query["file"] ?? "upload"
+        guard !file.isEmpty, file.count <= 255, !file.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { throw APIError.badRequest("bad_parameter", "file \"\(file.prefix(300))\" must be 1...255 printable characters") }
+        let given = request.query.keys.filter { $0.hasPrefix("identity.") }.sorted().map {
+            (String($0.dropFirst("identity.".count)), request.query[$0] ?? "")
+        }
+        let from = request.query["identityFrom"]
+        var identity: [IdentityValue] = []
+        var note: String?
+        switch (given.isEmpty, from) {
+        case (false, _?):
+            throw APIError.badRequest("bad_parameter", "give identity.<registerId>=VALUE or identityFrom=DEVICE, not both")
+        case (true, let deviceId?):
+            guard let device = await registry.config.device(deviceId) else { throw unknownDevice(deviceId) }
+            guard (device.pages ?? []).contains(page.id) else {
+                throw APIError.unprocessable("page_not_on_device", "device \"\(device.id)\" does not have page \"\(page.id)\"")
+            }
+            let target: DeviceTarget
+            do {
+                target = try await registry.target(for: device)
+            } catch {
+                throw APIError.unprocessable("bad_endpoint", error.description)
+            }
+            let key = DeviceRegistry.lockKey(target.endpoint, unit: target.unit)
+            guard await registry.acquire(key, for: "identity read") else {
+                let holder = await registry.holder(key) ?? "a job"
+                throw APIError.conflict("device_busy", "\(target.label) is busy with a running \(holder); try again when it has finished")
+            }
+            let read = await engine.readIdentity(of: page, from: target)
+            await registry.release(key)
+            switch read {
+            case .success(let values): identity = values
+            case .failure(let error): throw APIError(status: 502, code: "identity_read_failed", message: error.message)
+            }
+            note = "identity read from \(device.id)"
+        case (false, nil):
+            do {
+                identity = try IOSArchive.identityValues(page: page, given: given)
+            } catch {
+                throw APIError.unprocessable("bad_identity", error.description)
+            }
+            note = "identity given on import"
+        case (true, nil):
+            break
+        }
+        do {
+            return try await engine.importIOSArchive(
+                request.body, file: file, into: page, identity: identity, identityNote: identity.isEmpty ? nil : note, who: who)
+        } catch {
+            switch error {
+            case .invalid: throw APIError.unprocessable("invalid_archive", error.description)
+            case .audit: throw APIError(status: 500, code: "audit_failed", message: error.description)
+            case .archive(let e): return try await archive { throw e }
+            }
+        }
     }
 
     // MARK: jobs

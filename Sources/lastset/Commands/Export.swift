@@ -1,7 +1,8 @@
 import Foundation
 import LastsetCore
 
-/// `lastset export PAGE [--version N] [--output FILE]`: the template file, byte for byte.
+/// `lastset export PAGE [--version N] [--format template|ios-archive] [--output FILE]`: the template file,
+/// byte for byte, or the legacy iOS app's archive of it.
 struct Export: Command {
     /// The command's shape.
     static let spec = CommandSpec(
@@ -10,6 +11,7 @@ struct Export: Command {
         options: [
             .value("--version", "N", "Template version (default: the latest)"),
             .value("--output", "FILE", "Write to FILE (replaced atomically) instead of stdout"),
+            .value("--format", "FORMAT", "template (default) or ios-archive (the legacy iOS app's NSKeyedArchiver file)"),
         ])
 
     /// The page.
@@ -18,12 +20,20 @@ struct Export: Command {
     let version: Int?
     /// `--output`.
     let output: String?
+    /// `--format`: true for ios-archive.
+    let iosArchive: Bool
 
     /// Takes PAGE, --version and --output.
     init(_ arguments: ParsedArguments) throws(UsageError) {
         pageId = arguments.argument("PAGE")
         version = try arguments.integer("--version", in: 1...Int(Int32.max))
         output = arguments.value("--output")
+        switch arguments.value("--format") {
+        case nil, "template"?: iosArchive = false
+        case "ios-archive"?: iosArchive = true
+        case let other?:
+            throw UsageError("--format must be template or ios-archive (got \"\(other)\")", command: Self.spec)
+        }
     }
 
     /// The page id must be a safe name; --output must not be empty.
@@ -34,7 +44,9 @@ struct Export: Command {
 
     /// Writes the file's bytes to stdout or to --output.
     func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let path = "/v1/pages/\(DaemonAPI.escape(pageId))/templates/\(version.map(String.init) ?? "latest")/file"
+        let path =
+            "/v1/pages/\(DaemonAPI.escape(pageId))/templates/\(version.map(String.init) ?? "latest")/file"
+            + (iosArchive ? "?format=ios-archive" : "")
         let bytes = try context.api.send("GET", path).body
         guard let output else {
             context.console.outBytes(bytes)
@@ -46,7 +58,8 @@ struct Export: Command {
             throw CLIError("cannot write \"\(output)\": \(error.localizedDescription)")
         }
         let version = (try? TemplateFile.decode(Data(bytes))).map { " version \($0.version)" } ?? ""
-        context.console.out("exported \(pageId)\(version) to \(output) (\(bytes.count) bytes)")
+        let what = iosArchive ? " as an iOS archive" : ""
+        context.console.out("exported \(pageId)\(version)\(what) to \(output) (\(bytes.count) bytes)")
         return .success
     }
 }

@@ -1,0 +1,95 @@
+import Foundation
+import LastsetCore
+
+/// What `Engine.importIOSArchive` refuses: the archive's problems, or a failure to audit or store.
+public enum IOSImportError: Error, Sendable, CustomStringConvertible {
+    /// The archive does not give a valid template of the page (every problem named).
+    case invalid(IOSArchiveError)
+    /// The audit record could not be written; nothing was archived.
+    case audit(StorageError)
+    /// The template could not be archived.
+    case archive(ArchiveError)
+
+    /// One line per problem.
+    public var description: String {
+        switch self {
+        case .invalid(let e):
+            return "the iOS archive cannot be imported (\(e.problems.count) problem\(e.problems.count == 1 ? "" : "s")):\n"
+                + e.description
+        case .audit(let e): return "audit log: \(e); nothing was archived"
+        case .archive(let e): return e.description
+        }
+    }
+}
+
+extension Engine {
+    /// Archives a legacy iOS app archive as the page's next version. The archive is mapped and validated
+    /// first (`IOSArchive.template`); the audit record is written before the template is archived, and
+    /// when it cannot be written nothing is archived. `identity` replaces the identity values the archive
+    /// does not hold; `identityNote` says where they came from.
+    public func importIOSArchive(
+        _ bytes: [UInt8], file: String, into page: PageDefinition, identity: [IdentityValue], identityNote: String?,
+        who: String, now: Date = Date()
+    ) async throws(IOSImportError) -> Template {
+        let template: Template
+        do {
+            template = try IOSArchive.template(
+                archive: bytes, page: page, identity: identity, file: file, who: who, importedAt: now,
+                identityNote: identityNote)
+        } catch {
+            throw .invalid(error)
+        }
+        func record(_ result: String, version: Int?, message: String) -> AuditRecord {
+            AuditRecord(
+                time: Date(), kind: "import", who: who, pageId: page.id, device: template.source.endpoint,
+                endpoint: template.source.endpoint, unit: template.source.unit, identity: template.source.identity,
+                templateVersion: version, pageHash: template.pageHash, result: result, message: message,
+                registers: template.entries.map {
+                    AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: "imported")
+                })
+        }
+        let provenance = template.provenance ?? "imported from iOS archive \(file)"
+        do {
+            try await audit.append(record("archiving", version: nil, message: provenance))
+        } catch {
+            throw .audit(error)
+        }
+        let stored: Template
+        do {
+            stored = try await archive.store(template)
+        } catch {
+            try? await audit.append(record("failed", version: nil, message: "\(provenance); \(error)"))
+            throw .archive(error)
+        }
+        // The outcome, with the version it became; the record before it already covers the import.
+        try? await audit.append(record("archived", version: stored.version, message: provenance))
+        return stored
+    }
+
+    /// Reads the page's identity registers from a device (for an import whose archive holds none).
+    public func readIdentity(of page: PageDefinition, from target: DeviceTarget) async -> Result<[IdentityValue], ReadError> {
+        let identity = page.identity ?? []
+        let spans = identity.map { AddressSpan(address: $0.address, length: $0.type.registerCount) }
+        let readout = await PageReader.read(spans, from: target)
+        var values: [IdentityValue] = []
+        for (reg, span) in zip(identity, spans) {
+            guard let words = readout.words(for: span) else {
+                let cause = readout.failures[span].map(String.init(describing:)) ?? "no data"
+                return .failure(ReadError(message: "cannot read identity register \"\(reg.registerId)\" from \(target.label): \(cause)"))
+            }
+            values.append(
+                IdentityValue(
+                    registerId: reg.registerId, address: reg.address, valueData: words.bigEndianBytes.hexString,
+                    value: RegisterCodec.decode(words, as: reg.definition)))
+        }
+        return .success(values)
+    }
+}
+
+/// A device read that failed, with the register and the cause.
+public struct ReadError: Error, Sendable, CustomStringConvertible {
+    /// What could not be read, and why.
+    public var message: String
+    /// The message.
+    public var description: String { message }
+}
