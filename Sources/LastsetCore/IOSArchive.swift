@@ -243,7 +243,9 @@ public enum IOSArchive {
                     problems.append(
                         IOSArchiveProblem(
                             entry: nil, registerId: nil,
-                            message: "identity register \"\(reg.registerId)\" (\(reg.type)) has no value; give \(reg.registerId)=VALUE"))
+                            message:
+                                "identity register \"\(reg.registerId)\" (\(reg.type)) has no value; give \(reg.registerId)=VALUE"
+                        ))
                 }
                 continue
             }
@@ -265,7 +267,9 @@ public enum IOSArchive {
                 }
             }
             do throws(CodecError) {
-                guard let value else { throw CodecError(registerId: reg.registerId, value: text, reason: "not a value of \(reg.type)") }
+                guard let value else {
+                    throw CodecError(registerId: reg.registerId, value: text, reason: "not a value of \(reg.type)")
+                }
                 let words = try RegisterCodec.encode(value, as: def)
                 out.append(
                     IdentityValue(
@@ -318,7 +322,8 @@ public enum IOSArchive {
         // Class descriptions go last; count the objects before them.
         var total = 2
         for r in registers {
-            total += 1 + (r.valueData == nil ? 0 : 1) + (r.lastDate == nil ? 0 : 1) + (r.name == nil ? 0 : 1)
+            total +=
+                1 + (r.valueData == nil ? 0 : 1) + (r.lastDate == nil ? 0 : 1) + (r.name == nil ? 0 : 1)
                 + (r.registerId == nil ? 0 : 1)
         }
         let registerClass = total

@@ -154,7 +154,8 @@ public struct KeyedArchive: Sendable {
                         throw PropertyListError("\(name) (object \(index)) holds bytes that are not UTF-8")
                     }
                     return .string(s)
-                case let other: throw PropertyListError("\(name) (object \(index)) holds \(other?.kindName ?? "nothing"), not text")
+                case let other:
+                    throw PropertyListError("\(name) (object \(index)) holds \(other?.kindName ?? "nothing"), not text")
                 }
             case "NSData", "NSMutableData":
                 var bytes = try member("NS.data")

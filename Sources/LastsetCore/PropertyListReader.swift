@@ -72,7 +72,8 @@ private struct BinaryPlistReader {
         b = bytes
         self.limits = limits
         guard bytes.count >= 8 + 1 + 32 else {
-            throw PropertyListError("truncated binary plist: \(bytes.count) bytes, too short for an object and the 32-byte trailer")
+            throw PropertyListError(
+                "truncated binary plist: \(bytes.count) bytes, too short for an object and the 32-byte trailer")
         }
         let t = bytes.count - 32
         offsetSize = Int(bytes[t + 6])
@@ -83,7 +84,8 @@ private struct BinaryPlistReader {
         let rawTable = be64(t + 24)
         guard (1...8).contains(offsetSize), (1...8).contains(refSize) else {
             throw PropertyListError(
-                "damaged binary plist trailer: offset size \(offsetSize) and reference size \(refSize) must be 1...8 (truncated file?)")
+                "damaged binary plist trailer: offset size \(offsetSize) and reference size \(refSize) must be 1...8 (truncated file?)"
+            )
         }
         guard rawCount >= 1, rawCount <= UInt64(limits.maxObjects) else {
             throw PropertyListError("binary plist declares \(rawCount) objects; 1...\(limits.maxObjects) are accepted")
@@ -175,7 +177,9 @@ private struct BinaryPlistReader {
             switch marker {
             case 0x08: value = .bool(false)
             case 0x09: value = .bool(true)
-            default: throw fail(index, "unsupported marker 0x\(String(marker, radix: 16)) (null and fill objects are not used by archives)")
+            default:
+                throw fail(
+                    index, "unsupported marker 0x\(String(marker, radix: 16)) (null and fill objects are not used by archives)")
             }
         case 0x1:
             let n = Int(marker & 0x0F)

@@ -75,7 +75,8 @@ extension Engine {
         for (reg, span) in zip(identity, spans) {
             guard let words = readout.words(for: span) else {
                 let cause = readout.failures[span].map(String.init(describing:)) ?? "no data"
-                return .failure(ReadError(message: "cannot read identity register \"\(reg.registerId)\" from \(target.label): \(cause)"))
+                return .failure(
+                    ReadError(message: "cannot read identity register \"\(reg.registerId)\" from \(target.label): \(cause)"))
             }
             values.append(
                 IdentityValue(

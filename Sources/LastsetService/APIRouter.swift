@@ -421,7 +421,8 @@ final class APIRouter: Sendable {
     /// provenance, `?identity.<registerId>=VALUE` or `?identityFrom=DEVICE` supplies its identity values.
     private func importIOSArchive(_ request: HTTPRequest, page: PageDefinition, who: String) async throws -> Template {
         let file = request.query["file"] ?? "upload"
-        guard !file.isEmpty, file.count <= 255, !file.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        guard !file.isEmpty, file.count <= 255,
+            !file.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else { throw APIError.badRequest("bad_parameter", "file \"\(file.prefix(300))\" must be 1...255 printable characters") }
         let given = request.query.keys.filter { $0.hasPrefix("identity.") }.sorted().map {
             (String($0.dropFirst("identity.".count)), request.query[$0] ?? "")
@@ -446,7 +447,8 @@ final class APIRouter: Sendable {
             let key = DeviceRegistry.lockKey(target.endpoint, unit: target.unit)
             guard await registry.acquire(key, for: "identity read") else {
                 let holder = await registry.holder(key) ?? "a job"
-                throw APIError.conflict("device_busy", "\(target.label) is busy with a running \(holder); try again when it has finished")
+                throw APIError.conflict(
+                    "device_busy", "\(target.label) is busy with a running \(holder); try again when it has finished")
             }
             let read = await engine.readIdentity(of: page, from: target)
             await registry.release(key)

@@ -69,12 +69,14 @@ final class IOSArchiveEndToEndTests: XCTestCase {
         XCTAssertTrue(bare.stderr.contains("--identity-from DEVICE"), bare.stderr)
         let noPage = try daemon.cli(["import", file])
         XCTAssertEqual(noPage.status, 1)
-        XCTAssertTrue(noPage.stderr.contains("is an iOS archive, which does not say its page: give it with --page PAGE"), noPage.stderr)
+        XCTAssertTrue(
+            noPage.stderr.contains("is an iOS archive, which does not say its page: give it with --page PAGE"), noPage.stderr)
 
         let imported = try daemon.cli(["import", file, "--page", "heating", "--identity", "model=PRS-200"])
         XCTAssertEqual(imported.status, 0, imported.stderr)
         XCTAssertTrue(
-            imported.stdout.hasPrefix("imported \(file) (iOS archive) as heating version 1 (4 entries, 2 skipped"), imported.stdout)
+            imported.stdout.hasPrefix("imported \(file) (iOS archive) as heating version 1 (4 entries, 2 skipped"),
+            imported.stdout)
         let show = try daemon.cli(["show", "heating"])
         XCTAssertTrue(
             show.stdout.contains("imported from iOS archive e2e-ios-\(getpid())-Heating (6 entries); identity given on import"),
@@ -85,7 +87,8 @@ final class IOSArchiveEndToEndTests: XCTestCase {
         XCTAssertEqual(apply.status, 0, apply.stdout + apply.stderr)
         XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 100, count: 2), [1, UInt16(bitPattern: -150)])
         XCTAssertEqual(
-            try Mbpoll.readHolding(port: b.port!, unit: 1, address: 110, count: 8), DaemonEndToEndTests.text("Press 7", bytes: 16))
+            try Mbpoll.readHolding(port: b.port!, unit: 1, address: 110, count: 8), DaemonEndToEndTests.text("Press 7", bytes: 16)
+        )
         XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 120, count: 1), [7])
         XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 200, count: 1), [42], "clone: false was written")
 
@@ -102,14 +105,16 @@ final class IOSArchiveEndToEndTests: XCTestCase {
         let refused = try daemon.cli(["import", bad, "--page", "heating", "--identity", "model=PRS-200"])
         XCTAssertEqual(refused.status, 1)
         XCTAssertTrue(
-            refused.stderr.contains(#"entry 1 (registerId "heating.setpoint"): value 1024 (0x0400) above max 900"#), refused.stderr)
+            refused.stderr.contains(#"entry 1 (registerId "heating.setpoint"): value 1024 (0x0400) above max 900"#),
+            refused.stderr)
         let truncated = try write(Array(Self.archive().dropLast(5)), "Truncated")
         let cut = try daemon.cli(["import", truncated, "--page", "heating", "--identity", "model=PRS-200"])
         XCTAssertEqual(cut.status, 1)
         XCTAssertTrue(cut.stderr.contains("cannot be imported:\nnot a readable iOS archive"), cut.stderr)
         // Past the local check too: the daemon refuses the same way.
         let viaAPI = try daemon.client.send(
-            method: "POST", path: "/v1/pages/heating/templates?identity.model=PRS-200&file=Bad", body: Self.archive(setpoint: "0400"))
+            method: "POST", path: "/v1/pages/heating/templates?identity.model=PRS-200&file=Bad",
+            body: Self.archive(setpoint: "0400"))
         XCTAssertEqual(viaAPI.status, 422, viaAPI.text)
         XCTAssertTrue(viaAPI.text.contains("invalid_archive"), viaAPI.text)
         let listing = try daemon.decode([TemplateListing].self, try daemon.api("GET", "/v1/pages/heating/templates"))

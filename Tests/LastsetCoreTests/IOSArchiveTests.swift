@@ -11,7 +11,8 @@ final class IOSArchiveTests: XCTestCase {
         identity: [IdentityRegister(registerId: "model", address: 0, type: .string(8))],
         registers: [
             RegisterDefinition(registerId: "heating.mode", name: "Mode", address: 100, type: .u16, enum: [0, 1, 2]),
-            RegisterDefinition(registerId: "heating.setpoint", name: "Température", address: 101, type: .s16, min: -200, max: 900),
+            RegisterDefinition(
+                registerId: "heating.setpoint", name: "Température", address: 101, type: .s16, min: -200, max: 900),
             RegisterDefinition(registerId: "heating.energy", address: 102, type: .u32, wordOrder: .little),
             RegisterDefinition(registerId: "heating.spare", address: 104, type: .u16),
             RegisterDefinition(registerId: "heating.label", address: 110, type: .string(16)),
@@ -45,9 +46,13 @@ final class IOSArchiveTests: XCTestCase {
         Spec(
             address: 101, valueData: "FF6A", lastDate: nil, name: "Température", registerId: "heating.setpoint",
             mutableData: true),
-        Spec(address: 102, valueData: "E2400001", lastDate: 786_000_001, name: nil, registerId: "heating.energy", addressObject: true),
+        Spec(
+            address: 102, valueData: "E2400001", lastDate: 786_000_001, name: nil, registerId: "heating.energy",
+            addressObject: true),
         Spec(address: 104, valueData: nil, lastDate: 786_000_002, name: "Spare", registerId: "heating.spare"),
-        Spec(address: 110, valueData: label, lastDate: 786_000_003, name: "Label", registerId: "heating.label", mutableString: true),
+        Spec(
+            address: 110, valueData: label, lastDate: 786_000_003, name: "Label", registerId: "heating.label", mutableString: true
+        ),
         Spec(address: 120, valueData: "FFFF", lastDate: 786_000_004, name: "Hysteresis", registerId: "heating.hysteresis"),
         Spec(address: 200, valueData: "0011", lastDate: 786_000_005, name: "Unit id", registerId: "comm.unit"),
     ]
@@ -134,9 +139,11 @@ final class IOSArchiveTests: XCTestCase {
         let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         guard p.terminationStatus == 0 else {
-            throw NSError(domain: "python", code: Int(p.terminationStatus), userInfo: [
-                NSLocalizedDescriptionKey: String(decoding: e, as: UTF8.self)
-            ])
+            throw NSError(
+                domain: "python", code: Int(p.terminationStatus),
+                userInfo: [
+                    NSLocalizedDescriptionKey: String(decoding: e, as: UTF8.self)
+                ])
         }
         return String(decoding: o, as: UTF8.self)
     }
@@ -410,7 +417,8 @@ final class IOSArchiveTests: XCTestCase {
         XCTAssertEqual(top.count, 2)
         XCTAssertLessThan(Date().timeIntervalSince(start), 1)
         XCTAssertThrowsError(try IOSArchive.registers(file)) { error in
-            XCTAssertEqual("\(error)", "not a readable iOS archive: not a keyed archive: the property list is an array, not a dictionary")
+            XCTAssertEqual(
+                "\(error)", "not a readable iOS archive: not a keyed archive: the property list is an array, not a dictionary")
         }
     }
 
@@ -460,7 +468,8 @@ final class IOSArchiveTests: XCTestCase {
             ])
         let broken = xml.replacingOccurrences(of: "<integer>101</integer>", with: "<integer>1o1</integer>")
         XCTAssertThrowsError(try IOSArchive.registers(Array(broken.utf8))) { error in
-            XCTAssertEqual("\(error)", #"not a readable iOS archive: XML plist, line 17: <integer> "1o1" is not a 64-bit integer"#)
+            XCTAssertEqual(
+                "\(error)", #"not a readable iOS archive: XML plist, line 17: <integer> "1o1" is not a 64-bit integer"#)
         }
     }
 
@@ -496,10 +505,12 @@ final class IOSArchiveTests: XCTestCase {
     /// strings (count in a following integer), UTF-16, data, nested containers.
     func testWriterAndReaderAgreeOnEveryKind() throws {
         let value = PropertyList.dictionary([
-            "ints": .array([0, 255, 256, 65535, 65536, 4_294_967_295, 4_294_967_296, -1, Int64.min, Int64.max].map(PropertyList.integer)),
+            "ints": .array(
+                [0, 255, 256, 65535, 65536, 4_294_967_295, 4_294_967_296, -1, Int64.min, Int64.max].map(PropertyList.integer)),
             "real": .real(-0.125), "date": .date(786_000_000.5), "yes": .bool(true), "no": .bool(false),
             "long": .string(String(repeating: "x", count: 300)), "utf16": .string("Température ☺"),
-            "data": .data(Array(0..<40)), "uid": .uid(70000), "empty": .array([]), "nested": .dictionary(["a": .array([.string("b")])]),
+            "data": .data(Array(0..<40)), "uid": .uid(70000), "empty": .array([]),
+            "nested": .dictionary(["a": .array([.string("b")])]),
         ])
         XCTAssertEqual(try PropertyListReader.parse(PropertyListWriter.binary(value)), value)
     }

@@ -66,7 +66,8 @@ struct Import: Command {
         let bytes = [UInt8](data)
         if IOSArchive.recognises(bytes) { return try importArchive(bytes, context) }
         if !identity.isEmpty || identityFrom != nil {
-            throw CLIError("\"\(file)\" is a template file, which carries its identity; --identity and --identity-from are for iOS archives")
+            throw CLIError(
+                "\"\(file)\" is a template file, which carries its identity; --identity and --identity-from are for iOS archives")
         }
         let local: Template
         do {
