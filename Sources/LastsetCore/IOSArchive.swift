@@ -112,11 +112,11 @@ public enum IOSArchive {
     /// validates. `identity` stands in for the identity registers the archive does not hold; `file` names
     /// the archive in the provenance. Throws with every problem found.
     public static func template(
-        archive bytes: [UInt8], page: PageDefinition, identity: [IdentityValue], file: String, who: String?,
+        archive bytes: [UInt8], page: CompiledPage, identity: [IdentityValue], file: String, who: String?,
         importedAt: Date, identityNote: String? = nil
     ) throws(IOSArchiveError) -> Template {
         var (records, problems) = try decode(bytes)
-        let declared = page.identity ?? []
+        let declared = page.identity
         if !declared.isEmpty && identity.isEmpty {
             problems.insert(
                 IOSArchiveProblem(
@@ -125,8 +125,6 @@ public enum IOSArchive {
                         "page \"\(page.id)\" declares identity registers (\(declared.map(\.registerId).joined(separator: ", "))) and an iOS archive holds none: give them (--identity \(declared[0].registerId)=VALUE) or read them from a reference device (--identity-from DEVICE)"
                 ), at: 0)
         }
-        var index: [String: Int] = [:]
-        for (k, r) in page.registers.enumerated() { index[r.registerId] = k }
         var seen: [String: Int] = [:]
         var entries: [(Int, TemplateEntry)] = []
         var skipped: [(Int, SkippedRegister)] = []
@@ -141,7 +139,7 @@ public enum IOSArchive {
                         + (record.address.map { " (address \($0))" } ?? ""))
                 continue
             }
-            guard let k = index[id] else {
+            guard let register = page.register(id) else {
                 problem("page \"\(page.id)\" has no register with this registerId")
                 continue
             }
@@ -150,7 +148,8 @@ public enum IOSArchive {
                 continue
             }
             seen[id] = record.index
-            let def = page.registers[k]
+            let def = register.definition
+            let k = register.position
             guard let address = record.address else {
                 problem("address is missing; the page has \(id) at \(def.address)")
                 continue
@@ -161,12 +160,8 @@ public enum IOSArchive {
             }
             if let d = record.lastDate { newest = max(newest ?? d, d) }
             // As a capture does: identity/communication and read-only registers are never cloned.
-            if !def.isCloned {
-                skipped.append((k, SkippedRegister(registerId: id, address: def.address, reason: .notCloned)))
-                continue
-            }
-            if !def.isWritable {
-                skipped.append((k, SkippedRegister(registerId: id, address: def.address, reason: .readOnly)))
+            if case .skipped(let reason) = register.eligibility {
+                skipped.append((k, SkippedRegister(registerId: id, address: def.address, reason: reason)))
                 continue
             }
             guard let data = record.valueData else {
@@ -180,22 +175,21 @@ public enum IOSArchive {
                 continue
             }
             let words = [UInt16](bigEndianBytes: data)
-            if RegisterCodec.isUnset(words, for: def) {
-                skipped.append((k, SkippedRegister(registerId: id, address: def.address, reason: .unset)))
-                continue
+            switch page.classify(words, of: register) {
+            case .skip(let reason):
+                skipped.append((k, SkippedRegister(registerId: id, address: def.address, reason: reason)))
+            case .invalid(let rule):
+                let value = RegisterCodec.decode(words, as: def)
+                problem("value \(value) (0x\(data.hexString)) \(rule)")
+            case .archive:
+                entries.append(
+                    (
+                        k,
+                        TemplateEntry(
+                            registerId: id, address: def.address, length: def.length, valueData: data.hexString,
+                            value: RegisterCodec.decode(words, as: def), lastDate: record.lastDate ?? .distantPast)
+                    ))
             }
-            let invalid = RegisterValidator.problems(words: words, definition: def)
-            if !invalid.isEmpty {
-                for p in invalid { problem("value \(p.value) (0x\(p.rawHex)) \(p.rule)") }
-                continue
-            }
-            entries.append(
-                (
-                    k,
-                    TemplateEntry(
-                        registerId: id, address: def.address, length: def.length, valueData: data.hexString,
-                        value: RegisterCodec.decode(words, as: def), lastDate: record.lastDate ?? .distantPast)
-                ))
         }
         guard problems.isEmpty else {
             throw IOSArchiveError(problems: problems.sorted { ($0.entry ?? -1) < ($1.entry ?? -1) })
@@ -216,10 +210,10 @@ public enum IOSArchive {
 
     /// Identity values for `page` from `NAME=VALUE` text: text for string registers, hex for raw,
     /// decimal or `0x` hex for numbers. Every declared identity register needs one; unknown names are errors.
-    public static func identityValues(page: PageDefinition, given: [(String, String)]) throws(IOSArchiveError)
+    public static func identityValues(page: CompiledPage, given: [(String, String)]) throws(IOSArchiveError)
         -> [IdentityValue]
     {
-        let declared = page.identity ?? []
+        let declared = page.identity
         var problems: [IOSArchiveProblem] = []
         var values: [String: String] = [:]
         for (name, value) in given {
@@ -289,12 +283,12 @@ public enum IOSArchive {
     /// The archive the legacy app loads for a template: an NSMutableArray of SARegister, one per page
     /// register in page order (a register the template skipped is archived with a nil valueData), then
     /// any entry whose register is no longer on the page. Binary plist, as the app writes it.
-    public static func archive(for template: Template, page: PageDefinition) -> [UInt8] {
+    public static func archive(for template: Template, page: CompiledPage) -> [UInt8] {
         var registers: [ArchivedRegister] = []
         var byId: [String: TemplateEntry] = [:]
         for e in template.entries { byId[e.registerId] = e }
         let skipped = Set(template.skipped.map(\.registerId))
-        for def in page.registers {
+        for def in page.definition.registers {
             if let e = byId.removeValue(forKey: def.registerId) {
                 registers.append(
                     ArchivedRegister(
@@ -362,15 +356,16 @@ public enum IOSArchive {
 
 extension IOSArchive {
     /// The page `fuzzEntry` maps archives onto (every register kind the mapping distinguishes).
-    static let fuzzPage = PageDefinition(
-        id: "fuzz", identity: [IdentityRegister(registerId: "model", address: 0, type: .string(8))],
-        registers: [
-            RegisterDefinition(registerId: "a", address: 100, type: .u16, enum: [0, 1, 2]),
-            RegisterDefinition(registerId: "b", address: 101, type: .s16, min: -200, max: 900),
-            RegisterDefinition(registerId: "c", address: 102, type: .f32),
-            RegisterDefinition(registerId: "d", address: 110, type: .string(16)),
-            RegisterDefinition(registerId: "e", address: 200, type: .u16, clone: false),
-        ])
+    static let fuzzPage = CompiledPage(
+        PageDefinition(
+            id: "fuzz", identity: [IdentityRegister(registerId: "model", address: 0, type: .string(8))],
+            registers: [
+                RegisterDefinition(registerId: "a", address: 100, type: .u16, enum: [0, 1, 2]),
+                RegisterDefinition(registerId: "b", address: 101, type: .s16, min: -200, max: 900),
+                RegisterDefinition(registerId: "c", address: 102, type: .f32),
+                RegisterDefinition(registerId: "d", address: 110, type: .string(16)),
+                RegisterDefinition(registerId: "e", address: 200, type: .u16, clone: false),
+            ]))
 
     /// libFuzzer entry point (Fuzz/): reads `bytes` as a plist and as an iOS archive, maps it onto a fixed
     /// page and writes the result back. Any input must end in a value or a thrown error, never a trap.

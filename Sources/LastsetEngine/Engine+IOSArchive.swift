@@ -28,7 +28,7 @@ extension Engine {
     /// when it cannot be written nothing is archived. `identity` replaces the identity values the archive
     /// does not hold; `identityNote` says where they came from.
     public func importIOSArchive(
-        _ bytes: [UInt8], file: String, into page: PageDefinition, identity: [IdentityValue], identityNote: String?,
+        _ bytes: [UInt8], file: String, into page: CompiledPage, identity: [IdentityValue], identityNote: String?,
         who: String, now: Date = Date()
     ) async throws(IOSImportError) -> Template {
         let template: Template
@@ -58,7 +58,12 @@ extension Engine {
         do {
             stored = try await archive.store(template)
         } catch {
-            try? await audit.append(record("failed", version: nil, message: "\(provenance); \(error)"))
+            if case .notDurable(let inPlace, _) = error {
+                // Archived (the file is in place), durability not confirmed: recorded as archived, reported.
+                try? await audit.append(record("archived", version: inPlace.version, message: "\(provenance); \(error)"))
+            } else {
+                try? await audit.append(record("failed", version: nil, message: "\(provenance); \(error)"))
+            }
             throw .archive(error)
         }
         // The outcome, with the version it became; the record before it already covers the import.
@@ -67,8 +72,8 @@ extension Engine {
     }
 
     /// Reads the page's identity registers from a device (for an import whose archive holds none).
-    public func readIdentity(of page: PageDefinition, from target: DeviceTarget) async -> Result<[IdentityValue], ReadError> {
-        let identity = page.identity ?? []
+    public func readIdentity(of page: CompiledPage, from target: DeviceTarget) async -> Result<[IdentityValue], ReadError> {
+        let identity = page.identity
         let spans = identity.map { AddressSpan(address: $0.address, length: $0.type.registerCount) }
         let readout = await PageReader.read(spans, from: target)
         var values: [IdentityValue] = []

@@ -419,7 +419,7 @@ final class APIRouter: Sendable {
 
     /// `POST /v1/pages/{page}/templates` with a legacy iOS archive as the body: `?file=` names it in the
     /// provenance, `?identity.<registerId>=VALUE` or `?identityFrom=DEVICE` supplies its identity values.
-    private func importIOSArchive(_ request: HTTPRequest, page: PageDefinition, who: String) async throws -> Template {
+    private func importIOSArchive(_ request: HTTPRequest, page: CompiledPage, who: String) async throws -> Template {
         let file = request.query["file"] ?? "upload"
         guard !file.isEmpty, file.count <= 255,
             !file.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
@@ -435,16 +435,11 @@ final class APIRouter: Sendable {
             throw APIError.badRequest("bad_parameter", "give identity.<registerId>=VALUE or identityFrom=DEVICE, not both")
         case (true, let deviceId?):
             guard let device = await registry.config.device(deviceId) else { throw unknownDevice(deviceId) }
-            guard (device.pages ?? []).contains(page.id) else {
+            guard device.has(page: page.id) else {
                 throw APIError.unprocessable("page_not_on_device", "device \"\(device.id)\" does not have page \"\(page.id)\"")
             }
-            let target: DeviceTarget
-            do {
-                target = try await registry.target(for: device)
-            } catch {
-                throw APIError.unprocessable("bad_endpoint", error.description)
-            }
-            let key = DeviceRegistry.lockKey(target.endpoint, unit: target.unit)
+            let target = await registry.target(for: device)
+            let key = target.lockKey
             guard await registry.acquire(key, for: "identity read") else {
                 let holder = await registry.holder(key) ?? "a job"
                 throw APIError.conflict(

@@ -6,7 +6,9 @@ import XCTest
 /// writer, in binary and XML; and by hand for the damaged cases), imported or refused with a clear
 /// message, never a crash; and exported back in a form plistlib reads as the same archive.
 final class IOSArchiveTests: XCTestCase {
-    static let page = PageDefinition(
+    static let page = CompiledPage(definition)
+
+    static let definition = PageDefinition(
         id: "heating", title: "Heating",
         identity: [IdentityRegister(registerId: "model", address: 0, type: .string(8))],
         registers: [
@@ -161,7 +163,7 @@ final class IOSArchiveTests: XCTestCase {
         return [UInt8](try Data(contentsOf: url))
     }
 
-    func importFixture(_ bytes: [UInt8], page: PageDefinition = page) throws(IOSArchiveError) -> Template {
+    func importFixture(_ bytes: [UInt8], page: CompiledPage = page) throws(IOSArchiveError) -> Template {
         try IOSArchive.template(
             archive: bytes, page: page, identity: Self.model, file: "Heating", who: "uid:0",
             importedAt: Date(timeIntervalSince1970: 1_800_000_000))
@@ -291,7 +293,7 @@ final class IOSArchiveTests: XCTestCase {
         let seen = try JSONDecoder().decode(Seen.self, from: Data(json.utf8))
         XCTAssertEqual(seen.rootClass, "NSMutableArray")
         XCTAssertEqual(seen.rootClasses, ["NSMutableArray", "NSArray", "NSObject"])
-        XCTAssertEqual(seen.registers.map(\.registerId), Self.page.registers.map(\.registerId))
+        XCTAssertEqual(seen.registers.map(\.registerId), Self.definition.registers.map(\.registerId))
         XCTAssertEqual(seen.registers.map(\.class), Array(repeating: "SARegister", count: 7))
         XCTAssertEqual(seen.registers[0].classes, ["SARegister", "NSObject"])
         XCTAssertEqual(seen.registers.map(\.address), [100, 101, 102, 104, 110, 120, 200])
