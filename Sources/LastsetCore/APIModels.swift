@@ -215,6 +215,9 @@ public enum APICoding {
             var c = encoder.singleValueContainer()
             try c.encode(TimeText.iso8601(date))
         }
+        // A device can hold a NaN or an infinity (a live value, a "before"): it must encode, as the
+        // fast `JSONWriter` writes it (valueData stays the authoritative form).
+        e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return e
     }
 
@@ -229,6 +232,7 @@ public enum APICoding {
             }
             return date
         }
+        d.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return d
     }
 }

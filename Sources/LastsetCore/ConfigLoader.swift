@@ -37,24 +37,23 @@ public struct ConfigErrors: Error, Sendable, CustomStringConvertible {
 public enum ConfigLoader {
     /// Decodes and checks config text; reports every problem, not just the first.
     public static func check(_ data: Data, file: String) throws(ConfigErrors) -> LastsetConfig {
-        let root: JSONValue
-        do {
-            root = try JSONValue.parse(json5: data)
+        let document: StrictJSONParser.Document
+        do throws(JSONSyntaxError) {
+            document = try StrictJSONParser.parseDocument([UInt8](data), syntax: .json5)
         } catch {
-            // Foundation does not say where; the locator usually can.
-            let text = String(decoding: data, as: UTF8.self)
-            let message: String
-            if let failure = JSON5SyntaxLocator.locate(text) {
-                message = "not valid JSON5: line \(failure.line), column \(failure.column): \(failure.message)"
-            } else {
-                message = "not valid JSON5: \(syntaxMessage(error))"
-            }
-            throw ConfigErrors(problems: [ConfigProblem(file: file, path: "$", value: "", message: message)])
+            throw ConfigErrors(problems: [
+                ConfigProblem(file: file, path: "$", value: "", message: "not valid JSON5: \(error)")
+            ])
+        }
+        let root = document.value
+        // A repeated key is never resolved by picking one: each is a problem, reported with the rest.
+        let repeated = document.duplicates.map {
+            ConfigProblem(file: file, path: $0.path, value: "", message: "line \($0.line), column \($0.column): \($0.message)")
         }
         var checker = ConfigChecker(file: file)
         let config = checker.config(root)
-        guard checker.problems.isEmpty, let config else {
-            throw ConfigErrors(problems: checker.problems)
+        guard repeated.isEmpty, checker.problems.isEmpty, let config else {
+            throw ConfigErrors(problems: repeated + checker.problems)
         }
         return config
     }
@@ -86,17 +85,4 @@ public enum ConfigLoader {
         }
         return try compile(data, file: path)
     }
-}
-
-/// The most useful text Foundation gives about a syntax error.
-private func syntaxMessage(_ error: any Error) -> String {
-    if case DecodingError.dataCorrupted(let context) = error {
-        if let underlying = context.underlyingError as NSError?,
-            let detail = underlying.userInfo[NSDebugDescriptionErrorKey] as? String
-        {
-            return detail
-        }
-        return context.debugDescription
-    }
-    return String(describing: error)
 }

@@ -19,11 +19,15 @@ public indirect enum JSONValue: Hashable, Sendable, CustomStringConvertible {
     /// An object (key order is not kept).
     case object([String: JSONValue])
 
-    /// Parses JSON5 text (comments, trailing commas, unquoted keys, hex numbers) with Foundation.
-    public static func parse(json5 data: Data) throws -> JSONValue {
-        let decoder = JSONDecoder()
-        decoder.allowsJSON5 = true
-        return try decoder.decode(JSONValue.self, from: data)
+    /// Parses JSON5 text (comments, trailing commas, unquoted keys, hex numbers) strictly: invalid
+    /// UTF-8, a repeated key or nesting deeper than 64 is an error, never a trap or a silent choice.
+    public static func parse(json5 data: Data) throws(JSONSyntaxError) -> JSONValue {
+        try StrictJSONParser.parse([UInt8](data), syntax: .json5)
+    }
+
+    /// Parses JSON (RFC 8259) text strictly (see `StrictJSONParser`).
+    public static func parse(json data: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        try StrictJSONParser.parse(data, syntax: .json)
     }
 
     /// Compact JSON text of the value, as quoted in error messages.

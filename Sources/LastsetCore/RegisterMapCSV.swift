@@ -87,7 +87,8 @@ public enum RegisterMapCSV {
         guard problems.isEmpty else { throw CSVImportError(problems: problems) }
 
         var registers: [RegisterDefinition] = []
-        var lines: [Int] = []
+        var idRows: [(String, Int)] = []
+        var spanRows: [(RegisterDefinition, Int)] = []
         for row in rows.dropFirst() {
             if row.fields.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { continue }
             let extra = row.fields.dropFirst(header.fields.count)
@@ -188,6 +189,13 @@ public enum RegisterMapCSV {
                     add(line, "unset", u, type.isNumeric ? "unset must be a number" : "unset of \(type) must be hex bytes")
                 }
             }
+            // Duplicates and overlaps are checked over every row that names them, even a row with other
+            // problems: every problem in one run.
+            if let registerId { idRows.append((registerId, line)) }
+            if let address, let type, RegisterRules.addressProblems(address: address, type: type).isEmpty {
+                spanRows.append(
+                    (RegisterDefinition(registerId: registerId ?? "line \(line)", address: address, type: type), line))
+            }
             guard problems.count == before, let address, let type, let registerId else { continue }
             let r = RegisterDefinition(
                 registerId: registerId, name: name, address: address, type: type, wordOrder: wordOrder,
@@ -198,22 +206,19 @@ public enum RegisterMapCSV {
                 let column = p.key.hasPrefix("enum[") ? "enum" : p.key
                 problems.append(CSVProblem(line: line, column: column, value: p.value.abbreviated(), message: p.message))
             }
-            if ruleProblems.isEmpty {
-                registers.append(r)
-                lines.append(line)
-            }
+            if ruleProblems.isEmpty { registers.append(r) }
         }
 
         // Duplicates and overlaps, reported on the later line.
         var seen: [String: Int] = [:]
-        for (r, line) in zip(registers, lines) {
-            if let first = seen[r.registerId] {
-                add(line, "registerId", r.registerId, "duplicate registerId (first on line \(first))")
+        for (id, line) in idRows {
+            if let first = seen[id] {
+                add(line, "registerId", id, "duplicate registerId (first on line \(first))")
             } else {
-                seen[r.registerId] = line
+                seen[id] = line
             }
         }
-        let byAddress = zip(registers, lines).sorted { $0.0.address != $1.0.address ? $0.0.address < $1.0.address : $0.1 < $1.1 }
+        let byAddress = spanRows.sorted { $0.0.address != $1.0.address ? $0.0.address < $1.0.address : $0.1 < $1.1 }
         var furthest: (RegisterDefinition, Int)?
         for (r, line) in byAddress {
             if let (f, fLine) = furthest, r.address < f.endAddress {

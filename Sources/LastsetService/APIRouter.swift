@@ -324,18 +324,13 @@ final class APIRouter: Sendable {
 
     private func isTrue(_ s: String) -> Bool { ["", "1", "true", "yes"].contains(s.lowercased()) }
 
-    /// Decodes a request body, refusing keys the type does not have: a misspelt `dryRun` must never
-    /// turn a dry run into a real write.
+    /// Decodes a request body after `RequestBody`'s strict checks (unknown or repeated keys, nulls,
+    /// non-boolean flags): a misspelt, null or doubled `dryRun` must never turn a dry run into a write.
     private func decode<T: Decodable & StrictKeys>(_ type: T.Type, _ request: HTTPRequest) throws -> T {
-        guard !request.body.isEmpty else { throw APIError.badRequest("bad_json", "the request needs a JSON body") }
-        if let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] {
-            let unknown = object.keys.filter { !T.keys.contains($0) }.sorted()
-            guard unknown.isEmpty else {
-                throw APIError.badRequest(
-                    "unknown_key",
-                    "unknown key\(unknown.count == 1 ? "" : "s") \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")); expected \(T.keys.sorted().joined(separator: ", "))"
-                )
-            }
+        do throws(RequestBodyError) {
+            _ = try RequestBody.fields(request.body, shape: T.bodyShape)
+        } catch {
+            throw APIError.badRequest(error.code, error.message)
         }
         do {
             return try APICoding.decoder().decode(type, from: Data(request.body))
@@ -584,21 +579,16 @@ final class APIRouter: Sendable {
     }
 }
 
-/// A request body whose keys are checked before decoding.
+/// A request body whose shape is checked before decoding.
 protocol StrictKeys {
-    static var keys: Set<String> { get }
+    static var bodyShape: RequestBody.Shape { get }
 }
 
-extension CaptureRequest: StrictKeys {
-    static var keys: Set<String> { ["device"] }
-}
+extension CaptureRequest: StrictKeys {}
+extension ApplyRequest: StrictKeys {}
 
 extension SignInRequest: StrictKeys {
-    static var keys: Set<String> { ["token"] }
-}
-
-extension ApplyRequest: StrictKeys {
-    static var keys: Set<String> { ["device", "endpoint", "unit", "version", "dryRun", "onError"] }
+    static var bodyShape: RequestBody.Shape { RequestBody.Shape(keys: ["token"]) }
 }
 
 extension APIError {

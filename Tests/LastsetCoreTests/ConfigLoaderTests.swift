@@ -257,6 +257,45 @@ final class ConfigLoaderTests: XCTestCase {
                 ("devices[1].id", ["duplicate device id", "first used at devices[0].id"]),
             ]),
         Bad(
+            name: "duplicates in entries with other problems too",
+            text: #"""
+                { version: 1,
+                  devices: [ { id: "d", endpoint: "tcp://h:1", unit: 1 }, { id: "d", endpoint: "tcp://h:2", unit: 999 } ],
+                  pages: [ { id: "p", registers: [ { registerId: "x", address: 0, type: "u16" },
+                                                   { registerId: "x", address: 1, type: "u17" } ] },
+                           { id: "p", title: 5, registers: [] } ] }
+                """#,
+            expected: [
+                ("pages[0].registers[1].type", ["unknown register type", #""u17""#]),
+                ("pages[1].title", ["must be a string"]),
+                ("devices[1].unit", ["0...247", "999"]),
+                ("pages[1].id", ["duplicate page id", "first used at pages[0].id"]),
+                ("devices[1].id", ["duplicate device id", "first used at devices[0].id"]),
+                ("pages[0].registers[1].registerId", ["duplicate registerId", "first used at pages[0].registers[0].registerId"]),
+            ]),
+        Bad(
+            name: "null is never a default, and unsetStyle is checked",
+            text: #"""
+                { version: 1, history: null,
+                  devices: [ { id: "d", endpoint: "tcp://h:1", unit: 1, quirks: null, unsetStyle: "ieee" } ],
+                  pages: [ { id: "p", unsetStyle: "sunspec", registers: [ { registerId: "x", address: 0, type: "u16", clone: null } ] } ] }
+                """#,
+            expected: [
+                ("history", ["null is not a value here"]),
+                ("pages[0].registers[0].clone", ["null is not a value here"]),
+                ("devices[0].quirks", ["null is not a value here"]),
+                ("devices[0].unsetStyle", ["one of: maximum, sunspec", #""ieee""#]),
+            ]),
+        Bad(
+            name: "repeated keys",
+            text: #"""
+                { version: 1, devices: [],
+                  pages: [ { id: "p", registers: [ { registerId: "x", address: 0, type: "u16", clone: false, clone: true } ] } ] }
+                """#,
+            expected: [
+                ("pages[0].registers[0].clone", ["line 2, column", #"duplicate key "clone""#])
+            ]),
+        Bad(
             name: "device names a missing page",
             text: config(device: #"{ id: "dev", endpoint: "tcp://h:1", unit: 1, pages: ["p", "nope", 3] }"#),
             expected: [

@@ -148,6 +148,15 @@ final class RegisterMapCSVTests: XCTestCase {
                 (3, "address", ["\"p.b\" (11...11) overlaps \"p.a\" (10...11) on line 2"]),
                 (4, "registerId", ["duplicate registerId (first on line 2)", "\"p.a\""]),
             ]),
+        // A duplicate or an overlap is reported even when that row has another problem too.
+        Bad(
+            csv: "address,name,type,access,registerId\n10,a,u32,,x\n11,b,u16,maybe,y\n1,a,u16,zz,x\n",
+            expected: [
+                (3, "access", ["rw or ro", "\"maybe\""]),
+                (3, "address", ["\"y\" (11...11) overlaps \"x\" (10...11) on line 2"]),
+                (4, "access", ["rw or ro", "\"zz\""]),
+                (4, "registerId", ["duplicate registerId (first on line 2)", "\"x\""]),
+            ]),
         Bad(
             csv: "address,name,type\n1,a,u16,extra\n2,b,u16,,\n",
             expected: [

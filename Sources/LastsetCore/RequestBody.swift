@@ -1,0 +1,84 @@
+/// The strict reading of an API request body, before it is decoded into its type.
+///
+/// A null, a repeated key, an unknown key or a safety-relevant flag that is not exactly `true` or
+/// `false` is refused: `{"dryRun": null}` or `{"dryRun": false, "dryRun": true}` must never turn
+/// into a write.
+public enum RequestBody {
+    /// The keys a body may have, and those that must be booleans.
+    public struct Shape: Sendable {
+        /// Every accepted key.
+        public var keys: [String]
+        /// Keys whose value must be exactly `true` or `false`.
+        public var booleans: Set<String>
+        /// A shape from its parts.
+        public init(keys: [String], booleans: Set<String> = []) {
+            self.keys = keys
+            self.booleans = booleans
+        }
+    }
+
+    /// The body's fields, after every strict check; throws the first broken rule.
+    public static func fields(_ body: [UInt8], shape: Shape) throws(RequestBodyError) -> [String: JSONValue] {
+        guard !body.isEmpty else { throw RequestBodyError(code: "bad_json", message: "the request needs a JSON body") }
+        let value: JSONValue
+        do throws(JSONSyntaxError) {
+            value = try StrictJSONParser.parse(body, syntax: .json, limits: .init(maxDepth: 16, maxBytes: 1 << 20))
+        } catch {
+            let duplicate = error.message.hasPrefix("duplicate key")
+            throw RequestBodyError(
+                code: duplicate ? "duplicate_key" : "bad_json",
+                message: duplicate ? "\(error.message) at line \(error.line), column \(error.column)" : "malformed JSON: \(error)"
+            )
+        }
+        guard case .object(let fields) = value else {
+            throw RequestBodyError(code: "bad_json", message: "the body must be a JSON object, not \(value.typeName)")
+        }
+        let unknown = fields.keys.filter { !shape.keys.contains($0) }.sorted()
+        guard unknown.isEmpty else {
+            throw RequestBodyError(
+                code: "unknown_key",
+                message:
+                    "unknown key\(unknown.count == 1 ? "" : "s") \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")); expected \(shape.keys.sorted().joined(separator: ", "))"
+            )
+        }
+        for key in fields.keys.sorted() {
+            let v = fields[key]!
+            if v == .null {
+                throw RequestBodyError(
+                    code: "null_value", message: "\"\(key)\" is null; give a value or leave the key out (null is never a default)"
+                )
+            }
+            if shape.booleans.contains(key), case .bool = v {
+            } else if shape.booleans.contains(key) {
+                throw RequestBodyError(code: "bad_json", message: "\"\(key)\" must be true or false, not \(v.abbreviated())")
+            }
+        }
+        return fields
+    }
+}
+
+/// A request body refused by `RequestBody`: a stable error code and a message quoting the problem.
+public struct RequestBodyError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Stable code for the API's error body (`bad_json`, `duplicate_key`, `null_value`, `unknown_key`).
+    public var code: String
+    /// What is wrong.
+    public var message: String
+    /// An error from its parts.
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+    /// The message.
+    public var description: String { message }
+}
+
+extension CaptureRequest {
+    /// The keys of a capture body.
+    public static let bodyShape = RequestBody.Shape(keys: ["device"])
+}
+
+extension ApplyRequest {
+    /// The keys of an apply body; `dryRun` decides whether frames are written, so it is exactly a boolean.
+    public static let bodyShape = RequestBody.Shape(
+        keys: ["device", "endpoint", "unit", "version", "dryRun", "onError"], booleans: ["dryRun"])
+}
