@@ -77,7 +77,8 @@ final class HardeningEndToEndTests: XCTestCase {
 
         for fd in held { close(fd) }
         XCTAssertTrue(daemon.notify.wait(for: "WATCHDOG=1", timeout: 5).found, "pings did not resume")
-        XCTAssertTrue(daemon.stderr.contains("watchdog pings resumed"), daemon.stderr)
+        // The log line and the ping race through different pipes: wait for the line, do not sample it.
+        XCTAssertTrue(eventually(timeout: 5) { daemon.stderr.contains("watchdog pings resumed") }, daemon.stderr)
         XCTAssertEqual(daemon.stop(), 0)
     }
 }
