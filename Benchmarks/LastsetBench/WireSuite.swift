@@ -163,7 +163,7 @@ extension Bench {
                         .status
                 } else {
                     guard let template = s.template else { throw BenchError("no template of \(s.page.id) loaded") }
-                    status = await Replay.run(page: s.definition, template: template, to: s.target).status
+                    status = await Replay.run(page: s.definition, template: template, to: s.target).report.status
                 }
                 guard status == .succeeded else { throw BenchError("\(impl) replay of \(s.page.id) ended \(status)") }
             }

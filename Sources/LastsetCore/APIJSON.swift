@@ -53,7 +53,8 @@ extension AuditRecord {
         w.beginArray()
         for i in identity { i.write(to: &w) }
         w.endArray()
-        w.field("kind", kind)
+        w.optional("job", job)
+        w.field("kind", kind.rawValue)
         if let m = message {
             w.field("message", m)
         }
@@ -63,24 +64,33 @@ extension AuditRecord {
         w.beginArray()
         for reg in registers {
             w.beginObject()
-            if let a = reg.after {
-                w.field("after", a)
-            }
-            if let b = reg.before {
-                w.field("before", b)
-            }
+            w.optional("after", reg.after)
+            w.optional("before", reg.before)
+            w.optional("message", reg.message)
+            w.optional("readBack", reg.readBack)
             w.field("registerId", reg.registerId)
-            w.field("status", reg.status)
+            if let r = reg.rollback {
+                w.key("rollback")
+                w.beginObject()
+                w.optional("readBack", r.readBack)
+                w.field("restored", r.restored)
+                w.field("status", r.status.rawValue)
+                w.endObject()
+            }
+            w.field("status", reg.status.rawValue)
+            w.optional("written", reg.written)
             w.endObject()
         }
         w.endArray()
-        w.field("result", result)
+        w.field("result", result.rawValue)
+        w.optional("rollback", rollback?.rawValue)
         if let v = templateVersion {
             w.field("templateVersion", v)
         }
         w.field("time", time)
         w.field("unit", unit)
         w.field("who", who)
+        w.optional("writeFrames", writeFrames)
         w.endObject()
     }
 }
@@ -114,10 +124,14 @@ extension ReplayReport {
         w.encodable(afterWrite)
         w.key("beforeWrite")
         w.encodable(beforeWrite)
+        w.key("changedLater")
+        w.encodable(changedLater)
         w.field("endpoint", endpoint)
         w.field("fellBackToFC06", fellBackToFC06)
+        w.optional("firstInDoubt", firstInDoubt)
         w.key("identity")
         w.encodable(identity)
+        w.optional("lastConfirmed", lastConfirmed)
         w.key("options")
         w.encodable(options)
         w.field("pageHash", pageHash)

@@ -28,8 +28,17 @@ public enum RegisterStatus: String, Codable, Sendable, Hashable {
     case mismatch
     /// The device answered the write with an exception.
     case rejected
-    /// The write failed without an exception (timeout, connection lost) or its read-back failed.
+    /// The write could not be sent (no connection): not written.
     case failed
+    /// The request was sent and no answer came (timeout, connection lost): it may or may not have been
+    /// stored. Included in a rollback and in the audit record.
+    case inDoubt
+    /// The device acknowledged the write, but it was not read back (the read-back failed, or the replay
+    /// stopped before this register's verification window was read).
+    case unverified
+    /// Verified, then read back different by the final pass: a later write changed it (e.g. a drive
+    /// that resets dependent parameters).
+    case changedLater
     /// Not written (an earlier failure stopped the replay, or shutdown).
     case notAttempted
     /// Dry run: the target already holds the template's value.
@@ -77,17 +86,30 @@ public struct RegisterResult: Codable, Sendable, Hashable {
     }
 }
 
+/// How a `beforeWrite` / `afterWrite` step ended.
+public enum StepStatus: String, Codable, Sendable, Hashable {
+    /// Written (the device acknowledged it).
+    case ok
+    /// The device refused it, or it could not be sent.
+    case failed
+    /// Sent, no answer came: it may have been executed.
+    case inDoubt
+    /// Not sent.
+    case notAttempted
+}
+
 /// A `beforeWrite` / `afterWrite` step's outcome.
 public struct StepResult: Codable, Sendable, Hashable {
     public var address: Int
     public var value: Int
-    /// "ok", "failed" or "notAttempted".
-    public var status: String
+    /// How the step ended.
+    public var status: StepStatus
     public var message: String?
     /// The register read back right after the write (nil when not written or unreadable).
     public var readBack: Int?
 
-    public init(address: Int, value: Int, status: String, message: String? = nil, readBack: Int? = nil) {
+    /// Sets every field.
+    public init(address: Int, value: Int, status: StepStatus, message: String? = nil, readBack: Int? = nil) {
         self.address = address
         self.value = value
         self.status = status
@@ -123,12 +145,15 @@ public enum ReplayStatus: String, Codable, Sendable, Hashable {
     case planned
 }
 
-/// The restore step of `onError: rollback`.
+/// The restore step of `onError: rollback` (also run after a shutdown stopped a rollback replay).
 public struct RollbackResult: Codable, Sendable, Hashable {
     /// True when every touched register was restored and verified.
     public var restored: Bool
+    /// Per register touched (written, in doubt or refused): expected = the snapshot value restored,
+    /// actual = what was read back afterwards.
     public var registers: [RegisterResult]
 
+    /// Sets every field.
     public init(restored: Bool, registers: [RegisterResult]) {
         self.restored = restored
         self.registers = registers
@@ -178,10 +203,16 @@ public struct ReplayReport: Codable, Sendable, Hashable {
     /// True when the device refused FC16 and the replay went on with FC06.
     public var fellBackToFC06: Bool
     public var rollback: RollbackResult?
-    /// Requests issued (reads and writes).
+    /// Frames sent, reads and writes, retries included.
     public var requests: Int
-    /// Write frames sent (0 for a dry run).
+    /// Write frames sent, retries included (0 for a dry run).
     public var writeFrames: Int
+    /// The last register (page order) whose write the device acknowledged.
+    public var lastConfirmed: String?
+    /// The first register whose write was sent without an answer.
+    public var firstInDoubt: String?
+    /// Registers verified, then found changed by the final verification pass.
+    public var changedLater: [String] = []
 
     /// Count of registers with a status.
     public func count(_ status: RegisterStatus) -> Int { registers.filter { $0.status == status }.count }
@@ -190,7 +221,8 @@ public struct ReplayReport: Codable, Sendable, Hashable {
         pageId: String, templateVersion: Int, pageHash: String, target: String, endpoint: String, unit: Int,
         options: ReplayOptions, status: ReplayStatus, reason: String? = nil, stoppedAt: String? = nil, warnings: [String],
         identity: [IdentityCheck], beforeWrite: [StepResult], afterWrite: [StepResult], registers: [RegisterResult],
-        plan: [PlannedRequest], fellBackToFC06: Bool, rollback: RollbackResult? = nil, requests: Int, writeFrames: Int
+        plan: [PlannedRequest], fellBackToFC06: Bool, rollback: RollbackResult? = nil, requests: Int, writeFrames: Int,
+        lastConfirmed: String? = nil, firstInDoubt: String? = nil, changedLater: [String] = []
     ) {
         self.pageId = pageId
         self.templateVersion = templateVersion
@@ -212,5 +244,8 @@ public struct ReplayReport: Codable, Sendable, Hashable {
         self.rollback = rollback
         self.requests = requests
         self.writeFrames = writeFrames
+        self.lastConfirmed = lastConfirmed
+        self.firstInDoubt = firstInDoubt
+        self.changedLater = changedLater
     }
 }

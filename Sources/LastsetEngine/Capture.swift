@@ -4,10 +4,11 @@ import ModbusLink
 
 /// "Save": reads a page fresh from the reference device, validates it and archives it as a template.
 public enum Capture {
-    /// Reads, validates and (only when every register is valid) archives the page.
+    /// Reads, validates and (only when every register is valid) archives the page. `beforeArchive`
+    /// runs right before the template is stored (the audit intent); when it throws nothing is archived.
     public static func run(
         page: CompiledPage, from target: DeviceTarget, archive: TemplateArchive, who: String,
-        progress: ProgressHandler? = nil
+        progress: ProgressHandler? = nil, beforeArchive: (@Sendable (Template) async throws -> Void)? = nil
     ) async -> (report: CaptureReport, template: Template?) {
         let identity = page.identity
         let pageHash = page.hash
@@ -35,7 +36,7 @@ public enum Capture {
                 report.problems.append(
                     CaptureProblem(
                         registerId: reg.registerId, address: reg.address, valueData: nil, value: nil,
-                        rule: "identity read failed: \(readout.failures[span].map(String.init(describing:)) ?? "no data")"))
+                        rule: "identity read failed: \(readout.failure(for: span).map(String.init(describing:)) ?? "no data")"))
                 continue
             }
             identityValues.append(
@@ -49,7 +50,7 @@ public enum Capture {
             let def = register.definition
             let span = register.span
             guard let words = readout.words(for: span) else {
-                let cause = readout.failures[span].map(String.init(describing:)) ?? "no data"
+                let cause = readout.failure(for: span).map(String.init(describing:)) ?? "no data"
                 report.problems.append(
                     CaptureProblem(
                         registerId: def.registerId, address: def.address, valueData: nil, value: nil,
@@ -84,6 +85,12 @@ public enum Capture {
             source: TemplateSource(
                 deviceId: target.deviceId, endpoint: target.endpoint.description, unit: target.unit, identity: identityValues),
             entries: entries, skipped: report.skipped)
+        do {
+            try await beforeArchive?(template)
+        } catch {
+            report.error = "cannot record the capture in the audit log, nothing archived: \(error)"
+            return (report, nil)
+        }
         do {
             let stored = try await archive.store(template)
             report.archived = true

@@ -1,38 +1,57 @@
 import Foundation
 import LastsetCore
 
-/// The template engine: capture, archive, replay, each recorded in the audit log.
+/// The template engine: capture, archive, replay, each recorded in the audit log. Fails closed: a
+/// replay writes no frame and a capture or import archives nothing unless its audit record (the
+/// intent) was written first.
 public struct Engine: Sendable {
     public let archive: TemplateArchive
     public let audit: AuditLog
+    /// Running replays' journals and the device pages left unverified by interrupted ones.
+    public let journal: ReplayJournal
 
-    /// Opens the archive and audit log under the data directory.
-    public init(dataDirectory: URL, historyLimit: Int = 20) throws {
+    /// Opens the archive, audit log and replay journal under the data directory.
+    public init(dataDirectory: URL, historyLimit: Int = 20, auditSegmentBytes: Int = AuditLog.defaultSegmentBytes) throws {
         archive = try TemplateArchive(dataDirectory: dataDirectory, historyLimit: historyLimit)
-        audit = try AuditLog(dataDirectory: dataDirectory)
+        audit = try AuditLog(dataDirectory: dataDirectory, segmentBytes: auditSegmentBytes)
+        journal = try ReplayJournal(dataDirectory: dataDirectory)
     }
 
-    /// Captures a page from a device; audits the attempt whatever its outcome.
+    /// Captures a page from a device; audits the attempt whatever its outcome. Nothing is archived
+    /// unless the intent record could be appended first.
     public func capture(page: CompiledPage, from target: DeviceTarget, who: String, progress: ProgressHandler? = nil) async
         -> CaptureReport
     {
-        var (report, stored) = await Capture.run(page: page, from: target, archive: archive, who: who, progress: progress)
-        var identity: [IdentityValue] = []
-        var registers: [AuditRegister] = []
+        let job = UUID().uuidString
+        let audit = self.audit
+        let start = Date()
+        let base = AuditRecord(
+            time: start, kind: .capture, who: who, pageId: page.id, device: target.label, endpoint: target.endpoint.description,
+            unit: target.unit, identity: [], templateVersion: nil, pageHash: page.hash, result: .started, message: nil,
+            registers: [], job: job)
+        var (report, stored) = await Capture.run(
+            page: page, from: target, archive: archive, who: who, progress: progress,
+            beforeArchive: { template in
+                var intent = base
+                intent.identity = template.source.identity
+                intent.message = "archiving \(template.entries.count) registers"
+                try await audit.append(intent)
+            })
+        var record = base
+        record.time = Date()
+        record.pageHash = report.pageHash
+        record.templateVersion = report.version
         if let t = stored {
-            identity = t.source.identity
-            registers = t.entries.map {
-                AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: "captured")
+            record.identity = t.source.identity
+            record.registers = t.entries.map {
+                AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: .captured)
             }
         }
-        registers += report.problems.map {
-            AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: "invalid: \($0.rule)")
+        record.registers += report.problems.map {
+            AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: .invalid, message: $0.rule)
         }
-        let record = AuditRecord(
-            time: Date(), kind: "capture", who: who, pageId: page.id, device: target.label, endpoint: target.endpoint.description,
-            unit: target.unit, identity: identity, templateVersion: report.version, pageHash: report.pageHash,
-            result: report.archived ? "archived" : (report.error != nil ? "failed" : "invalid"), message: report.error,
-            registers: registers)
+        record.result = report.archived ? .archived : (report.error != nil ? .failed : .invalid)
+        record.message = report.error
         do {
             try await audit.append(record)
         } catch {
@@ -51,33 +70,118 @@ public struct Engine: Sendable {
         return await apply(page: page, template: template, to: target, options: options, who: who, progress: progress)
     }
 
-    /// Replays an already loaded template to a target; audits it.
+    /// Replays an already loaded template to a target; audits it. Before the first write frame the
+    /// intent goes to the audit log and the replay journal (both fsynced); if either fails, nothing is
+    /// written. The final record is derived from the replay's ledger, like the report.
     public func apply(
         page: CompiledPage, template: Template, to target: DeviceTarget, options: ReplayOptions, who: String,
         progress: ProgressHandler? = nil
     ) async -> ReplayReport {
-        var report = await Replay.run(page: page, template: template, to: target, options: options, progress: progress)
+        let job = UUID().uuidString
+        let audit = self.audit
+        let journal = self.journal
+        let entry = JournalSlot()
+        let sink = ReplaySink(
+            begin: { intent in
+                try await audit.append(Self.intentRecord(intent, kind: .replay))
+                entry.set(try await journal.begin(intent))
+            },
+            record: { event in
+                guard let e = entry.get() else { return true }
+                do {
+                    try e.append(event)
+                    return true
+                } catch {
+                    return false
+                }
+            })
+        var (report, ledger) = await Replay.run(
+            page: page, template: template, to: target, options: options, progress: progress, sink: sink, job: job, who: who)
+        let definitions = Dictionary(page.registers.map { ($0.registerId, $0.definition) }, uniquingKeysWith: { a, _ in a })
+        let registers = ledger.auditRegisters(dryRun: options.dryRun) { id, words in
+            definitions[id].map { RegisterCodec.decode(words, as: $0) } ?? .bytes(words.bigEndianBytes)
+        }
         let record = AuditRecord(
-            time: Date(), kind: options.dryRun ? "dry-run" : "replay", who: who, pageId: page.id, device: target.label,
+            time: Date(), kind: options.dryRun ? .dryRun : .replay, who: who, pageId: page.id, device: target.label,
             endpoint: target.endpoint.description, unit: target.unit, identity: template.source.identity,
-            templateVersion: template.version, pageHash: template.pageHash, result: report.status.rawValue,
+            templateVersion: template.version, pageHash: template.pageHash,
+            result: AuditResult(rawValue: report.status.rawValue) ?? .failed,
             message: Optional(
                 [report.reason, report.stoppedAt.map { "stopped \($0)" }].compactMap { $0 }.joined(separator: "; ")
             )
             .flatMap { $0.isEmpty ? nil : $0 },
-            registers: report.registers.map {
-                AuditRegister(registerId: $0.registerId, before: $0.before, after: $0.actual, status: $0.status.rawValue)
-            })
+            registers: registers, job: ledger.intent != nil ? job : nil,
+            rollback: report.rollback.map { $0.restored ? .restored : .incomplete },
+            writeFrames: options.dryRun ? nil : report.writeFrames)
         do {
             try await audit.append(record)
+            if let e = entry.get() { await journal.finish(e) }
         } catch {
+            // The journal stays: at the next start it becomes an "interrupted" record.
             report.warnings.append("audit log: \(error)")
+        }
+        if report.status == .succeeded || options.dryRun {
+            await journal.clear(device: target.label, pageId: page.id)
         }
         return report
     }
 
+    /// The intent record a replay appends to the audit log before its first write frame.
+    static func intentRecord(_ intent: ReplayIntent, kind: AuditKind) -> AuditRecord {
+        AuditRecord(
+            time: intent.time, kind: kind, who: intent.who, pageId: intent.pageId, device: intent.device,
+            endpoint: intent.endpoint, unit: intent.unit, identity: intent.identity, templateVersion: intent.templateVersion,
+            pageHash: intent.pageHash, result: .started,
+            message: "writing \(intent.registers.count) registers (onError \(intent.onError.rawValue))",
+            registers: intent.registers.map {
+                AuditRegister(
+                    registerId: $0.registerId, before: $0.before, after: nil, status: .notAttempted, written: $0.expected)
+            }, job: intent.job)
+    }
+
+    /// At start: every replay journal left without an end (the daemon was killed or crashed while
+    /// writing) becomes an "interrupted: may be partially written" audit record, and its device page
+    /// is marked unverified. Never resumed. Returns the records written.
+    public func recoverInterrupted() async -> [AuditRecord] {
+        var out: [AuditRecord] = []
+        for (url, ledger) in await journal.leftovers() {
+            guard let intent = ledger.intent else { continue }
+            let registers = ledger.auditRegisters { _, words in .bytes(words.bigEndianBytes) }.map { reg -> AuditRegister in
+                var r = reg
+                // Values are decoded from the intent (the page may have changed since).
+                if let i = intent.registers.first(where: { $0.registerId == reg.registerId }) {
+                    if r.written != nil { r.written = i.expected }
+                }
+                return r
+            }
+            let sent = registers.filter { $0.written != nil }.count
+            var message =
+                "interrupted: may be partially written (\(ledger.writeFrames) write frames answered, \(sent) of \(registers.count) registers sent"
+            if let last = ledger.lastConfirmed { message += "; last confirmed \(last)" }
+            if let doubt = ledger.firstInDoubt { message += "; first in doubt \(doubt)" }
+            message += "); not resumed: replay or diff the device to clear"
+            let record = AuditRecord(
+                time: Date(), kind: .replay, who: intent.who, pageId: intent.pageId, device: intent.device,
+                endpoint: intent.endpoint, unit: intent.unit, identity: intent.identity, templateVersion: intent.templateVersion,
+                pageHash: intent.pageHash, result: .interrupted, message: message, registers: registers, job: intent.job,
+                writeFrames: ledger.writeFrames)
+            do {
+                try await journal.mark(
+                    UnverifiedMark(
+                        device: intent.device, pageId: intent.pageId, since: intent.time, job: intent.job, message: message))
+                try await audit.append(record)
+            } catch {
+                continue  // kept for the next start
+            }
+            await journal.remove(url)
+            out.append(record)
+        }
+        return out
+    }
+
     /// Archives a template file brought from another site as the page's next version; the file must be
-    /// a valid template of this page (checked before anything is written). Audited.
+    /// a valid template of this page (checked before anything is written). Audited: nothing is
+    /// archived unless the intent record could be written first.
     public func importTemplate(_ data: Data, into page: CompiledPage, who: String) async throws(ArchiveError) -> Template {
         let template: Template
         do {
@@ -101,6 +205,17 @@ public struct Engine: Sendable {
             let verdict = RegisterClassifier.classify(entry.words, register)
             guard verdict == .archive else { throw .invalidImport("\(entry.registerId): \(verdict)") }
         }
+        var record = AuditRecord(
+            time: Date(), kind: .import, who: who, pageId: page.id, device: template.source.deviceId ?? template.source.endpoint,
+            endpoint: template.source.endpoint, unit: template.source.unit, identity: template.source.identity,
+            templateVersion: nil, pageHash: template.pageHash, result: .started,
+            message: "importing (captured \(TimeText.iso8601(template.capturedAt)) as version \(template.version))",
+            registers: [], job: UUID().uuidString)
+        do {
+            try await audit.append(record)
+        } catch {
+            throw .storage(error)
+        }
         let stored: Template
         var notDurable: ArchiveError?
         do {
@@ -109,18 +224,30 @@ public struct Engine: Sendable {
             guard case .notDurable(let inPlace, _) = error else { throw error }
             (stored, notDurable) = (inPlace, error)
         }
-        let record = AuditRecord(
-            time: Date(), kind: "import", who: who, pageId: page.id, device: template.source.deviceId ?? template.source.endpoint,
-            endpoint: template.source.endpoint, unit: template.source.unit, identity: template.source.identity,
-            templateVersion: stored.version, pageHash: template.pageHash, result: "archived",
-            message: "imported (captured \(TimeText.iso8601(template.capturedAt)) as version \(template.version))"
-                + (template.pageHash == page.hash ? "" : "; captured against another page definition")
-                + (notDurable.map { "; \($0)" } ?? ""),
-            registers: template.entries.map {
-                AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: "imported")
-            })
-        try? await audit.append(record)
+        record.time = Date()
+        record.templateVersion = stored.version
+        record.result = .archived
+        record.message =
+            "imported (captured \(TimeText.iso8601(template.capturedAt)) as version \(template.version))"
+            + (template.pageHash == page.hash ? "" : "; captured against another page definition")
+            + (notDurable.map { "; \($0)" } ?? "")
+        record.registers = template.entries.map {
+            AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: .imported)
+        }
+        do {
+            try await audit.append(record)
+        } catch {
+            throw .storage(error)
+        }
         if let notDurable { throw notDurable }
         return stored
     }
+}
+
+/// The replay's journal file, set once its intent is durable.
+final class JournalSlot: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entry: ReplayJournal.Entry?
+    func set(_ e: ReplayJournal.Entry) { lock.withLock { entry = e } }
+    func get() -> ReplayJournal.Entry? { lock.withLock { entry } }
 }

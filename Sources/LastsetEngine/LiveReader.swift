@@ -18,7 +18,7 @@ public enum LiveReader {
                     registerId: def.registerId, address: def.address, valueData: words.bigEndianBytes.hexString,
                     value: RegisterCodec.decode(words, as: def), lastDate: now, error: nil)
             }
-            let error = readout.failures[span].map(String.init(describing:)) ?? "not read"
+            let error = readout.failure(for: span).map(String.init(describing:)) ?? "not read"
             firstError = firstError ?? error
             return LiveValue(
                 registerId: def.registerId, address: def.address, valueData: nil, value: nil, lastDate: nil, error: error)

@@ -1,5 +1,6 @@
 import LastsetCore
 import ModbusLink
+import Synchronization
 
 /// The outcome of reading a set of register spans: the words that came back and the spans that failed.
 /// Words are kept densely from the lowest address read (lookups per register must not hash).
@@ -8,7 +9,7 @@ struct PageReadout: Sendable {
     private var values: [UInt16] = []
     private var present: [Bool] = []
     var failures: [AddressSpan: ModbusError] = [:]
-    /// Requests issued.
+    /// Frames sent (retries included).
     var requests = 0
 
     /// An empty readout for addresses `range`.
@@ -28,6 +29,23 @@ struct PageReadout: Sendable {
         }
     }
 
+    /// Forgets the words of `address ..< end` (they are stale after a write).
+    mutating func forget(_ address: Int, _ end: Int) {
+        let lo = max(0, address - base)
+        let hi = min(values.count, end - base)
+        guard lo < hi else { return }
+        for k in lo..<hi { present[k] = false }
+    }
+
+    /// Copies the words `other` holds within `address ..< end`.
+    mutating func merge(_ other: PageReadout, _ address: Int, _ end: Int) {
+        for a in address..<end {
+            let k = a - other.base
+            guard k >= 0, k < other.values.count, other.present[k] else { continue }
+            store([other.values[k]], at: a)
+        }
+    }
+
     /// The span's words, nil when any of them is missing.
     func words(for span: AddressSpan) -> [UInt16]? {
         let lo = span.address - base
@@ -35,49 +53,117 @@ struct PageReadout: Sendable {
         guard lo >= 0, hi <= values.count, lo < hi, !present[lo..<hi].contains(false) else { return nil }
         return Array(values[lo..<hi])
     }
+
+    /// The failure of the read that covered `span` (an exact span, or one overlapping it).
+    func failure(for span: AddressSpan) -> ModbusError? {
+        if let e = failures[span] { return e }
+        return failures.first { $0.key.address < span.end && span.address < $0.key.end }?.value
+    }
 }
 
-/// Reads spans with the fewest requests the device allows. When a merged read is answered with an
-/// exception (e.g. 02 for one bad address in the block), its spans are read one by one so that only
-/// the registers really at fault are reported.
+/// Read and write limits the engine has learned about a device (its endpoint and unit) beyond the
+/// configured quirks: a device that answers a merged read with exception 03 (or 02 on a read it then
+/// answers in parts) gets smaller reads from then on. Remembered while the configured limits stay
+/// the same (a config change that touches them starts over).
+final class LearnedLimits: Sendable {
+    /// The process-wide memory.
+    static let shared = LearnedLimits()
+
+    private struct Key: Hashable {
+        var connection: String
+        var unit: Int
+        var configured: DeviceLimits
+    }
+    private let state = Mutex<[Key: DeviceLimits]>([:])
+
+    private func key(_ target: DeviceTarget) -> Key {
+        Key(connection: target.endpoint.connectionKey, unit: target.unit, configured: target.limits)
+    }
+
+    /// The limits to plan with: the configured ones, narrowed by what was learned.
+    func effective(_ target: DeviceTarget) -> DeviceLimits {
+        state.withLock { $0[key(target)] } ?? target.limits
+    }
+
+    /// Narrows the learned limits (never widens them).
+    func learn(_ target: DeviceTarget, maxRead: Int? = nil, maxGap: Int? = nil, maxWrite: Int? = nil) {
+        let k = key(target)
+        state.withLock { table in
+            var l = table[k] ?? target.limits
+            if let maxRead { l.maxReadRegisters = min(l.maxReadRegisters, max(1, maxRead)) }
+            if let maxGap { l.maxGap = min(l.maxGap, max(0, maxGap)) }
+            if let maxWrite { l.maxWriteRegisters = min(l.maxWriteRegisters, max(1, maxWrite)) }
+            table[k] = l
+        }
+    }
+}
+
+/// The one way the engine reads registers (capture, snapshot, verification windows, final pass,
+/// rollback, polling): the fewest requests the device's (learned) limits allow. A merged read
+/// answered with exception 02 or 03 is split — into halves, or without bridging gaps when it bridged
+/// one — until the parts are answered or a single register is at fault, so only the registers really
+/// at fault are reported; when every part was answered, the smaller size is learned for the device.
 enum PageReader {
-    static func read(_ spans: [AddressSpan], from target: DeviceTarget) async -> PageReadout {
+    /// Reads `spans`; with `evenIfCancelled` (a rollback's read-back) shutdown does not cut it short.
+    static func read(_ spans: [AddressSpan], from target: DeviceTarget, evenIfCancelled: Bool = false) async -> PageReadout {
         let unique = Array(Set(spans))
-        let plan = RequestPlanner.reads(unique, limits: target.limits)
-        let unit = target.unit
-        let options = target.linkOptions
-        // The whole plan in one hop onto the connection's executor: no thread switch per request.
+        let plan = RequestPlanner.reads(unique, limits: LearnedLimits.shared.effective(target))
         return await target.connection.batch { connection in
             var out = PageReadout(covering: (plan.map(\.address).min() ?? 0)..<(plan.map(\.end).max() ?? 0))
             for request in plan {
-                if Task.isCancelled { break }
-                do throws(ModbusError) {
-                    try Self.read(request.address, request.count, into: &out, on: connection, unit: unit, options: options)
-                } catch {
-                    let inside = unique.filter { $0.address >= request.address && $0.end <= request.end }
-                    guard error.exceptionCode != nil && inside.count > 1 else {
-                        for span in inside { out.failures[span] = error }
-                        continue
-                    }
-                    for span in inside.sorted(by: { $0.address < $1.address }) {
-                        do throws(ModbusError) {
-                            try Self.read(span.address, span.length, into: &out, on: connection, unit: unit, options: options)
-                        } catch {
-                            out.failures[span] = error
-                        }
-                    }
-                }
+                if Task.isCancelled && !evenIfCancelled { break }
+                perform(request, spans: unique, into: &out, on: connection, target: target)
             }
             return out
         }
     }
 
-    private static func read(
-        _ address: Int, _ count: Int, into out: inout PageReadout, on connection: isolated ModbusConnection, unit: Int,
-        options: LinkOptions
-    ) throws(ModbusError) {
-        out.requests += 1
-        let words = try connection.readHoldingRegisters(unit: unit, address: address, count: count, options: options)
-        out.store(words, at: address)
+    /// Sends one planned read (inside a batch), splitting it when the device refuses it as merged.
+    static func perform(
+        _ request: ReadRequest, spans: [AddressSpan], into out: inout PageReadout, on connection: isolated ModbusConnection,
+        target: DeviceTarget
+    ) {
+        let inside = spans.compactMap { s -> AddressSpan? in
+            let lo = max(s.address, request.address)
+            let hi = min(s.end, request.end)
+            return lo < hi ? AddressSpan(address: lo, length: hi - lo) : nil
+        }
+        do throws(ModbusError) {
+            let words = try connection.readHoldingRegisters(
+                unit: target.unit, address: request.address, count: request.count, options: target.linkOptions)
+            out.requests += connection.lastCall.sent
+            out.store(words, at: request.address)
+        } catch {
+            out.requests += connection.lastCall.sent
+            let code = error.exceptionCode
+            guard code == 0x02 || code == 0x03, request.count > 1, inside.count > 1 || code == 0x03 else {
+                for s in spans where s.address < request.end && request.address < s.end { out.failures[s] = error }
+                return
+            }
+            var limits = LearnedLimits.shared.effective(target)
+            let covered = Set(inside.flatMap { $0.address..<$0.end }).count
+            let bridged = covered < request.count
+            if code == 0x02 && bridged {
+                limits.maxGap = 0
+                limits.maxReadRegisters = request.count
+            } else {
+                limits.maxReadRegisters = max(1, request.count / 2)
+            }
+            let parts = RequestPlanner.reads(inside, limits: limits)
+            guard parts.count > 1 else {
+                for s in spans where s.address < request.end && request.address < s.end { out.failures[s] = error }
+                return
+            }
+            let before = out.failures.count
+            for part in parts {
+                perform(part, spans: inside, into: &out, on: connection, target: target)
+            }
+            guard out.failures.count == before else { return }
+            if code == 0x02 && bridged {
+                LearnedLimits.shared.learn(target, maxGap: 0)
+            } else {
+                LearnedLimits.shared.learn(target, maxRead: limits.maxReadRegisters)
+            }
+        }
     }
 }

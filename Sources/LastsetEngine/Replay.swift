@@ -1,46 +1,91 @@
+import Foundation
 import LastsetCore
 import ModbusLink
 
+/// Where a replay journals its transitions: `begin` makes the intent durable (audit intent record and
+/// journal file) before the first write frame and throws when it cannot — then nothing is written;
+/// `record` appends one transition and returns false when it could not be journaled.
+public struct ReplaySink: Sendable {
+    /// Makes the intent durable; throws when it cannot (the replay is then refused).
+    public var begin: @Sendable (ReplayIntent) async throws -> Void
+    /// Journals one transition; false when it could not.
+    public var record: @Sendable (ReplayEvent) -> Bool
+
+    /// A sink from its two functions.
+    public init(begin: @escaping @Sendable (ReplayIntent) async throws -> Void, record: @escaping @Sendable (ReplayEvent) -> Bool)
+    {
+        self.begin = begin
+        self.record = record
+    }
+}
+
 /// "Use last settings": writes a template's valid values to a target in page order, verifies them by
 /// reading back, and reports register by register. Nothing is written before every check has passed.
+///
+/// The replay is a state machine (checks → identity → snapshot → intent → beforeWrite → windows →
+/// final pass → afterWrite | rollback → end) whose every transition is a `ReplayEvent`, journaled
+/// through the `ReplaySink` and folded into a `ReplayLedger`; the report is derived from the ledger.
 public struct Replay {
     let page: CompiledPage
     let template: Template
     let target: DeviceTarget
     let options: ReplayOptions
     let progress: ProgressHandler?
+    let sink: ReplaySink?
+    let job: String
+    let who: String
 
     private var report: ReplayReport
+    private var ledger = ReplayLedger()
     /// Template entries re-checked against the current page, in page order.
     private var entries: [(entry: TemplateEntry, definition: RegisterDefinition, words: [UInt16])] = []
-    /// Index of each registerId in `entries` (lookups per register must not scan the page).
     private var position: [String: Int] = [:]
-    private var results: [String: RegisterResult] = [:]
-    private var snapshot: PageReadout?
+    private var plan: ReplayPlan?
+    private var readFrames = 0
+    /// The reads' latest words (a register is checked from here once its reads were sent after its write).
+    private var latest = PageReadout()
+    private var journalBroken = false
 
-    /// Runs a replay and returns its report (never throws: every failure is in the report).
+    /// Runs a replay and returns its report and ledger (never throws: every failure is in the report).
     public static func run(
         page: CompiledPage, template: Template, to target: DeviceTarget, options: ReplayOptions = ReplayOptions(),
-        progress: ProgressHandler? = nil
-    ) async -> ReplayReport {
-        var replay = Replay(page: page, template: template, target: target, options: options, progress: progress)
+        progress: ProgressHandler? = nil, sink: ReplaySink? = nil, job: String = UUID().uuidString, who: String = ""
+    ) async -> (report: ReplayReport, ledger: ReplayLedger) {
+        var replay = Replay(
+            page: page, template: template, target: target, options: options, progress: progress, sink: sink, job: job,
+            who: who)
         await replay.execute()
-        return replay.report
+        replay.finish()
+        return (replay.report, replay.ledger)
     }
 
     private init(
-        page: CompiledPage, template: Template, target: DeviceTarget, options: ReplayOptions, progress: ProgressHandler?
+        page: CompiledPage, template: Template, target: DeviceTarget, options: ReplayOptions, progress: ProgressHandler?,
+        sink: ReplaySink?, job: String, who: String
     ) {
         self.page = page
         self.template = template
         self.target = target
         self.options = options
         self.progress = progress
+        self.sink = sink
+        self.job = job
+        self.who = who
         report = ReplayReport(
             pageId: page.id, templateVersion: template.version, pageHash: template.pageHash, target: target.label,
             endpoint: target.endpoint.description, unit: target.unit, options: options, status: .failed, reason: nil,
             stoppedAt: nil, warnings: [], identity: [], beforeWrite: [], afterWrite: [], registers: [], plan: [],
             fellBackToFC06: false, rollback: nil, requests: 0, writeFrames: 0)
+    }
+
+    /// Records a transition in the ledger and the journal.
+    @discardableResult
+    private mutating func record(_ event: ReplayEvent, journaled: Bool = false) -> Bool {
+        ledger.record(event)
+        guard !journaled, let sink, ledger.intent != nil else { return true }
+        let ok = sink.record(event)
+        if !ok { journalBroken = true }
+        return ok
     }
 
     private mutating func execute() async {
@@ -53,46 +98,104 @@ public struct Replay {
         }
         guard checkTemplate() else { return }
         guard await checkIdentity() else { return }
-        let planned = entries.map { PlannedWrite(registerId: $0.entry.registerId, address: $0.entry.address, words: $0.words) }
-        report.plan = RequestPlanner.writes(planned, limits: target.limits).map {
-            PlannedRequest(function: $0.function, address: $0.address, count: $0.words.count, registerIds: $0.registerIds)
-        }
         // Always read what the target holds now: the dry-run diff, the rollback snapshot, and the
         // "before" of every register in the report and the audit log.
         guard await takeSnapshot() else { return }
+        let planned = entries.map { PlannedWrite(registerId: $0.entry.registerId, address: $0.entry.address, words: $0.words) }
+        var plan = ReplayPlan(entries: planned, limits: target.limits, readLimits: LearnedLimits.shared.effective(target))
+        if LearnedLimits.shared.effective(target).maxWriteRegisters < target.limits.maxWriteRegisters {
+            plan.replan(from: 0, limits: LearnedLimits.shared.effective(target))
+        }
+        self.plan = plan
         if options.dryRun {
             report.status = .planned
-            finishRegisters()
             return
         }
         if Task.isCancelled {
             report.stoppedAt = "shutdown before the first write"
             report.reason = "stopped by shutdown at a clean point: nothing written"
-            finishRegisters()
             return
         }
-        guard await runSteps(page.beforeWrite, into: \.beforeWrite, label: "beforeWrite") else {
-            finishRegisters()
+        // The intent, durable before the first write frame; without it nothing is written.
+        if let sink {
+            let intent = ReplayIntent(
+                job: job, time: Date(), who: who, pageId: page.id, deviceId: target.deviceId, device: target.label,
+                endpoint: target.endpoint.description, unit: target.unit, templateVersion: template.version,
+                pageHash: template.pageHash, identity: template.source.identity, onError: options.onError,
+                registers: ledger.fates.map {
+                    IntentRegister(
+                        registerId: $0.registerId, address: $0.address, length: $0.length, expected: $0.expected,
+                        expectedData: $0.expectedData, before: $0.before, beforeData: $0.beforeData)
+                })
+            do {
+                try await sink.begin(intent)
+            } catch {
+                report.status = .refused
+                report.reason = "cannot record the replay before writing, nothing written: \(error)"
+                return
+            }
+            record(ReplayEvent(.intent, intent: intent), journaled: true)
+        }
+        guard await runSteps(page.beforeWrite, phase: "beforeWrite") else {
             report.afterWrite = page.afterWrite.map {
-                StepResult(address: $0.address, value: $0.value, status: "notAttempted")
+                StepResult(address: $0.address, value: $0.value, status: .notAttempted)
             }
             return
         }
-        await writeEntries(planned)
-        finishRegisters()
-        let allVerified = report.registers.allSatisfy { $0.status == .verified }
-        if allVerified {
-            if await runSteps(page.afterWrite, into: \.afterWrite, label: "afterWrite") {
+        let cancelled = await writeWindows()
+        if !cancelled { await finalPass() }
+        let lines = ledger.fates.map { ledger.status(of: $0) }
+        if lines.allSatisfy({ $0 == .verified }) && !journalBroken {
+            if await runSteps(page.afterWrite, phase: "afterWrite") {
                 report.status = .succeeded
             }
         } else {
+            let changed = ledger.changedLater
             report.afterWrite = page.afterWrite.map {
-                StepResult(address: $0.address, value: $0.value, status: "notAttempted", message: "not every register verified")
+                StepResult(
+                    address: $0.address, value: $0.value, status: .notAttempted,
+                    message: changed.isEmpty
+                        ? "not every register verified" : "changed after verification: \(changed.joined(separator: ", "))")
             }
-            let bad = report.registers.filter { $0.status != .verified }
-            report.reason = report.reason ?? "\(bad.count) of \(report.registers.count) registers not verified"
+            let bad = lines.filter { $0 != .verified }.count
+            report.reason = report.reason ?? "\(bad) of \(lines.count) registers not verified"
+            if !changed.isEmpty {
+                report.reason! += "; changed by a later write (final pass): \(changed.joined(separator: ", "))"
+            }
             if options.onError == .rollback { await rollBack() }
         }
+    }
+
+    /// Derives the report from the ledger.
+    private mutating func finish() {
+        let dry = options.dryRun
+        if report.status == .refused && ledger.intent == nil { ledger.register([]) }
+        report.registers = ledger.fates.map { f in
+            let def = entries[position[f.registerId]!].definition
+            var line = ledger.result(f, dryRun: dry) { RegisterCodec.decode($0, as: def) }
+            line.beforeUnset = f.beforeData.flatMap { [UInt8](hexString: $0) }.map {
+                let words = [UInt16](bigEndianBytes: $0)
+                return page.register(f.registerId)?.unset.matches(words) ?? RegisterCodec.isUnset(words, for: def)
+            }
+            return line
+        }
+        report.rollback = ledger.rollbackResults { id, words in
+            RegisterCodec.decode(words, as: entries[position[id]!].definition)
+        }
+        report.plan = (plan?.writes ?? []).map {
+            PlannedRequest(function: $0.function, address: $0.address, count: $0.words.count, registerIds: $0.registerIds)
+        }
+        report.writeFrames = ledger.writeFrames
+        report.requests = readFrames + ledger.writeFrames
+        report.lastConfirmed = ledger.lastConfirmed
+        report.firstInDoubt = ledger.firstInDoubt
+        report.changedLater = ledger.changedLater
+        if let doubt = report.firstInDoubt {
+            report.stoppedAt =
+                "\(report.stoppedAt.map { $0 + "; " } ?? "")last confirmed \(report.lastConfirmed ?? "none"), first in doubt \(doubt)"
+        }
+        if journalBroken { report.warnings.append("the journal could not be written to the end; writes stopped") }
+        record(ReplayEvent(.end, message: report.reason, status: report.status))
     }
 
     // MARK: checks before any write
@@ -139,10 +242,18 @@ public struct Replay {
         }
         entries.sort { page.position(of: $0.entry.registerId)! < page.position(of: $1.entry.registerId)! }
         position = Dictionary(entries.enumerated().map { ($1.entry.registerId, $0) }, uniquingKeysWith: { a, _ in a })
-        results.reserveCapacity(entries.count)
+        ledger.register(
+            entries.map {
+                IntentRegister(
+                    registerId: $0.entry.registerId, address: $0.entry.address, length: $0.entry.length,
+                    expected: $0.entry.value, expectedData: $0.words.bigEndianBytes.hexString)
+            })
         guard problems.isEmpty else {
             report.status = .refused
             report.reason = "template not valid for the page: " + problems.joined(separator: "; ")
+            entries = []
+            position = [:]
+            ledger.register([])
             return false
         }
         return true
@@ -155,7 +266,7 @@ public struct Replay {
         progress?(JobProgress(phase: "checking identity", done: 0, total: identity.count))
         let readout = await PageReader.read(
             identity.map { AddressSpan(address: $0.address, length: $0.type.registerCount) }, from: target)
-        report.requests += readout.requests
+        readFrames += readout.requests
         var ok = true
         for reg in identity {
             let span = AddressSpan(address: reg.address, length: reg.type.registerCount)
@@ -171,7 +282,7 @@ public struct Replay {
                     check.message = "the template recorded no value for it"
                 }
             } else {
-                check.message = "cannot read: \(readout.failures[span].map(String.init(describing:)) ?? "no data")"
+                check.message = "cannot read: \(readout.failure(for: span).map(String.init(describing:)) ?? "no data")"
             }
             ok = ok && check.matches
             report.identity.append(check)
@@ -188,17 +299,24 @@ public struct Replay {
     /// Only a rollback needs every value: without one an unreadable register just has no "before".
     private mutating func takeSnapshot() async -> Bool {
         progress?(JobProgress(phase: "reading current values", done: 0, total: entries.count))
-        let readout = await PageReader.read(
-            entries.map { AddressSpan(address: $0.entry.address, length: $0.entry.length) }, from: target)
-        report.requests += readout.requests
-        snapshot = readout
+        let readout = await PageReader.read(entries.map { span($0.entry) }, from: target)
+        readFrames += readout.requests
+        ledger.register(
+            entries.map { e in
+                let before = readout.words(for: span(e.entry))
+                return IntentRegister(
+                    registerId: e.entry.registerId, address: e.entry.address, length: e.entry.length, expected: e.entry.value,
+                    expectedData: e.words.bigEndianBytes.hexString,
+                    before: before.map { RegisterCodec.decode($0, as: e.definition) },
+                    beforeData: before?.bigEndianBytes.hexString)
+            })
         let unreadable = entries.filter { readout.words(for: span($0.entry)) == nil }
         if options.onError == .rollback && !options.dryRun && !unreadable.isEmpty {
             report.status = .refused
             report.reason =
                 "cannot snapshot the target for rollback, nothing written: "
                 + unreadable.map {
-                    "\($0.entry.registerId): \(readout.failures[span($0.entry)].map(String.init(describing:)) ?? "no data")"
+                    "\($0.entry.registerId): \(readout.failure(for: span($0.entry)).map(String.init(describing:)) ?? "no data")"
                 }
                 .joined(separator: "; ")
             return false
@@ -210,293 +328,381 @@ public struct Replay {
 
     private func span(_ e: TemplateEntry) -> AddressSpan { AddressSpan(address: e.address, length: e.length) }
 
-    private mutating func runSteps(_ steps: [WriteStep], into path: WritableKeyPath<ReplayReport, [StepResult]>, label: String)
-        async -> Bool
-    {
+    private mutating func runSteps(_ steps: [WriteStep], phase: String) async -> Bool {
         var failedAt: Int?
+        var results: [StepResult] = []
         for (i, step) in steps.enumerated() {
             if failedAt != nil {
-                report[keyPath: path].append(StepResult(address: step.address, value: step.value, status: "notAttempted"))
+                results.append(StepResult(address: step.address, value: step.value, status: .notAttempted))
                 continue
             }
-            report.requests += 1
-            report.writeFrames += 1
-            do {
-                try await target.writeSingle(address: step.address, value: UInt16(truncatingIfNeeded: step.value))
+            let value = UInt16(truncatingIfNeeded: step.value)
+            let request = JournalRequest(function: .fc06, address: step.address, count: 1, registerIds: [])
+            guard record(ReplayEvent(.write, request: request, phase: phase)) else {
+                failedAt = i
+                results.append(
+                    StepResult(address: step.address, value: step.value, status: .notAttempted, message: "journal not writable"))
+                report.stoppedAt = "\(phase)[\(i)]"
+                report.reason = "the journal could not be written: nothing further sent"
+                continue
+            }
+            let unit = target.unit
+            let link = target.linkOptions
+            let (frames, error, readBack, readError) = await target.connection.batch {
+                c -> (CallFrames, ModbusError?, UInt16?, ModbusError?) in
+                do throws(ModbusError) {
+                    try c.writeRegister(unit: unit, address: step.address, value: value, options: link)
+                } catch {
+                    return (c.lastCall, error, nil, nil)
+                }
+                let frames = c.lastCall
                 // Read back like every other write. Unlock and commit registers are often commands that
                 // clear themselves, so a different value is reported, not treated as a failure.
-                report.requests += 1
-                var result = StepResult(address: step.address, value: step.value, status: "ok")
-                do {
-                    result.readBack = Int(try await target.readHolding(address: step.address, count: 1)[0])
-                    if result.readBack != step.value {
-                        result.message = "reads back \(result.readBack!) (a command register that clears itself?)"
-                        report.warnings.append(
-                            "\(label)[\(i)]: wrote \(step.value) to \(step.address), reads back \(result.readBack!)")
-                    }
+                do throws(ModbusError) {
+                    let words = try c.readHoldingRegisters(unit: unit, address: step.address, count: 1, options: link)
+                    return (CallFrames(sent: frames.sent + c.lastCall.sent), nil, words[0], nil)
                 } catch {
-                    result.message = "written; read-back failed: \(error)"
-                    report.warnings.append("\(label)[\(i)]: read-back of \(step.address) failed: \(error)")
+                    return (CallFrames(sent: frames.sent + c.lastCall.sent), nil, nil, error)
                 }
-                report[keyPath: path].append(result)
-            } catch {
-                failedAt = i
-                report[keyPath: path].append(
-                    StepResult(address: step.address, value: step.value, status: "failed", message: error.description))
-                report.stoppedAt = "\(label)[\(i)]"
-                report.reason = "\(label)[\(i)] (write \(step.value) to \(step.address)) failed: \(error)"
             }
+            let answer: WriteAnswer =
+                error == nil
+                ? .acknowledged : error!.exceptionCode != nil ? .rejected : frames.unanswered > 0 ? .noAnswer : .notSent
+            // Frames of the write: total minus the read-back's.
+            var writeFramesSent = frames.sent
+            if error == nil { writeFramesSent -= 1 }
+            readFrames += frames.sent - writeFramesSent
+            record(
+                ReplayEvent(
+                    .step, request: request, answer: answer, frames: max(0, writeFramesSent),
+                    exceptionCode: error?.exceptionCode.map(Int.init), message: error?.description, phase: phase))
+            if let error {
+                failedAt = i
+                results.append(
+                    StepResult(
+                        address: step.address, value: step.value, status: answer == .noAnswer ? .inDoubt : .failed,
+                        message: error.description))
+                report.stoppedAt = "\(phase)[\(i)]"
+                report.reason = "\(phase)[\(i)] (write \(step.value) to \(step.address)) failed: \(error)"
+                continue
+            }
+            var result = StepResult(address: step.address, value: step.value, status: .ok)
+            if let readBack {
+                result.readBack = Int(readBack)
+                if result.readBack != step.value {
+                    result.message = "reads back \(readBack) (a command register that clears itself?)"
+                    report.warnings.append("\(phase)[\(i)]: wrote \(step.value) to \(step.address), reads back \(readBack)")
+                }
+            } else if let readError {
+                result.message = "written; read-back failed: \(readError)"
+                report.warnings.append("\(phase)[\(i)]: read-back of \(step.address) failed: \(readError)")
+            }
+            results.append(result)
         }
+        if phase == "beforeWrite" { report.beforeWrite = results } else { report.afterWrite = results }
         return failedAt == nil
     }
 
-    /// What one write group did on the device.
-    private struct GroupOutcome: Sendable {
-        /// Requests of the group that were written (a prefix of it).
-        var written = 0
-        /// The request that failed (its index in the group) and why.
-        var failure: (index: Int, error: ModbusError)?
-        /// Shutdown was requested before the whole group was written.
+    /// What one window did on the device.
+    private struct WindowOutcome: Sendable {
+        /// Journal events of the window's writes, in order.
+        var events: [ReplayEvent] = []
+        /// Index (in the plan) of the first write not sent.
+        var next = 0
+        /// The failing write: its index and error.
+        var failure: (index: Int, error: ModbusError, answer: WriteAnswer)?
         var cancelled = false
-        /// The read-back of the written requests: the words from `start`, or why it failed.
-        var readback: Result<[UInt16], ModbusError>?
-        var start = 0
-        var requests = 0
+        var journalFailed = false
+        /// Words read back, and read frames sent.
+        var readout = PageReadout()
+        var readsSent: [Int] = []
     }
 
-    /// Writes in page order, verifying in groups: consecutive writes that form one contiguous span a
-    /// read can cover are written and read back in one hop onto the connection's executor. A group is
-    /// verified before the next one is written, so a mismatch stops the replay before anything further
-    /// is written.
-    private mutating func writeEntries(_ planned: [PlannedWrite]) async {
-        var queue = RequestPlanner.writes(planned, limits: target.limits)
-        var i = 0
-        let total = planned.count
-        while i < queue.count {
-            var end = i + 1
-            var groupEnd = queue[i].address + queue[i].words.count
-            // The words of one register (FC06 writes them one by one) always stay in one group.
-            while end < queue.count, queue[end].address == groupEnd,
-                groupEnd + queue[end].words.count - queue[i].address <= target.limits.maxReadRegisters
-                    || queue[end].registerIds.first == queue[end - 1].registerIds.last
-            {
-                groupEnd += queue[end].words.count
-                end += 1
+    /// Writes in page order, window by window (`ReplayPlan.windows`): a window's writes, then the reads
+    /// of the read plan that no later write touches, in one hop onto the connection's executor. A
+    /// register is checked once every read covering it was sent after its last write. Returns true
+    /// when shutdown stopped it.
+    private mutating func writeWindows() async -> Bool {
+        guard var plan else { return false }
+        let total = entries.count
+        progress?(JobProgress(phase: "writing", done: 0, total: total))
+        latest = PageReadout(
+            covering: (plan.reads.map(\.address).min() ?? 0)..<(plan.reads.map(\.end).max() ?? 0))
+        var windows = plan.windows()
+        var w = 0
+        var openReads: Set<Int> = []
+        // Registers written, waiting for their reads; the batch number of their last write.
+        var awaiting: [String: Int] = [:]
+        var awaitingOrder: [String] = []
+        var readAt: [Int: Int] = [:]
+        var batch = 0
+        var acked = 0
+        defer { self.plan = plan }
+        while w < windows.count {
+            batch += 1
+            let window = windows[w]
+            let outcome = await runWindow(window, plan: plan, acked: acked, total: total)
+            for e in outcome.events { record(e, journaled: true) }
+            readFrames += outcome.readout.requests
+            for r in outcome.readsSent {
+                readAt[r] = batch
+                let read = plan.reads[r]
+                latest.forget(read.address, read.end)
+                latest.merge(outcome.readout, read.address, read.end)
             }
-            let group = Array(queue[i..<end])
-            let outcome = await writeGroup(group)
-            report.requests += outcome.requests
-            report.writeFrames += outcome.written + (outcome.failure == nil ? 0 : 1)
-            let mismatch = verify(Array(group.prefix(outcome.written)), outcome)
-            progress?(JobProgress(phase: "writing", done: min(total, results.count), total: total))
-            if mismatch && options.onError != .continue { return }
+            // Which registers this window wrote (or may have).
+            for k in window.writes.lowerBound..<outcome.next {
+                for id in plan.writes[k].registerIds {
+                    if awaiting[id] == nil { awaitingOrder.append(id) }
+                    awaiting[id] = batch
+                }
+                openReads.formUnion(plan.touched(plan.writes[k]))
+            }
+            if let f = outcome.failure, f.answer == .noAnswer {
+                for id in plan.writes[f.index].registerIds {
+                    if awaiting[id] == nil { awaitingOrder.append(id) }
+                    awaiting[id] = batch
+                }
+                openReads.formUnion(plan.touched(plan.writes[f.index]))
+            }
+            openReads.subtract(outcome.readsSent)
+            // Check every awaiting register whose reads were all sent after its last write.
+            var checks: [JournalCheck] = []
+            awaitingOrder.removeAll { id in
+                guard let writtenIn = awaiting[id], let e = plan.entry(id) else { return true }
+                let reads = plan.touched(address: e.address, end: e.address + e.words.count)
+                guard reads.allSatisfy({ (readAt[$0] ?? 0) >= writtenIn }) else { return false }
+                let s = AddressSpan(address: e.address, length: e.words.count)
+                if let words = latest.words(for: s) {
+                    checks.append(JournalCheck(registerId: id, data: words.bigEndianBytes.hexString))
+                } else {
+                    let cause = outcome.readout.failure(for: s).map(String.init(describing:)) ?? "not read"
+                    checks.append(JournalCheck(registerId: id, data: nil, message: cause))
+                }
+                awaiting[id] = nil
+                return true
+            }
+            if !checks.isEmpty { record(ReplayEvent(.check, checks: checks)) }
+            acked = ledger.fates.filter { $0.wordsAcknowledged >= $0.length }.count
+            progress?(JobProgress(phase: "writing", done: acked, total: total))
+            let mismatch = checks.first {
+                $0.data != nil && $0.data != plan.entry($0.registerId)?.words.bigEndianBytes.hexString
+                    && ledger.fate($0.registerId)?.answer == .acknowledged
+            }
+            let unread = checks.first { $0.data == nil }
+            if options.onError != .continue {
+                if let m = mismatch {
+                    report.stoppedAt = "after a mismatch at \(m.registerId)"
+                    report.reason = "read-back differs from the template"
+                    return false
+                }
+                if let u = unread {
+                    report.stoppedAt = "after writing \(u.registerId): read-back failed"
+                    report.reason = "read-back failed: \(u.message ?? "")"
+                    return false
+                }
+            }
+            if outcome.journalFailed {
+                report.stoppedAt = "before \(plan.writes[outcome.next].registerIds.first ?? "?"): journal not writable"
+                report.reason = "the journal could not be written: nothing further sent"
+                return false
+            }
             if outcome.cancelled {
-                report.stoppedAt = "shutdown before \(group[outcome.written].registerIds.first ?? "?")"
+                let next = outcome.next < plan.writes.count ? plan.writes[outcome.next].registerIds.first ?? "?" : "the end"
+                report.stoppedAt = "shutdown before \(next)"
                 report.reason = "stopped by shutdown at a clean point"
-                return
+                return true
             }
-            guard let (k, error) = outcome.failure else {
-                i = end
+            guard let (k, error, answer) = outcome.failure else {
+                w += 1
                 continue
             }
-            let request = group[k]
-            if request.function == .fc16, error.exceptionCode == 0x01, target.limits.writeFunction == .auto,
-                !report.fellBackToFC06
-            {
+            let request = plan.writes[k]
+            var limits = plan.writeLimits
+            if request.function == .fc16, error.exceptionCode == 0x01, limits.writeFunction == .auto, !report.fellBackToFC06 {
                 // The device does not implement FC16: go on with FC06 from this request on.
                 report.fellBackToFC06 = true
                 report.warnings.append("device refused FC16 (exception 01); fell back to FC06")
-                var fc06 = target.limits
-                fc06.writeFunction = .fc06
-                let remaining = Set(queue[(i + k)...].flatMap(\.registerIds))
-                let rest = planned.filter { remaining.contains($0.registerId) }
-                queue = Array(queue[..<(i + k)]) + RequestPlanner.writes(rest, limits: fc06)
-                i += k
+                limits.writeFunction = .fc06
+            } else if request.function == .fc16, error.exceptionCode == 0x03, request.words.count > 1,
+                request.registerIds.count > 1 || request.words.count > 1 && limits.maxWriteRegisters > 1
+            {
+                // Refused as too long (illegal data value on a merged write): shorter writes from here on.
+                limits.maxWriteRegisters = max(1, request.words.count / 2)
+                report.warnings.append(
+                    "device refused a \(request.words.count)-register write (exception 03); writes of at most \(limits.maxWriteRegisters) from \(request.registerIds.first ?? "?") on"
+                )
+                LearnedLimits.shared.learn(target, maxWrite: limits.maxWriteRegisters)
+            } else {
+                if options.onError != .continue {
+                    report.stoppedAt =
+                        "at \(request.registerIds.first ?? "?") (\(request.function.rawValue) \(request.address)+\(request.words.count))"
+                    report.reason = "write failed: \(error)"
+                    return false
+                }
+                // onError continue: on with the next write.
+                windows = plan.windows(from: k + 1, pending: openReads.sorted())
+                w = 0
                 continue
             }
-            for id in Set(request.registerIds) where results[id] == nil {
-                results[id] = result(id, status: error.exceptionCode != nil ? .rejected : .failed, error: error)
-            }
-            if options.onError != .continue {
-                report.stoppedAt =
-                    "at \(request.registerIds.first ?? "?") (\(request.function.rawValue) \(request.address)+\(request.words.count))"
-                report.reason = "write failed: \(error)"
-                return
-            }
-            i += k + 1
+            plan.replan(from: k, limits: limits)
+            record(
+                ReplayEvent(
+                    .replan, requests: plan.writes[k...].map(JournalRequest.init),
+                    message: limits.writeFunction == .fc06 ? "FC06 fallback" : "max \(limits.maxWriteRegisters) per write"))
+            windows = plan.windows(from: k, pending: openReads.sorted())
+            w = 0
         }
+        return false
     }
 
-    /// Writes a group's requests (until one fails or shutdown is asked) and reads back what was written,
-    /// in one hop onto the connection's executor.
-    private func writeGroup(_ group: [WriteRequest]) async -> GroupOutcome {
+    /// Sends one window's writes (until one fails, shutdown, or the journal refuses) and then its
+    /// reads — the window's due reads when every write went through, else the reads covering what was
+    /// sent — in one hop onto the connection's executor.
+    private func runWindow(_ window: ReplayPlan.Window, plan: ReplayPlan, acked: Int, total: Int) async -> WindowOutcome {
         let unit = target.unit
-        let options = target.linkOptions
-        // Read back in requests the device accepts: a group can be longer than maxReadRegisters (one FC16
-        // of up to maxWriteRegisters), so split it, at register boundaries where possible.
-        let readLimits = {
-            var l = target.limits
-            l.maxGap = 0
-            return l
-        }()
-        let spans = group.flatMap(\.registerIds).compactMap { position[$0] }.map { span(entries[$0].entry) }
-        return await target.connection.batch { connection in
-            var out = GroupOutcome()
-            out.start = group[0].address
-            for (k, request) in group.enumerated() {
+        let link = target.linkOptions
+        let sink = self.sink
+        let journaling = ledger.intent != nil
+        let progress = self.progress
+        let target = self.target
+        return await target.connection.batch { c in
+            var out = WindowOutcome()
+            out.next = window.writes.lowerBound
+            var done = acked
+            for k in window.writes {
                 if Task.isCancelled {
                     out.cancelled = true
                     break
                 }
-                out.requests += 1
+                let request = plan.writes[k]
+                let journal = JournalRequest(request)
+                let intent = ReplayEvent(.write, request: journal)
+                if journaling, let sink, !sink.record(intent) {
+                    out.journalFailed = true
+                    break
+                }
+                out.events.append(intent)
+                var error: ModbusError?
                 do throws(ModbusError) {
                     switch request.function {
                     case .fc16:
-                        try connection.writeRegisters(
-                            unit: unit, address: request.address, values: request.words, options: options)
+                        try c.writeRegisters(unit: unit, address: request.address, values: request.words, options: link)
                     case .fc06:
-                        try connection.writeRegister(
-                            unit: unit, address: request.address, value: request.words[0], options: options)
+                        try c.writeRegister(unit: unit, address: request.address, value: request.words[0], options: link)
                     }
-                    out.written = k + 1
-                } catch {
-                    out.failure = (k, error)
+                } catch let e {
+                    error = e
+                }
+                let frames = c.lastCall
+                let answer: WriteAnswer =
+                    error == nil
+                    ? .acknowledged
+                    : error!.exceptionCode != nil ? .rejected : frames.unanswered > 0 ? .noAnswer : .notSent
+                let event = ReplayEvent(
+                    .answer, request: journal, answer: answer, frames: frames.sent,
+                    exceptionCode: error?.exceptionCode.map(Int.init), message: error?.description)
+                if journaling, let sink { _ = sink.record(event) }
+                out.events.append(event)
+                if let error {
+                    out.failure = (k, error, answer)
                     break
                 }
+                out.next = k + 1
+                done += request.registerIds.count
+                progress?(JobProgress(phase: "writing", done: min(done, total), total: total))
             }
-            guard out.written > 0 else { return out }
-            let end = group[out.written - 1].address + group[out.written - 1].words.count
-            let clipped = spans.compactMap { s -> AddressSpan? in
-                let lo = max(s.address, out.start)
-                let hi = min(s.end, end)
-                return lo < hi ? AddressSpan(address: lo, length: hi - lo) : nil
+            // The reads: the window's, or after a stop those covering whatever was (or may have been) sent.
+            var reads = window.reads
+            if out.next < window.writes.upperBound {
+                var touched = Set(window.carriedIn)
+                for k in window.writes.lowerBound..<out.next { touched.formUnion(plan.touched(plan.writes[k])) }
+                if let f = out.failure, f.answer == .noAnswer { touched.formUnion(plan.touched(plan.writes[f.index])) }
+                reads = touched.sorted()
             }
-            var words = [UInt16](repeating: 0, count: end - out.start)
-            do throws(ModbusError) {
-                for read in RequestPlanner.reads(clipped, limits: readLimits) {
-                    out.requests += 1
-                    let got = try connection.readHoldingRegisters(
-                        unit: unit, address: read.address, count: read.count, options: options)
-                    for (k, w) in got.enumerated() { words[read.address - out.start + k] = w }
-                }
-                out.readback = .success(words)
-            } catch {
-                out.readback = .failure(error)
+            let spans = plan.entries.map { AddressSpan(address: $0.address, length: $0.words.count) }
+            out.readout = PageReadout(
+                covering: (reads.map { plan.reads[$0].address }.min() ?? 0)..<(reads.map { plan.reads[$0].end }.max() ?? 0))
+            for r in reads {
+                PageReader.perform(plan.reads[r], spans: spans, into: &out.readout, on: c, target: target)
+                out.readsSent.append(r)
             }
             return out
         }
     }
 
-    /// Records verified / mismatch for the written requests of a group; true when something did not verify.
-    private mutating func verify(_ written: [WriteRequest], _ outcome: GroupOutcome) -> Bool {
-        let ids = written.flatMap(\.registerIds)
-        guard let readback = outcome.readback else { return false }
-        let words: [UInt16]
-        switch readback {
-        case .success(let w): words = w
-        case .failure(let error):
-            for id in ids where results[id] == nil {
-                results[id] = result(id, status: .failed, error: nil, message: "written, but read-back failed: \(error)")
+    /// Reads every written register once more: a value that changed after its own verification (a
+    /// drive resetting dependent parameters) is reported `changedLater`.
+    private mutating func finalPass() async {
+        guard let plan else { return }
+        let written = ledger.fates.filter { ledger.touched($0) }
+        guard !written.isEmpty else { return }
+        progress?(JobProgress(phase: "verifying", done: 0, total: written.count))
+        let spans = written.map { AddressSpan(address: $0.address, length: $0.length) }
+        let readout = await PageReader.read(spans, from: target)
+        readFrames += readout.requests
+        let checks = written.map { f -> JournalCheck in
+            let s = AddressSpan(address: f.address, length: f.length)
+            if let words = readout.words(for: s) {
+                return JournalCheck(registerId: f.registerId, data: words.bigEndianBytes.hexString)
             }
-            if options.onError != .continue {
-                report.stoppedAt = "after writing \(ids.first ?? "?"): read-back failed"
-                report.reason = "read-back failed: \(error)"
-            }
-            return true
+            return JournalCheck(
+                registerId: f.registerId, data: nil, message: readout.failure(for: s).map(String.init(describing:)) ?? "not read")
         }
-        var mismatch = false
-        for id in ids where results[id] == nil {
-            guard let index = position[id] else { continue }
-            let address = entries[index].entry.address
-            let length = entries[index].entry.length
-            let offset = address - outcome.start
-            // Verified once all its words are written (FC06 writes a multi-word register word by word).
-            guard offset >= 0, offset + length <= words.count else { continue }
-            let actual = Array(words[offset..<(offset + length)])
-            let ok = actual == entries[index].words
-            mismatch = mismatch || !ok
-            results[id] = result(id, status: ok ? .verified : .mismatch, actual: actual)
-        }
-        if mismatch && options.onError != .continue {
-            let firstBad = entries.first { results[$0.entry.registerId]?.status == .mismatch }!.entry
-            report.stoppedAt = "after a mismatch at \(firstBad.registerId)"
-            report.reason = "read-back differs from the template"
-        }
-        return mismatch
-    }
-
-    private func result(
-        _ id: String, status: RegisterStatus, error: ModbusError? = nil, actual: [UInt16]? = nil, message: String? = nil
-    ) -> RegisterResult {
-        let index = position[id]!
-        let entry = entries[index].entry
-        let def = entries[index].definition
-        let beforeWords = snapshot?.words(for: span(entry))
-        return RegisterResult(
-            registerId: id, address: entry.address, length: entry.length, status: status, expected: entry.value,
-            expectedData: entry.valueData, actual: actual.map { RegisterCodec.decode($0, as: def) },
-            actualData: actual?.bigEndianBytes.hexString, before: beforeWords.map { RegisterCodec.decode($0, as: def) },
-            beforeUnset: beforeWords.map { page.register(id)?.unset.matches($0) ?? RegisterCodec.isUnset($0, for: def) },
-            exceptionCode: error?.exceptionCode.map(Int.init),
-            message: message ?? error?.description)
-    }
-
-    /// Fills in registers without a result: dry-run diff or not attempted.
-    private mutating func finishRegisters() {
-        report.registers = entries.map { entry, def, words in
-            if let r = results[entry.registerId] { return r }
-            if options.dryRun, let current = snapshot?.words(for: span(entry)) {
-                return result(entry.registerId, status: current == words ? .unchanged : .differs, actual: current)
-            }
-            return result(entry.registerId, status: .notAttempted)
-        }
+        record(ReplayEvent(.finalCheck, checks: checks))
+        _ = plan
+        progress?(JobProgress(phase: "verifying", done: written.count, total: written.count))
     }
 
     // MARK: rollback
 
-    /// Restores every register the replay touched to its snapshot value, then verifies.
+    /// Restores every register the replay touched (written, in doubt, refused) to its snapshot value,
+    /// then verifies, even when shutdown was requested (a rollback must finish).
     private mutating func rollBack() async {
-        guard let snapshot else { return }
-        progress?(JobProgress(phase: "rolling back", done: 0, total: entries.count))
-        let touched = entries.filter { results[$0.entry.registerId].map { $0.status != .notAttempted } ?? false }
-        var limits = target.limits
+        let touched = ledger.fates.filter { ledger.touched($0) }
+        guard !touched.isEmpty else { return }
+        progress?(JobProgress(phase: "rolling back", done: 0, total: touched.count))
+        var limits = plan?.writeLimits ?? target.limits
         if report.fellBackToFC06 { limits.writeFunction = .fc06 }
-        let restores = touched.compactMap { e -> PlannedWrite? in
-            snapshot.words(for: span(e.entry)).map {
-                PlannedWrite(registerId: e.entry.registerId, address: e.entry.address, words: $0)
+        let restores = touched.compactMap { f -> PlannedWrite? in
+            f.beforeData.flatMap { [UInt8](hexString: $0) }.map {
+                PlannedWrite(registerId: f.registerId, address: f.address, words: [UInt16](bigEndianBytes: $0))
             }
         }
-        var failed: [String: ModbusError] = [:]
         for request in RequestPlanner.writes(restores, limits: limits) {
-            report.requests += 1
-            report.writeFrames += 1
-            do {
-                try await target.write(request)
-            } catch {
-                for id in request.registerIds { failed[id] = error }
+            let unit = target.unit
+            let link = target.linkOptions
+            let (frames, error) = await target.connection.batch { c -> (CallFrames, ModbusError?) in
+                do throws(ModbusError) {
+                    switch request.function {
+                    case .fc16: try c.writeRegisters(unit: unit, address: request.address, values: request.words, options: link)
+                    case .fc06: try c.writeRegister(unit: unit, address: request.address, value: request.words[0], options: link)
+                    }
+                    return (c.lastCall, nil)
+                } catch {
+                    return (c.lastCall, error)
+                }
             }
+            let answer: WriteAnswer =
+                error == nil
+                ? .acknowledged : error!.exceptionCode != nil ? .rejected : frames.unanswered > 0 ? .noAnswer : .notSent
+            record(
+                ReplayEvent(
+                    .restore, request: JournalRequest(request), answer: answer, frames: frames.sent,
+                    exceptionCode: error?.exceptionCode.map(Int.init), message: error?.description))
         }
-        let readback = await PageReader.read(touched.map { span($0.entry) }, from: target)
-        report.requests += readback.requests
-        var lines: [RegisterResult] = []
-        for (entry, def, _) in touched {
-            let want = snapshot.words(for: span(entry))!
-            let got = readback.words(for: span(entry))
-            var line = RegisterResult(
-                registerId: entry.registerId, address: entry.address, length: entry.length, status: .verified,
-                expected: RegisterCodec.decode(want, as: def), expectedData: want.bigEndianBytes.hexString,
-                actual: got.map { RegisterCodec.decode($0, as: def) }, actualData: got?.bigEndianBytes.hexString,
-                before: RegisterCodec.decode(want, as: def), exceptionCode: nil, message: nil)
-            if let error = failed[entry.registerId] {
-                line.status = error.exceptionCode != nil ? .rejected : .failed
-                line.exceptionCode = error.exceptionCode.map(Int.init)
-                line.message = "restore failed: \(error)"
-            } else if got != want {
-                line.status = got == nil ? .failed : .mismatch
-                line.message = got == nil ? "restore read-back failed" : "restored value did not verify"
-            }
-            lines.append(line)
-        }
-        report.rollback = RollbackResult(restored: lines.allSatisfy { $0.status == .verified }, registers: lines)
+        let spans = touched.map { AddressSpan(address: $0.address, length: $0.length) }
+        let readback = await PageReader.read(spans, from: target, evenIfCancelled: true)
+        readFrames += readback.requests
+        record(
+            ReplayEvent(
+                .restoreCheck,
+                checks: touched.map { f in
+                    let s = AddressSpan(address: f.address, length: f.length)
+                    return JournalCheck(
+                        registerId: f.registerId, data: readback.words(for: s)?.bigEndianBytes.hexString,
+                        message: readback.failure(for: s).map(String.init(describing:)))
+                }))
+        progress?(JobProgress(phase: "rolling back", done: touched.count, total: touched.count))
     }
 }

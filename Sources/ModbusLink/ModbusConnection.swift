@@ -39,6 +39,21 @@ public struct RequestCounters: Sendable, Hashable {
     public var total: Int { reads + writes }
 }
 
+/// What one request call put on the wire: frames sent (retries included) and how many of them got no
+/// answer (timeout, dropped connection, garbled reply). A write with an unanswered frame may have been
+/// stored by the device even though the call failed.
+public struct CallFrames: Sendable, Hashable {
+    /// Frames sent by the call.
+    public var sent = 0
+    /// Frames sent that got no valid answer.
+    public var unanswered = 0
+    /// Zero frames.
+    public init(sent: Int = 0, unanswered: Int = 0) {
+        self.sent = sent
+        self.unanswered = unanswered
+    }
+}
+
 /// One libmodbus context (one TCP peer, or one serial line shared by all its units), owned by an actor
 /// whose executor is a private serial queue: blocking libmodbus calls never run on the cooperative pool.
 ///
@@ -57,6 +72,7 @@ public actor ModbusConnection {
     private var appliedTimeout: Duration?
     private var lastRequestEnd: ContinuousClock.Instant?
     private var requestCounters = RequestCounters()
+    private var lastCallFrames = CallFrames()
 
     /// The actor's executor: its private serial queue.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -113,6 +129,9 @@ public actor ModbusConnection {
     /// Requests issued so far.
     public var counters: RequestCounters { requestCounters }
 
+    /// The frames of the most recent request call (read it in the same `batch`, right after the call).
+    public var lastCall: CallFrames { lastCallFrames }
+
     /// Sets the counters back to zero.
     public func resetCounters() { requestCounters = RequestCounters() }
 
@@ -164,11 +183,14 @@ public actor ModbusConnection {
         throws(ModbusError)
     {
         var attempt = 0
+        lastCallFrames = CallFrames()
         while true {
+            let sentBefore = lastCallFrames.sent
             do throws(ModbusError) {
                 try attemptOnce(request: request, unit: unit, isWrite: isWrite, options: options, call)
                 return
             } catch {
+                if lastCallFrames.sent > sentBefore && error.exceptionCode == nil { lastCallFrames.unanswered += 1 }
                 guard error.isTransient, attempt < max(0, options.retries) else { throw error }
                 // 20 ms, 40 ms, 80 ms, … capped at 500 ms. Sleeping blocks only this connection's queue.
                 let backoffMs = min(20 << min(attempt, 10), 500)
@@ -193,6 +215,7 @@ public actor ModbusConnection {
             throw ModbusError(kind: .invalidRequest, errno: err, message: Self.text(err), request: request)
         }
         if isWrite { requestCounters.writes += 1 } else { requestCounters.reads += 1 }
+        lastCallFrames.sent += 1
         let rc = call(ctx)
         let err = cmodbus_errno()
         lastRequestEnd = .now

@@ -140,8 +140,8 @@ enum TextView {
             ])
             for record in page.records {
                 table.append([
-                    time(record.time), record.kind, record.who, record.pageId, record.device,
-                    record.templateVersion.map(String.init) ?? "-", record.result,
+                    time(record.time), record.kind.rawValue, record.who, record.pageId, record.device,
+                    record.templateVersion.map(String.init) ?? "-", record.result.rawValue,
                     record.message.flatMap { $0.isEmpty ? nil : $0 } ?? "-",
                 ])
             }
@@ -210,7 +210,7 @@ enum TextView {
         for (name, steps) in [("beforeWrite", report.beforeWrite), ("afterWrite", report.afterWrite)] {
             for (index, step) in steps.enumerated() {
                 lines.append(
-                    "\(name)[\(index)] write \(step.value) to \(step.address): \(step.status == "notAttempted" ? "not attempted" : step.status)"
+                    "\(name)[\(index)] write \(step.value) to \(step.address): \(step.status == .notAttempted ? "not attempted" : step.status.rawValue)"
                         + (step.message.map { " (\($0))" } ?? ""))
             }
         }
@@ -227,7 +227,12 @@ enum TextView {
         } else {
             lines.append(
                 "verified \(report.count(.verified)) / mismatch \(report.count(.mismatch)) / rejected \(report.count(.rejected)) / failed \(report.count(.failed)) / not attempted \(report.count(.notAttempted))"
+                    + [(RegisterStatus.inDoubt, "in doubt"), (.unverified, "unverified"), (.changedLater, "changed later")]
+                    .filter { report.count($0.0) > 0 }.map { " / \($0.1) \(report.count($0.0))" }.joined()
             )
+            if let doubt = report.firstInDoubt {
+                lines.append("last confirmed: \(report.lastConfirmed ?? "none"); first in doubt: \(doubt)")
+            }
         }
         if let stoppedAt = report.stoppedAt { lines.append("stopped at: \(stoppedAt)") }
         if let reason = report.reason { lines.append("reason: \(reason)") }

@@ -63,14 +63,14 @@ enum Fixtures {
     static let audit = AuditPage(
         records: [
             AuditRecord(
-                time: t1, kind: "replay", who: "uid:1000", pageId: "heating", device: "press-2",
+                time: t1, kind: .replay, who: "uid:1000", pageId: "heating", device: "press-2",
                 endpoint: "tcp://127.0.0.1:15021",
-                unit: 1, identity: [], templateVersion: 3, pageHash: "sha256:aa", result: "failed",
+                unit: 1, identity: [], templateVersion: 3, pageHash: "sha256:aa", result: .failed,
                 message: "heating.setpoint read back -100", registers: []),
             AuditRecord(
-                time: t0, kind: "capture", who: "token:ops", pageId: "heating", device: "press-1",
+                time: t0, kind: .capture, who: "token:ops", pageId: "heating", device: "press-1",
                 endpoint: "tcp://127.0.0.1:15020",
-                unit: 1, identity: [], templateVersion: nil, pageHash: "sha256:aa", result: "invalid", message: nil, registers: []
+                unit: 1, identity: [], templateVersion: nil, pageHash: "sha256:aa", result: .invalid, message: nil, registers: []
             ),
         ], unreadable: 1)
 
@@ -80,8 +80,8 @@ enum Fixtures {
         unit: 1,
         options: ReplayOptions(), status: .succeeded, warnings: [],
         identity: [IdentityCheck(registerId: "model", expected: .text("AB"), actual: .text("AB"), matches: true)],
-        beforeWrite: [StepResult(address: 1536, value: 6868, status: "ok")],
-        afterWrite: [StepResult(address: 2304, value: 0, status: "ok")],
+        beforeWrite: [StepResult(address: 1536, value: 6868, status: .ok)],
+        afterWrite: [StepResult(address: 2304, value: 0, status: .ok)],
         registers: [
             RegisterResult(
                 registerId: "heating.mode", address: 100, length: 1, status: .verified, expected: .unsigned(2),
@@ -102,7 +102,7 @@ enum Fixtures {
         unit: 1,
         options: ReplayOptions(onError: .rollback), status: .failed, reason: "heating.setpoint read back -100, expected -150",
         stoppedAt: "after heating.setpoint", warnings: ["page definition changed since capture"], identity: [],
-        beforeWrite: [], afterWrite: [StepResult(address: 2304, value: 0, status: "notAttempted")],
+        beforeWrite: [], afterWrite: [StepResult(address: 2304, value: 0, status: .notAttempted)],
         registers: [
             RegisterResult(
                 registerId: "heating.mode", address: 100, length: 1, status: .verified, expected: .unsigned(2),

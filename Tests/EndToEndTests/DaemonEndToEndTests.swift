@@ -85,9 +85,9 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertEqual(listing.map(\.version), [1])
 
         let audit = try daemon.auditRecords()
-        XCTAssertEqual(audit.map(\.kind), ["capture", "replay"])
+        XCTAssertEqual(audit.map(\.kind), [.capture, .replay])
         XCTAssertEqual(audit[1].who, "uid:\(getuid())(\(String(cString: getpwuid(getuid())!.pointee.pw_name)))")
-        XCTAssertEqual(audit[1].result, "succeeded")
+        XCTAssertEqual(audit[1].result, .succeeded)
         XCTAssertEqual(daemon.stop(), 0)
     }
 
@@ -147,10 +147,10 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertFalse(writes.contains { $0.address == 2304 }, "commit ran after an interrupted replay")
         XCTAssertLessThan(writes.count, 14, "the replay ran to its end instead of stopping")
         let replay = try daemon.auditRecords().last!
-        XCTAssertEqual(replay.kind, "replay")
-        XCTAssertEqual(replay.result, "failed")
+        XCTAssertEqual(replay.kind, .replay)
+        XCTAssertEqual(replay.result, .failed)
         XCTAssertTrue(replay.message?.contains("shutdown") ?? false, replay.message ?? "")
-        XCTAssertTrue(replay.registers.contains { $0.status == "notAttempted" })
+        XCTAssertTrue(replay.registers.contains { $0.status == .notAttempted })
         XCTAssertTrue(daemon.stderr.contains("stopped shutdown before"), daemon.stderr)
     }
 

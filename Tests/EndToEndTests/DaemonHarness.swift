@@ -130,8 +130,15 @@ final class DaemonHarness: @unchecked Sendable {
         return Date().timeIntervalSince(started) < timeout ? status : nil
     }
 
-    /// The audit log's records.
+    /// The audit log's records, each intent (`started`) folded into the record completing it.
     func auditRecords() throws -> [AuditRecord] {
+        let all = try rawAuditRecords()
+        let completed = Set(all.filter { $0.result != .started }.compactMap(\.job))
+        return all.filter { $0.result != .started || !completed.contains($0.job ?? "") }
+    }
+
+    /// Every line of the audit log, intents included.
+    func rawAuditRecords() throws -> [AuditRecord] {
         let text = try String(contentsOf: dataDir.appendingPathComponent("audit.jsonl"), encoding: .utf8)
         return try text.split(separator: "\n").map { try APICoding.decoder().decode(AuditRecord.self, from: Data($0.utf8)) }
     }

@@ -134,7 +134,8 @@ final class TemplateArchiveTests: XCTestCase {
         let original = try await archive.load(pageId: "heating")
         XCTAssertEqual(imported.entries, original.entries)
         let audit = await siteB.audit.read()
-        XCTAssertEqual(audit.records.map(\.kind), ["import"])
+        XCTAssertEqual(audit.records.map(\.kind), [.import])
+        XCTAssertEqual(audit.records.map(\.result), [.archived], "the intent is folded into its completion")
         XCTAssertEqual(audit.records.first?.who, "uid:7")
 
         var tampered = String(decoding: data, as: UTF8.self)
@@ -215,15 +216,15 @@ final class AuditLogTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let log = try AuditLog(dataDirectory: dir)
         let record = AuditRecord(
-            time: Date(timeIntervalSince1970: 1_800_000_000.123), kind: "replay", who: "uid:1000", pageId: "heating",
+            time: Date(timeIntervalSince1970: 1_800_000_000.123), kind: .replay, who: "uid:1000", pageId: "heating",
             device: "press-b",
             endpoint: "tcp://127.0.0.1:1502", unit: 1,
             identity: [IdentityValue(registerId: "model", address: 0, valueData: "4142", value: .text("AB"))], templateVersion: 3,
-            pageHash: "sha256:00", result: "failed", message: "stopped \"at\" x\nnext line",
+            pageHash: "sha256:00", result: .failed, message: "stopped \"at\" x\nnext line",
             registers: [
-                AuditRegister(registerId: "a", before: .unsigned(65535), after: .signed(-150), status: "verified"),
-                AuditRegister(registerId: "b", before: nil, after: nil, status: "notAttempted"),
-                AuditRegister(registerId: "c", before: .float(2.5), after: .bytes([1, 2]), status: "mismatch"),
+                AuditRegister(registerId: "a", before: .unsigned(65535), after: .signed(-150), status: .verified),
+                AuditRegister(registerId: "b", before: nil, after: nil, status: .notAttempted),
+                AuditRegister(registerId: "c", before: .float(2.5), after: .bytes([1, 2]), status: .mismatch),
             ])
         try await log.append(record)
         var second = record

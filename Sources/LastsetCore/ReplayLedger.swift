@@ -1,0 +1,270 @@
+import Foundation
+
+/// The state of every register of a replay, folded from its journal (`ReplayEvent`s). The report's
+/// register lines, the audit record's registers and the crash record after an interruption are all
+/// derived here, from the same events, so they cannot disagree.
+public struct ReplayLedger: Sendable {
+    /// One register's path through the replay.
+    public struct Fate: Sendable, Hashable {
+        public var registerId: String
+        public var address: Int
+        public var length: Int
+        public var expected: RegisterValue
+        public var expectedData: String
+        public var before: RegisterValue?
+        public var beforeData: String?
+        /// A frame writing some of its words was sent.
+        public var sent = false
+        /// Words the device acknowledged.
+        public var wordsAcknowledged = 0
+        /// The last answer to a request writing it.
+        public var answer: WriteAnswer?
+        public var exceptionCode: Int?
+        public var message: String?
+        /// Its verification read: words (hex) or nil when the read failed; absent when never read.
+        public var check: JournalCheck?
+        /// The final pass's read.
+        public var finalCheck: JournalCheck?
+        /// The rollback's restore answer and read-back.
+        public var restoreAnswer: WriteAnswer?
+        public var restoreMessage: String?
+        public var restoreCheck: JournalCheck?
+    }
+
+    /// The intent (nil until journaled: a replay refused or dry-run before any write has none).
+    public private(set) var intent: ReplayIntent?
+    /// Registers in page order.
+    public private(set) var fates: [Fate] = []
+    private var position: [String: Int] = [:]
+    /// Every event, in order.
+    public private(set) var events: [ReplayEvent] = []
+    /// Write frames sent (retries included), register writes, steps and restores.
+    public private(set) var writeFrames = 0
+    /// The end event's status, when the replay ended.
+    public private(set) var ended: ReplayStatus?
+    /// A rollback started.
+    public private(set) var rolledBack = false
+
+    /// An empty ledger.
+    public init() {}
+
+    /// A ledger folded from journaled events (e.g. read back after a crash).
+    public init(events: [ReplayEvent]) {
+        for e in events { record(e) }
+    }
+
+    /// The registers of a replay before its intent is journaled (dry run, refusals, the snapshot).
+    public mutating func register(_ registers: [IntentRegister]) {
+        fates = registers.map {
+            Fate(
+                registerId: $0.registerId, address: $0.address, length: $0.length, expected: $0.expected,
+                expectedData: $0.expectedData, before: $0.before, beforeData: $0.beforeData)
+        }
+        position = Dictionary(fates.enumerated().map { ($1.registerId, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The fate of a register.
+    public func fate(_ registerId: String) -> Fate? { position[registerId].map { fates[$0] } }
+
+    /// Applies one transition.
+    public mutating func record(_ event: ReplayEvent) {
+        events.append(event)
+        switch event.kind {
+        case .intent:
+            if let i = event.intent {
+                intent = i
+                register(i.registers)
+            }
+        case .step:
+            writeFrames += event.frames ?? 0
+        case .write:
+            for id in event.request?.registerIds ?? [] { update(id) { $0.sent = true } }
+        case .answer:
+            writeFrames += event.frames ?? 0
+            guard let request = event.request, let answer = event.answer else { return }
+            for id in request.registerIds {
+                update(id) { f in
+                    if answer != .notSent || (event.frames ?? 0) > 0 { f.sent = true }
+                    if answer == .acknowledged {
+                        // Words of this register inside the request.
+                        let lo = max(f.address, request.address)
+                        let hi = min(f.address + f.length, request.address + request.count)
+                        f.wordsAcknowledged += max(0, hi - lo)
+                        // An earlier word's doubt is settled only by a read-back, not by a later word;
+                        // a refused request re-planned (FC06 fallback, shorter writes) is superseded.
+                        if f.answer != .noAnswer {
+                            f.answer = .acknowledged
+                            f.exceptionCode = nil
+                            f.message = nil
+                        }
+                    } else {
+                        f.answer = answer
+                        f.exceptionCode = event.exceptionCode
+                        f.message = event.message
+                    }
+                }
+            }
+        case .replan:
+            break
+        case .check:
+            for c in event.checks ?? [] { update(c.registerId) { $0.check = c } }
+        case .finalCheck:
+            for c in event.checks ?? [] { update(c.registerId) { $0.finalCheck = c } }
+        case .restore:
+            rolledBack = true
+            writeFrames += event.frames ?? 0
+            for id in event.request?.registerIds ?? [] {
+                update(id) { f in
+                    // The worst answer of the register's restore requests wins.
+                    if f.restoreAnswer == nil || f.restoreAnswer == .acknowledged {
+                        f.restoreAnswer = event.answer
+                        f.restoreMessage = event.message
+                    }
+                }
+            }
+        case .restoreCheck:
+            rolledBack = true
+            for c in event.checks ?? [] { update(c.registerId) { $0.restoreCheck = c } }
+        case .end:
+            ended = event.status
+        }
+    }
+
+    private mutating func update(_ id: String, _ body: (inout Fate) -> Void) {
+        guard let i = position[id] else { return }
+        body(&fates[i])
+    }
+
+    // MARK: derived
+
+    /// A register's status as the report gives it.
+    public func status(of f: Fate, dryRun: Bool = false) -> RegisterStatus {
+        if dryRun {
+            guard let before = f.beforeData else { return .notAttempted }
+            return before == f.expectedData ? .unchanged : .differs
+        }
+        guard f.sent || f.answer != nil else { return .notAttempted }
+        let readOK = f.check?.data == f.expectedData
+        switch f.answer {
+        case .rejected?:
+            return .rejected
+        case .notSent?:
+            return f.wordsAcknowledged > 0 ? .unverified : .failed
+        case .noAnswer?:
+            // A read-back settles the doubt only when it shows the value.
+            if readOK, f.finalCheck == nil || f.finalCheck?.data == f.expectedData { return .verified }
+            return .inDoubt
+        case .acknowledged?, nil:
+            guard f.wordsAcknowledged >= f.length || f.answer == nil else { return .unverified }
+            guard let check = f.check, check.data != nil else { return f.sent && f.answer == nil ? .inDoubt : .unverified }
+            guard readOK else { return .mismatch }
+            if let final = f.finalCheck, let data = final.data, data != f.expectedData { return .changedLater }
+            return .verified
+        }
+    }
+
+    /// True when a frame that may have stored some of the register's words was sent.
+    public func touched(_ f: Fate) -> Bool {
+        f.wordsAcknowledged > 0 || f.answer == .noAnswer || f.answer == .rejected || (f.sent && f.answer == nil)
+    }
+
+    /// The last register (page order) whose whole write the device acknowledged.
+    public var lastConfirmed: String? {
+        fates.last { $0.wordsAcknowledged >= $0.length }?.registerId
+    }
+
+    /// The first register whose write was sent and never answered.
+    public var firstInDoubt: String? {
+        fates.first { status(of: $0) == .inDoubt }?.registerId
+    }
+
+    /// Registers verified, then changed in the final pass.
+    public var changedLater: [String] {
+        fates.filter { status(of: $0) == .changedLater }.map(\.registerId)
+    }
+
+    /// The report's line for a register; `decode` turns words into a value.
+    public func result(_ f: Fate, dryRun: Bool = false, decode: ([UInt16]) -> RegisterValue) -> RegisterResult {
+        let status = status(of: f, dryRun: dryRun)
+        let seen: JournalCheck? =
+            dryRun
+            ? f.beforeData.map { JournalCheck(registerId: f.registerId, data: $0) }
+            : (status == .changedLater ? f.finalCheck : (f.check ?? f.finalCheck))
+        let actual = seen?.data.flatMap { [UInt8](hexString: $0) }.map { [UInt16](bigEndianBytes: $0) }
+        var message = f.message
+        switch status {
+        case .unverified where f.check?.data == nil:
+            message = "acknowledged, not read back" + (f.check?.message.map { ": \($0)" } ?? "")
+        case .inDoubt:
+            message = "sent, no answer: may have been written" + (f.message.map { " (\($0))" } ?? "")
+        case .changedLater:
+            message = "verified, then changed by a later write (final pass)"
+        case .mismatch where f.check?.data != nil && f.finalCheck?.data == f.expectedData:
+            message = "read back different at first, equal in the final pass"
+        default: break
+        }
+        return RegisterResult(
+            registerId: f.registerId, address: f.address, length: f.length, status: status, expected: f.expected,
+            expectedData: f.expectedData, actual: actual.map(decode), actualData: seen?.data, before: f.before,
+            beforeUnset: nil, exceptionCode: status == .rejected ? f.exceptionCode : nil, message: message)
+    }
+
+    /// The rollback's lines (every touched register), when a rollback ran.
+    public func rollbackResults(decode: (String, [UInt16]) -> RegisterValue) -> RollbackResult? {
+        guard rolledBack else { return nil }
+        var lines: [RegisterResult] = []
+        for f in fates where touched(f) {
+            let want = f.beforeData ?? ""
+            let got = f.restoreCheck?.data
+            let gotWords = got.flatMap { [UInt8](hexString: $0) }.map { [UInt16](bigEndianBytes: $0) }
+            var status: RegisterStatus = .verified
+            var message: String?
+            switch f.restoreAnswer {
+            case .rejected?: (status, message) = (.rejected, "restore refused: \(f.restoreMessage ?? "")")
+            case .notSent?: (status, message) = (.failed, "restore not sent: \(f.restoreMessage ?? "")")
+            case .noAnswer?: (status, message) = (.inDoubt, "restore sent, no answer: \(f.restoreMessage ?? "")")
+            case nil where f.beforeData == nil: (status, message) = (.failed, "no snapshot value to restore")
+            default:
+                if got == nil {
+                    (status, message) = (
+                        .unverified, "restore read-back failed" + (f.restoreCheck?.message.map { ": \($0)" } ?? "")
+                    )
+                } else if got != want {
+                    (status, message) = (.mismatch, "restored value did not verify")
+                }
+            }
+            let before = f.before ?? .bytes([UInt8](hexString: want) ?? [])
+            lines.append(
+                RegisterResult(
+                    registerId: f.registerId, address: f.address, length: f.length, status: status, expected: before,
+                    expectedData: want, actual: gotWords.map { decode(f.registerId, $0) }, actualData: got, before: f.before,
+                    exceptionCode: nil, message: message))
+        }
+        return RollbackResult(restored: lines.allSatisfy { $0.status == .verified }, registers: lines)
+    }
+
+    /// The audit record's registers: what was written, read back, restored and verified.
+    public func auditRegisters(dryRun: Bool = false, decode: (String, [UInt16]) -> RegisterValue) -> [AuditRegister] {
+        let rollback = rollbackResults(decode: decode)
+        let restored = Dictionary(
+            (rollback?.registers ?? []).map { ($0.registerId, $0) }, uniquingKeysWith: { a, _ in a })
+        return fates.map { f in
+            let line = result(f, dryRun: dryRun) { decode(f.registerId, $0) }
+            func words(_ c: JournalCheck?) -> RegisterValue? {
+                c?.data.flatMap { [UInt8](hexString: $0) }.map { decode(f.registerId, [UInt16](bigEndianBytes: $0)) }
+            }
+            var reg = AuditRegister(
+                registerId: f.registerId, before: f.before, after: line.actual, status: AuditRegisterStatus(line.status),
+                written: f.sent ? f.expected : nil, readBack: words(f.check), message: line.message)
+            if dryRun { reg.after = f.before }
+            if let final = words(f.finalCheck) { reg.after = final }
+            if let r = restored[f.registerId] {
+                reg.rollback = AuditRollback(
+                    restored: r.expected, readBack: r.actual, status: AuditRegisterStatus(r.status))
+                // After a rollback the machine holds what the rollback read back (or nothing is known).
+                reg.after = r.actual
+            }
+            return reg
+        }
+    }
+}

@@ -1,0 +1,168 @@
+/// Every request a replay sends, planned before the first frame, as pure functions of the entries
+/// and the device's limits: the read plan (used for the "before" snapshot, the verification windows
+/// and the final pass — the capture minimum), the page-ordered write plan, and the verification
+/// windows between them. Re-planning after a refused FC16 (FC06 fallback) or a write refused as too
+/// long keeps what was already sent and re-plans only the rest.
+///
+/// A *window* is the run of consecutive writes after which a read of the read plan is complete: the
+/// read is sent as soon as the next write no longer touches it. With registers in address order
+/// every read of the plan is sent exactly once; a register is always read back before any write
+/// that does not touch its read is sent, so a mismatch or a rejection stops the replay before
+/// anything beyond the current window is written.
+public struct ReplayPlan: Sendable, Hashable {
+    /// One verification window: writes `writes` (indices into `writes`), then the reads `reads`
+    /// (indices into `reads`, ascending).
+    public struct Window: Sendable, Hashable {
+        /// Indices of the window's write requests.
+        public var writes: Range<Int>
+        /// Indices of the reads sent after them.
+        public var reads: [Int]
+        /// Reads touched by earlier writes, not yet sent when the window starts.
+        public var carriedIn: [Int]
+        /// A window from its parts.
+        public init(writes: Range<Int>, reads: [Int], carriedIn: [Int] = []) {
+            self.writes = writes
+            self.reads = reads
+            self.carriedIn = carriedIn
+        }
+    }
+
+    /// Requests of a replay that runs through, by purpose.
+    public struct Counts: Sendable, Hashable {
+        /// Reads of the "before" snapshot (the capture minimum).
+        public var snapshot: Int
+        /// Write requests.
+        public var writes: Int
+        /// Reads of the verification windows.
+        public var windowReads: Int
+        /// Reads of the final verification pass (the capture minimum again).
+        public var finalPass: Int
+        /// Everything.
+        public var total: Int { snapshot + writes + windowReads + finalPass }
+        /// Counts from their parts.
+        public init(snapshot: Int, writes: Int, windowReads: Int, finalPass: Int) {
+            self.snapshot = snapshot
+            self.writes = writes
+            self.windowReads = windowReads
+            self.finalPass = finalPass
+        }
+    }
+
+    /// The values to write, in page order.
+    public let entries: [PlannedWrite]
+    /// The read plan over every entry.
+    public let reads: [ReadRequest]
+    /// The write requests (after any re-planning).
+    public private(set) var writes: [WriteRequest]
+    /// The limits the writes from `writes` on were planned with (FC06 after a fallback).
+    public private(set) var writeLimits: DeviceLimits
+    private let index: [String: Int]
+
+    /// Plans reads with `readLimits` (the device's learned read limit) and writes with `limits`.
+    public init(entries: [PlannedWrite], limits: DeviceLimits, readLimits: DeviceLimits? = nil) {
+        self.entries = entries
+        reads = RequestPlanner.reads(
+            entries.map { AddressSpan(address: $0.address, length: $0.words.count) }, limits: readLimits ?? limits)
+        writes = RequestPlanner.writes(entries, limits: limits)
+        writeLimits = limits
+        index = Dictionary(entries.enumerated().map { ($1.registerId, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The entry of a register.
+    public func entry(_ registerId: String) -> PlannedWrite? { index[registerId].map { entries[$0] } }
+
+    /// The reads (indices, ascending) that cover words `request` writes.
+    public func touched(_ request: WriteRequest) -> [Int] {
+        touched(address: request.address, end: request.address + request.words.count)
+    }
+
+    /// The reads (indices, ascending) overlapping `address ..< end`.
+    public func touched(address: Int, end: Int) -> [Int] {
+        // Reads are sorted by address and do not overlap: the first one ending after `address`.
+        var lo = 0
+        var hi = reads.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if reads[mid].end <= address { lo = mid + 1 } else { hi = mid }
+        }
+        var out: [Int] = []
+        var i = lo
+        while i < reads.count && reads[i].address < end {
+            out.append(i)
+            i += 1
+        }
+        return out
+    }
+
+    /// The verification windows of the writes from `start` on, with `pending` reads touched by earlier
+    /// writes and not yet sent.
+    public func windows(from start: Int = 0, pending: [Int] = []) -> [Window] {
+        guard start < writes.count else {
+            return pending.isEmpty ? [] : [Window(writes: start..<start, reads: pending.sorted(), carriedIn: pending.sorted())]
+        }
+        var out: [Window] = []
+        var open = Set(pending)
+        var windowStart = start
+        var carried = pending.sorted()
+        var i = start
+        while i < writes.count {
+            open.formUnion(touched(writes[i]))
+            let next = i + 1 < writes.count ? Set(touched(writes[i + 1])) : []
+            let due = open.subtracting(next).sorted()
+            if !due.isEmpty || i + 1 == writes.count {
+                out.append(Window(writes: windowStart..<(i + 1), reads: due, carriedIn: carried))
+                open.subtract(due)
+                windowStart = i + 1
+                carried = open.sorted()
+            }
+            i += 1
+        }
+        return out
+    }
+
+    /// What a replay that runs through sends.
+    public var counts: Counts {
+        Counts(
+            snapshot: reads.count, writes: writes.count, windowReads: windows().reduce(0) { $0 + $1.reads.count },
+            finalPass: reads.count)
+    }
+
+    /// Re-plans the writes from `start` on with `limits` (FC06 after FC16 was refused, a smaller
+    /// `maxWriteRegisters` after a write was refused as too long). Requests before `start` stay as sent;
+    /// the words the requests from `start` on would have written are planned again, in the same order.
+    public mutating func replan(from start: Int, limits: DeviceLimits) {
+        guard start < writes.count else { return }
+        var order: [String] = []
+        var ranges: [String: (lo: Int, hi: Int)] = [:]
+        for request in writes[start...] {
+            let lo = request.address
+            let hi = request.address + request.words.count
+            for id in request.registerIds {
+                guard let e = entry(id) else { continue }
+                let a = max(lo, e.address)
+                let b = min(hi, e.address + e.words.count)
+                guard a < b else { continue }
+                if let r = ranges[id] {
+                    ranges[id] = (min(r.lo, a), max(r.hi, b))
+                } else {
+                    ranges[id] = (a, b)
+                    order.append(id)
+                }
+            }
+        }
+        let rest = order.compactMap { id -> PlannedWrite? in
+            guard let e = entry(id), let r = ranges[id] else { return nil }
+            return PlannedWrite(
+                registerId: id, address: r.lo, words: Array(e.words[(r.lo - e.address)..<(r.hi - e.address)]))
+        }
+        writes = Array(writes[..<start]) + RequestPlanner.writes(rest, limits: limits)
+        writeLimits = limits
+    }
+
+    /// The reads of a final pass over `registerIds` (the capture minimum when every entry was written).
+    public func finalPass(_ registerIds: [String], limits: DeviceLimits) -> [ReadRequest] {
+        RequestPlanner.reads(
+            registerIds.compactMap { entry($0) }.map { AddressSpan(address: $0.address, length: $0.words.count) },
+            limits: limits)
+    }
+}

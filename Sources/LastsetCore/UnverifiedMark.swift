@@ -1,0 +1,25 @@
+import Foundation
+
+/// A device page that may hold a partial template: a replay to it was interrupted (the daemon was
+/// killed or crashed while writing). It stays until a replay that succeeds or a diff clears it; the
+/// daemon never resumes the replay by itself.
+public struct UnverifiedMark: Codable, Sendable, Hashable {
+    /// The device label (configured id, or endpoint and unit).
+    public var device: String
+    public var pageId: String
+    /// When the interrupted replay started.
+    public var since: Date
+    /// The interrupted job.
+    public var job: String
+    /// "interrupted: may be partially written …".
+    public var message: String
+
+    /// Sets every field.
+    public init(device: String, pageId: String, since: Date, job: String, message: String) {
+        self.device = device
+        self.pageId = pageId
+        self.since = since
+        self.job = job
+        self.message = message
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import LastsetCore
+import ModbusLink
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The durable side of replay journals: `<data>/journal/<job>.jsonl` holds a running replay's
+/// transitions (the intent line fsynced before the first write frame, then one line per transition),
+/// and is removed once the replay's audit record is written. A file left at start-up is a replay the
+/// daemon did not finish: `recover` turns it into an "interrupted" audit record and marks the device
+/// page unverified (`<data>/unverified.json`) until a replay succeeds or a diff clears it.
+public actor ReplayJournal {
+    /// `<data>/journal`.
+    public nonisolated let directory: URL
+    private nonisolated let marksURL: URL
+    private var marks: [UnverifiedMark] = []
+    private let executor = DispatchQueueExecutor(label: "lastset.journal")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// Opens (creating) the journal directory and loads the unverified marks.
+    public init(dataDirectory: URL) throws(StorageError) {
+        directory = dataDirectory.appendingPathComponent("journal")
+        marksURL = dataDirectory.appendingPathComponent("unverified.json")
+        try DurableFile.makeDirectory(directory)
+        if let data = try? Data(contentsOf: marksURL),
+            let loaded = try? APICoding.decoder().decode([UnverifiedMark].self, from: data)
+        {
+            marks = loaded
+        }
+    }
+
+    /// One running replay's journal file.
+    public final class Entry: @unchecked Sendable {
+        let fd: Int32
+        let url: URL
+        private let lock = NSLock()
+        init(fd: Int32, url: URL) {
+            self.fd = fd
+            self.url = url
+        }
+        deinit { close(fd) }
+
+        /// Appends one transition (one write, no fsync: it survives the process being killed).
+        func append(_ event: ReplayEvent) throws(StorageError) {
+            guard let json = try? APICoding.encoder().encode(event) else {
+                throw StorageError(operation: "encode a journal line for", path: url.path, errno: EINVAL)
+            }
+            var bytes = [UInt8](json)
+            bytes.append(0x0A)
+            let ok = lock.withLock { () -> Bool in
+                var offset = 0
+                while offset < bytes.count {
+                    let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else { return false }
+                    offset += n
+                }
+                return true
+            }
+            if !ok { throw StorageError(operation: "append to", path: url.path, errno: errno == 0 ? ENOSPC : errno) }
+        }
+    }
+
+    /// Creates the job's journal with its intent, fsynced (file and directory) before returning.
+    public func begin(_ intent: ReplayIntent) throws(StorageError) -> Entry {
+        let url = directory.appendingPathComponent("\(intent.job).jsonl")
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o640)
+        guard fd >= 0 else { throw StorageError(operation: "create", path: url.path, errno: errno) }
+        let entry = Entry(fd: fd, url: url)
+        do throws(StorageError) {
+            try entry.append(ReplayEvent(.intent, intent: intent))
+            guard fsync(fd) == 0 else { throw StorageError(operation: "fsync", path: url.path, errno: errno) }
+            try DurableFile.syncDirectory(directory.path)
+        } catch {
+            unlink(url.path)
+            throw error
+        }
+        return entry
+    }
+
+    /// Removes a finished replay's journal (its audit record is written).
+    public func finish(_ entry: Entry) {
+        unlink(entry.url.path)
+        try? DurableFile.syncDirectory(directory.path)
+    }
+
+    /// Journals left by replays that did not finish, folded (oldest first).
+    public func leftovers() -> [(url: URL, ledger: ReplayLedger)] {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter {
+            $0.hasSuffix(".jsonl")
+        }
+        let decoder = APICoding.decoder()
+        var out: [(URL, ReplayLedger)] = []
+        for name in names.sorted() {
+            let url = directory.appendingPathComponent(name)
+            guard let data = try? Data(contentsOf: url) else { continue }
+            // A torn last line (killed mid-write) is skipped; every earlier line is whole.
+            let events = data.split(separator: 0x0A).compactMap { try? decoder.decode(ReplayEvent.self, from: Data($0)) }
+            let ledger = ReplayLedger(events: events)
+            guard ledger.intent != nil else {
+                // Killed before the intent was complete: nothing was written yet.
+                unlink(url.path)
+                continue
+            }
+            out.append((url, ledger))
+        }
+        return out.sorted { ($0.1.intent?.time ?? .distantPast) < ($1.1.intent?.time ?? .distantPast) }
+    }
+
+    /// Forgets a recovered journal.
+    public func remove(_ url: URL) {
+        unlink(url.path)
+        try? DurableFile.syncDirectory(directory.path)
+    }
+
+    /// Every unverified mark.
+    public func unverified() -> [UnverifiedMark] { marks }
+
+    /// Marks a device page unverified (durably).
+    public func mark(_ m: UnverifiedMark) throws(StorageError) {
+        marks.removeAll { $0.device == m.device && $0.pageId == m.pageId }
+        marks.append(m)
+        try saveMarks()
+    }
+
+    /// Clears the mark of a device page (a replay succeeded, or a diff showed what it holds).
+    public func clear(device: String, pageId: String) {
+        let before = marks.count
+        marks.removeAll { $0.device == device && $0.pageId == pageId }
+        if marks.count != before { try? saveMarks() }
+    }
+
+    private func saveMarks() throws(StorageError) {
+        let data = (try? APICoding.encoder().encode(marks)) ?? Data("[]".utf8)
+        try DurableFile.write(data, to: marksURL)
+    }
+}
