@@ -66,6 +66,8 @@ public struct DeviceStatus: Codable, Sendable, Hashable {
     public var busy: String?
     /// Live values by page (only when polled).
     public var live: [String: [LiveValue]]
+    /// Pages an interrupted replay may have left partially written (until a replay succeeds or a diff).
+    public var unverified: [UnverifiedMark]?
 
     public init(
         id: String, endpoint: String, unit: Int, pages: [String], poll: String, reachable: Bool? = nil, lastError: String? = nil,

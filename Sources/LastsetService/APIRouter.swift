@@ -184,11 +184,11 @@ final class APIRouter: Sendable {
             }
         }
         if match("GET", "devices") != nil {
-            return json(200, await registry.statuses())
+            return json(200, await withUnverified(registry.statuses()))
         }
         if let c = match("GET", "devices", "*") {
             let id = c[0]
-            guard let s = await registry.statuses().first(where: { $0.id == id }) else { throw unknownDevice(id) }
+            guard let s = await withUnverified(registry.statuses()).first(where: { $0.id == id }) else { throw unknownDevice(id) }
             return json(200, s)
         }
         if match("GET", "pages") != nil {
@@ -550,6 +550,18 @@ final class APIRouter: Sendable {
                 }
             }
             return JobOutcome(replay: report)
+        }
+    }
+
+    /// Device statuses with the pages an interrupted replay left unverified.
+    private func withUnverified(_ statuses: [DeviceStatus]) async -> [DeviceStatus] {
+        let marks = await engine.journal.unverified()
+        guard !marks.isEmpty else { return statuses }
+        return statuses.map { s in
+            var s = s
+            let mine = marks.filter { $0.device == s.id }
+            if !mine.isEmpty { s.unverified = mine }
+            return s
         }
     }
 

@@ -95,6 +95,10 @@ public enum Daemon {
         }
         defer { withExtendedLifetime(directoryLock) {} }
         let engine = try Engine(dataDirectory: dataDirectory, historyLimit: config.historyLimit)
+        // A replay the last run did not finish: recorded as interrupted, its device page unverified; never resumed.
+        for r in await engine.recoverInterrupted() {
+            log.warning("replay of \(r.pageId) to \(r.device) (job \(r.job ?? "?")) was \(r.message ?? "interrupted")")
+        }
         let registry = DeviceRegistry(config: config)
         let jobs = JobTable()
         let startedAt = Date()

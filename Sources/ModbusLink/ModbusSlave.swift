@@ -331,6 +331,9 @@ public final class ModbusSlave: @unchecked Sendable {
                 for (a, limit) in faults.clamps where a >= address && a < address + count && a < 65536 {
                     if mapping.pointee.tab_registers[a] > limit { mapping.pointee.tab_registers[a] = limit }
                 }
+                for (a, resets) in faults.dependents where a >= address && a < address + count {
+                    for (other, value) in resets where other < 65536 { mapping.pointee.tab_registers[other] = value }
+                }
             }
         }
     }

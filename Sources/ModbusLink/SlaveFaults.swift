@@ -10,6 +10,9 @@ public struct SlaveFaults: Sendable, Hashable {
     public var responseDelay: Duration
     /// Writes to these addresses store at most the given value.
     public var clamps: [Int: UInt16]
+    /// A write touching the key address then sets these other registers (address → value), as drives
+    /// that reset dependent parameters to their defaults.
+    public var dependents: [Int: [Int: UInt16]] = [:]
 
     /// No faults unless given.
     public init(

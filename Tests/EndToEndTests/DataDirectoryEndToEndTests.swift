@@ -115,7 +115,7 @@ final class DataDirectoryEndToEndTests: XCTestCase {
         XCTAssertTrue(error.contains("not confirmed durable"), error)
         XCTAssertTrue(error.contains("Input/output error"), error)
         let record = try XCTUnwrap(try daemon.auditRecords().last)
-        XCTAssertEqual(record.result, "archived")
+        XCTAssertEqual(record.result, .archived)
         XCTAssertEqual(record.templateVersion, 2)
         XCTAssertTrue(record.message?.contains("not confirmed durable") ?? false, record.message ?? "nil")
 

@@ -20,6 +20,8 @@ same words). Faults are injected through SimDevice(action=...), the hook pymodbu
                            "exception": null | code answered instead of writing}
                           (requests outside the block are answered 02 by pymodbus before this hook)
   --unit N                answer only unit N (default: every unit)
+  --exit-after-writes N   the Nth write request is logged, then the process dies without answering it
+                          (a device killed right after storing a write)
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--drop-after", type=int)
     p.add_argument("--clamp", action="append", default=[], metavar="ADDR:MAX")
     p.add_argument("--write-log", help="file receiving one JSON line per write request")
+    p.add_argument("--exit-after-writes", type=int)
     return p.parse_args()
 
 
@@ -87,6 +90,8 @@ class Faults:
             self.exceptions[int(parts[0], 0)] = [ExcCodes(int(parts[1], 0)), int(parts[2]) if len(parts) > 2 else None]
         self.clamps = {int(a, 0): int(m, 0) for a, m in (s.split(":") for s in args.clamp)}
         self.write_log = open(args.write_log, "a", encoding="utf-8") if args.write_log else None
+        self.exit_after_writes = args.exit_after_writes
+        self.writes_seen = 0
 
     async def action(self, function_code, start_address, address, count, registers, set_values):
         unit = current_unit[0]  # read before any await: another connection's request may set it later
@@ -102,6 +107,9 @@ class Faults:
                     "exception": int(result) if result is not None else None,
                 }) + "\n")
                 self.write_log.flush()
+            self.writes_seen += 1
+            if self.exit_after_writes is not None and self.writes_seen >= self.exit_after_writes:
+                os._exit(0)
             if result is None:
                 for i in range(len(set_values)):
                     limit = self.clamps.get(address + i)
