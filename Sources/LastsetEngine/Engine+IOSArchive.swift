@@ -39,18 +39,19 @@ extension Engine {
         } catch {
             throw .invalid(error)
         }
-        func record(_ result: String, version: Int?, message: String) -> AuditRecord {
+        let job = UUID().uuidString
+        func record(_ result: AuditResult, version: Int?, message: String) -> AuditRecord {
             AuditRecord(
-                time: Date(), kind: "import", who: who, pageId: page.id, device: template.source.endpoint,
+                time: Date(), kind: .import, who: who, pageId: page.id, device: template.source.endpoint,
                 endpoint: template.source.endpoint, unit: template.source.unit, identity: template.source.identity,
                 templateVersion: version, pageHash: template.pageHash, result: result, message: message,
                 registers: template.entries.map {
-                    AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: "imported")
-                })
+                    AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: .imported)
+                }, job: job)
         }
         let provenance = template.provenance ?? "imported from iOS archive \(file)"
         do {
-            try await audit.append(record("archiving", version: nil, message: provenance))
+            try await audit.append(record(.started, version: nil, message: provenance))
         } catch {
             throw .audit(error)
         }
@@ -60,14 +61,14 @@ extension Engine {
         } catch {
             if case .notDurable(let inPlace, _) = error {
                 // Archived (the file is in place), durability not confirmed: recorded as archived, reported.
-                try? await audit.append(record("archived", version: inPlace.version, message: "\(provenance); \(error)"))
+                try? await audit.append(record(.archived, version: inPlace.version, message: "\(provenance); \(error)"))
             } else {
-                try? await audit.append(record("failed", version: nil, message: "\(provenance); \(error)"))
+                try? await audit.append(record(.failed, version: nil, message: "\(provenance); \(error)"))
             }
             throw .archive(error)
         }
         // The outcome, with the version it became; the record before it already covers the import.
-        try? await audit.append(record("archived", version: stored.version, message: provenance))
+        try? await audit.append(record(.archived, version: stored.version, message: provenance))
         return stored
     }
 

@@ -96,7 +96,7 @@ final class AccessEndToEndTests: XCTestCase {
         XCTAssertEqual(
             errorCode(try viewer.send(method: "POST", path: "/v1/pages/heating/templates", body: file.body)), "forbidden_role")
         let audit = try daemon.auditRecords()
-        XCTAssertEqual(audit.map(\.kind), ["capture", "dry-run", "dry-run"], "no write of the viewer's reached the audit log")
+        XCTAssertEqual(audit.map(\.kind), [.capture, .dryRun, .dryRun], "no write of the viewer's reached the audit log")
         XCTAssertEqual(audit.map(\.who), ["token:olga", "token:vic", "token:vic"])
 
         // Revoke "vic": rewrite the config and SIGHUP.

@@ -133,8 +133,8 @@ final class IOSArchiveEndToEndTests: XCTestCase {
         XCTAssertEqual(third.skipped, second.skipped)
 
         // Every import audited: the record before archiving, then the outcome.
-        let audit = try daemon.auditRecords().filter { $0.kind == "import" }
-        XCTAssertEqual(audit.map(\.result), ["archiving", "archived", "archiving", "archived", "archiving", "archived"])
+        let audit = try daemon.rawAuditRecords().filter { $0.kind == .import }
+        XCTAssertEqual(audit.map(\.result), [.started, .archived, .started, .archived, .started, .archived])
         XCTAssertEqual(audit.map(\.templateVersion), [nil, 1, nil, 2, nil, 3])
         XCTAssertEqual(daemon.stop(), 0)
     }

@@ -71,8 +71,8 @@ final class APIAccessTests: XCTestCase {
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         func record(_ page: String, _ device: String, _ who: String, _ at: TimeInterval) -> AuditRecord {
             AuditRecord(
-                time: t0.addingTimeInterval(at), kind: "replay", who: who, pageId: page, device: device, endpoint: "tcp://h:1",
-                unit: 1, identity: [], templateVersion: 1, pageHash: "sha256:0", result: "succeeded", message: nil, registers: [])
+                time: t0.addingTimeInterval(at), kind: .replay, who: who, pageId: page, device: device, endpoint: "tcp://h:1",
+                unit: 1, identity: [], templateVersion: 1, pageHash: "sha256:0", result: .succeeded, message: nil, registers: [])
         }
         let records = [
             record("heating", "press-a", "token:olga", 0), record("heating", "press-b", "uid:0(root)", 60),
