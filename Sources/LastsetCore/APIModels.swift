@@ -229,10 +229,11 @@ public enum APICoding {
         d.dateDecodingStrategy = .custom { decoder in
             let c = try decoder.singleValueContainer()
             let text = try c.decode(String.self)
-            guard let date = TimeText.parseISO8601(text) else {
-                throw DecodingError.dataCorruptedError(in: c, debugDescription: "bad date \"\(text)\"")
+            do {
+                return try TimeText.parse(text)
+            } catch {
+                throw DecodingError.dataCorruptedError(in: c, debugDescription: "\(error)")
             }
-            return date
         }
         d.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return d

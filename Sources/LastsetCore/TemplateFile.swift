@@ -207,32 +207,71 @@ public enum TimeText {
             "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secOfDay / 3600, 2)):\(pad(secOfDay / 60 % 60, 2)):\(pad(secOfDay % 60, 2)).\(pad(ms, 3))Z"
     }
 
-    /// Parses the form written by `iso8601` (and other RFC 3339 forms via Foundation).
-    public static func parseISO8601(_ text: String) -> Date? {
+    /// The earliest time a template, audit record or API body may carry: 1970-01-01T00:00:00Z.
+    public static let earliest = Date(timeIntervalSince1970: 0)
+    /// The latest: 9999-12-31T23:59:59.999Z (the last instant with a four-digit year).
+    public static let latest = Date(timeIntervalSince1970: 253_402_300_799.999)
+
+    /// Parses an RFC 3339 time — `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` — in the proleptic Gregorian
+    /// calendar, as `iso8601` writes it, and refuses one outside `earliest…latest`. Foundation's parser is not
+    /// used: it reads dates before 1582 in the Julian calendar (year 0001 came back two days off) and accepts
+    /// signed years that the writer cannot write back.
+    public static func parse(_ text: String) throws(TimeTextError) -> Date {
         let b = Array(text.utf8)
-        if b.count == 24, b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b[19] == 46, b[23] == 90 {
-            func num(_ r: Range<Int>) -> Int? {
-                var v = 0
-                for i in r {
-                    guard (48...57).contains(b[i]) else { return nil }
-                    v = v * 10 + Int(b[i] - 48)
-                }
-                return v
+        func fail(_ why: String) -> TimeTextError { TimeTextError(text: text, reason: why) }
+        let shape = "not an RFC 3339 time (YYYY-MM-DDTHH:MM:SS[.fff]Z or with ±HH:MM)"
+        func digits(_ r: Range<Int>) -> Int? {
+            guard r.upperBound <= b.count else { return nil }
+            var v = 0
+            for i in r {
+                guard (48...57).contains(b[i]) else { return nil }
+                v = v * 10 + Int(b[i] - 48)
             }
-            if let y = num(0..<4), let mo = num(5..<7), let d = num(8..<10), let h = num(11..<13), let mi = num(14..<16),
-                let s = num(17..<19), let ms = num(20..<23), (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61
-            {
-                let days = Int64(daysFromCivil(y, mo, d))
-                let millis = ((days * 86400 + Int64(h * 3600 + mi * 60 + s)) * 1000) + Int64(ms)
-                return Date(timeIntervalSince1970: Double(millis) / 1000)
-            }
+            return v
         }
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let d = f.date(from: text) { return d }
-        f.formatOptions = [.withInternetDateTime]
-        return f.date(from: text)
+        guard b.count >= 20, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 116, b[13] == 58, b[16] == 58,
+            let y = digits(0..<4), let mo = digits(5..<7), let d = digits(8..<10), let h = digits(11..<13),
+            let mi = digits(14..<16), let s = digits(17..<19)
+        else { throw fail(shape) }
+        guard (1...12).contains(mo) else { throw fail("month \(mo) is not in 1…12") }
+        let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+        let monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1]
+        guard (1...monthDays).contains(d) else { throw fail("day \(d) is not in 1…\(monthDays) for month \(mo) of \(y)") }
+        guard h < 24, mi < 60, s < 60 else { throw fail("time \(h):\(mi):\(s) is not a time of day") }
+        var i = 19
+        var fraction = 0.0
+        if i < b.count, b[i] == 46 {
+            i += 1
+            let start = i
+            while i < b.count, (48...57).contains(b[i]) { i += 1 }
+            guard i > start, i - start <= 9, let f = digits(start..<i) else { throw fail(shape) }
+            fraction = Double(f) / pow(10, Double(i - start))
+        }
+        var offsetSeconds = 0
+        if i < b.count, b[i] == 90 || b[i] == 122 {
+            i += 1
+        } else if i + 6 == b.count, b[i] == 43 || b[i] == 45, b[i + 3] == 58, let oh = digits(i + 1..<i + 3),
+            let om = digits(i + 4..<i + 6), oh < 24, om < 60
+        {
+            offsetSeconds = (oh * 3600 + om * 60) * (b[i] == 45 ? -1 : 1)
+            i += 6
+        } else {
+            throw fail(shape)
+        }
+        guard i == b.count else { throw fail(shape) }
+        let days = Int64(daysFromCivil(y, mo, d))
+        let seconds = days * 86400 + Int64(h * 3600 + mi * 60 + s) - Int64(offsetSeconds)
+        // Millisecond resolution, as written: whole milliseconds stay exact in a Double.
+        let millis = Double(seconds) * 1000 + (fraction * 1000).rounded()
+        let date = Date(timeIntervalSince1970: millis / 1000)
+        guard date >= earliest, date <= latest else {
+            throw fail("it is outside the accepted range \(iso8601(earliest)) … \(iso8601(latest))")
+        }
+        return date
     }
+
+    /// `parse`, or nil for a text it refuses.
+    public static func parseISO8601(_ text: String) -> Date? { try? parse(text) }
 
     // Howard Hinnant's civil-from-days and days-from-civil algorithms (proleptic Gregorian).
     private static func civil(fromDays z0: Int) -> (Int, Int, Int) {

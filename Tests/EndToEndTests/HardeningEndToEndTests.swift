@@ -210,3 +210,61 @@ extension HardeningEndToEndTests {
         XCTAssertEqual(daemon.stop(), 0)
     }
 }
+
+/// Re-signs an exported template file with every occurrence of `old` (a time) replaced by `new`: a file a
+/// careless or hostile exporter could produce, with a valid checksum.
+func resignedTemplateFile(_ file: [UInt8], replacing old: String, with new: String) throws -> String {
+    let text = String(decoding: file, as: UTF8.self)
+    guard let newline = text.firstIndex(of: "\n"), let marker = text.range(of: ",\"summary\":") else {
+        throw TestSupportError("not a template file")
+    }
+    let header = text[..<newline]
+    let summary = String(header[marker.upperBound..<header.index(before: header.endIndex)])
+        .replacingOccurrences(of: old, with: new)
+    var template = String(text[text.index(after: newline)...])
+    if template.hasSuffix("\n") { template.removeLast() }
+    template = template.replacingOccurrences(of: old, with: new)
+    let checksum = SHA256.hex(Array((summary + "\n" + template).utf8)).lowercased()
+    return "{\"format\":\"lastset-template\",\"checksum\":\"sha256:\(checksum)\",\"summary\":\(summary)}\n\(template)\n"
+}
+
+extension HardeningEndToEndTests {
+    /// An imported `capturedAt` of `-000001-01-01T00:00:00Z` used to be stored as `00-2-12-30T…`, after which
+    /// every apply of the latest answered 409; year 0001 was stored two days off. Times outside 1970…9999 are
+    /// now refused with the reason, and what is accepted loads back identically.
+    func testImportedTimesOutsideTheRangeAreRefusedAndAcceptedOnesLoadBackIdentically() throws {
+        let a = try peer()
+        let daemon = try DaemonHarness(config: config(port: a.port!))
+        XCTAssertEqual(try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#).status, 200)
+        let exported = try daemon.api("GET", "/v1/pages/heating/templates/1/file")
+        let original = try daemon.decode(Template.self, try daemon.api("GET", "/v1/pages/heating/templates/1"))
+        let stamp = TimeText.iso8601(original.capturedAt)
+
+        for refused in ["-000001-01-01T00:00:00Z", "0001-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z"] {
+            let file = try resignedTemplateFile(exported.body, replacing: stamp, with: refused)
+            let r = try daemon.api("POST", "/v1/pages/heating/templates", file)
+            XCTAssertEqual(r.status, 422, "\(refused): \(r.text)")
+            XCTAssertTrue(r.text.contains("invalid_template"), r.text)
+            XCTAssertTrue(r.text.contains(refused), "the message quotes the time: \(r.text)")
+        }
+        let dryRun = try daemon.api("POST", "/v1/pages/heating/apply?wait=1", #"{"device":"press-a","dryRun":true}"#)
+        XCTAssertEqual(dryRun.status, 200, "the latest stays usable: \(dryRun.text)")
+
+        for (accepted, stored) in [
+            ("1970-01-01T00:00:00.000Z", "1970-01-01T00:00:00.000Z"), ("9999-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999Z"),
+            ("2026-06-01T12:00:00+02:00", "2026-06-01T10:00:00.000Z"),
+        ] {
+            let file = try resignedTemplateFile(exported.body, replacing: stamp, with: accepted)
+            let r = try daemon.api("POST", "/v1/pages/heating/templates", file)
+            XCTAssertEqual(r.status, 201, "\(accepted): \(r.text)")
+            let answered = try daemon.decode(Template.self, r)
+            let loaded = try daemon.decode(
+                Template.self, try daemon.api("GET", "/v1/pages/heating/templates/\(answered.version)"))
+            XCTAssertEqual(loaded, answered, "\(accepted) does not load back as imported")
+            XCTAssertEqual(TimeText.iso8601(loaded.capturedAt), stored)
+            let latest = try daemon.api("POST", "/v1/pages/heating/apply?wait=1", #"{"device":"press-a","dryRun":true}"#)
+            XCTAssertEqual(latest.status, 200, "\(accepted): \(latest.text)")
+        }
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+}
