@@ -68,10 +68,13 @@ public struct DeviceStatus: Codable, Sendable, Hashable {
     public var live: [String: [LiveValue]]
     /// Pages an interrupted replay may have left partially written (until a replay succeeds or a diff).
     public var unverified: [UnverifiedMark]?
+    /// What the device's requests met on the wire (nil until its first request).
+    public var counters: LinkCounters?
 
     public init(
         id: String, endpoint: String, unit: Int, pages: [String], poll: String, reachable: Bool? = nil, lastError: String? = nil,
-        lastErrorAt: Date? = nil, lastSuccessAt: Date? = nil, busy: String? = nil, live: [String: [LiveValue]] = [:]
+        lastErrorAt: Date? = nil, lastSuccessAt: Date? = nil, busy: String? = nil, live: [String: [LiveValue]] = [:],
+        counters: LinkCounters? = nil
     ) {
         self.id = id
         self.endpoint = endpoint
@@ -84,6 +87,7 @@ public struct DeviceStatus: Codable, Sendable, Hashable {
         self.lastSuccessAt = lastSuccessAt
         self.busy = busy
         self.live = live
+        self.counters = counters
     }
 }
 

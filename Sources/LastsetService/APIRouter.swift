@@ -183,6 +183,10 @@ final class APIRouter: Sendable {
                 )
             }
         }
+        if match("GET", "metrics") != nil {
+            let body = Array(MetricsText.render(await registry.statuses()).utf8)
+            return HTTPResponse(status: 200, headers: ["Content-Type": MetricsText.contentType], body: body)
+        }
         if match("GET", "devices") != nil {
             return json(200, await withUnverified(registry.statuses()))
         }
@@ -299,7 +303,8 @@ final class APIRouter: Sendable {
 
     /// Every route, for 405 answers and their Allow header.
     private static let routes: [(method: String, pattern: [String])] = [
-        ("GET", ["health"]), ("POST", ["reload"]), ("GET", ["devices"]), ("GET", ["devices", "*"]), ("GET", ["pages"]),
+        ("GET", ["health"]), ("GET", ["metrics"]), ("POST", ["reload"]), ("GET", ["devices"]), ("GET", ["devices", "*"]),
+        ("GET", ["pages"]),
         ("GET", ["pages", "*"]),
         ("GET", ["pages", "*", "templates"]), ("POST", ["pages", "*", "templates"]), ("GET", ["pages", "*", "templates", "*"]),
         ("GET", ["pages", "*", "templates", "*", "file"]), ("POST", ["pages", "*", "capture"]),

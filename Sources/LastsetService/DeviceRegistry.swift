@@ -125,7 +125,9 @@ actor DeviceRegistry {
         var out: [DeviceStatus] = []
         for d in config.devices {
             guard var s = states[d.id] else { continue }
-            s.busy = held[await resolve(d).machine.lockKey(unit: d.unit)]
+            let (machine, connection) = await resolve(d)
+            s.busy = held[machine.lockKey(unit: d.unit)]
+            s.counters = await connection.linkCounters(unit: d.unit)
             out.append(s)
         }
         return out

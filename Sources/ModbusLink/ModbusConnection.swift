@@ -73,6 +73,8 @@ public actor ModbusConnection {
     private var lastRequestEnd: ContinuousClock.Instant?
     private var requestCounters = RequestCounters()
     private var lastCallFrames = CallFrames()
+    /// Per unit: several devices (units) can share one serial line, each with its own counters.
+    private var unitCounters: [Int: LinkCounters] = [:]
 
     /// The actor's executor: its private serial queue.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -133,7 +135,13 @@ public actor ModbusConnection {
     public var lastCall: CallFrames { lastCallFrames }
 
     /// Sets the counters back to zero.
-    public func resetCounters() { requestCounters = RequestCounters() }
+    public func resetCounters() {
+        requestCounters = RequestCounters()
+        unitCounters = [:]
+    }
+
+    /// What requests to `unit` met on the wire so far; nil before the first one.
+    public func linkCounters(unit: Int) -> LinkCounters? { unitCounters[unit] }
 
     /// Whether a libmodbus context is currently open.
     public var isOpen: Bool { context != nil }
@@ -191,12 +199,14 @@ public actor ModbusConnection {
                 return
             } catch {
                 if lastCallFrames.sent > sentBefore && error.exceptionCode == nil { lastCallFrames.unanswered += 1 }
+                count(error, unit: unit)
                 guard error.isTransient, attempt < max(0, options.retries) else { throw error }
                 // 20 ms, 40 ms, 80 ms, … capped at 500 ms. Sleeping blocks only this connection's queue.
                 let backoffMs = min(20 << min(attempt, 10), 500)
                 pause(.milliseconds(backoffMs))
                 attempt += 1
                 requestCounters.retries += 1
+                unitCounters[unit, default: LinkCounters()].retries += 1
             }
         }
     }
@@ -216,6 +226,7 @@ public actor ModbusConnection {
         }
         if isWrite { requestCounters.writes += 1 } else { requestCounters.reads += 1 }
         lastCallFrames.sent += 1
+        unitCounters[unit, default: LinkCounters()].requests += 1
         let rc = call(ctx)
         let err = cmodbus_errno()
         lastRequestEnd = .now
@@ -227,6 +238,17 @@ public actor ModbusConnection {
             return
         }
         throw classify(err, ctx: ctx, request: request)
+    }
+
+    /// Counts a failed attempt in the unit's link counters.
+    private func count(_ error: ModbusError, unit: Int) {
+        switch error.kind {
+        case .badCRC: unitCounters[unit, default: LinkCounters()].crcErrors += 1
+        case .badReply: unitCounters[unit, default: LinkCounters()].badReplies += 1
+        case .timeout: unitCounters[unit, default: LinkCounters()].timeouts += 1
+        case .exception: unitCounters[unit, default: LinkCounters()].exceptions += 1
+        case .connect, .disconnected, .protocolError, .invalidRequest: break
+        }
     }
 
     private func classify(_ err: Int32, ctx: OpaquePointer, request: String) -> ModbusError {
@@ -251,10 +273,25 @@ public actor ModbusConnection {
             close()
             return ModbusError(kind: .disconnected, errno: err, message: message, request: request)
         default:
-            // Bad CRC, bad data, wrong transaction: libmodbus (PROTOCOL recovery) already flushed; on TCP
-            // a fresh socket is the only sure way to leave a desynchronised stream behind.
+            // Bad CRC, bad data, wrong transaction: libmodbus (PROTOCOL recovery) already waited and flushed;
+            // on TCP a fresh socket is the only sure way to leave a desynchronised stream behind. Either way
+            // the next attempt starts clean, so a garbled reply is transient.
             if case .tcp = endpoint { close() } else { modbus_flush(ctx) }
-            return ModbusError(kind: .protocolError, errno: err, message: message, request: request)
+            switch err {
+            case base + 12:  // EMBBADCRC
+                return ModbusError(kind: .badCRC, errno: err, message: message, request: request)
+            case base + 13, base + 14, base + 17:  // EMBBADDATA (transaction id, function), EMBBADEXC, EMBBADSLAVE
+                return ModbusError(kind: .badReply, errno: err, message: message, request: request)
+            case EAGAIN:
+                // libmodbus 3.1.6 rejects a reply with another transaction id (or function) and then flushes, and
+                // the flush's non-blocking recv overwrites errno with EAGAIN: the reply was refused, not missing.
+                return ModbusError(
+                    kind: .badReply, errno: err,
+                    message: "the reply did not belong to the request (wrong transaction id or function) and was discarded",
+                    request: request)
+            default:
+                return ModbusError(kind: .protocolError, errno: err, message: message, request: request)
+            }
         }
     }
 

@@ -10,7 +10,11 @@ public struct ModbusError: Error, Hashable, Sendable, CustomStringConvertible {
         case connect
         /// The connection broke (reset, closed by peer, EOF).
         case disconnected
-        /// Anything else libmodbus reported (bad CRC, invalid data, …).
+        /// A reply that failed its CRC check (RTU line noise).
+        case badCRC
+        /// A reply that does not belong to the request: wrong transaction id (TCP), unit or function code.
+        case badReply
+        /// Anything else libmodbus reported.
         case protocolError
         /// The request was refused before being sent (bad arguments).
         case invalidRequest
@@ -40,11 +44,12 @@ public struct ModbusError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Transient faults worth retrying: exception 05 (acknowledge), 06 (busy), 0B (gateway target
-    /// failed to respond), timeouts and dropped connections.
+    /// failed to respond), timeouts, dropped connections, and replies garbled on the way (bad CRC, a reply
+    /// that is not the answer to this request), which the connection has already flushed or reopened.
     public var isTransient: Bool {
         switch kind {
         case .exception(let c): return c == 0x05 || c == 0x06 || c == 0x0B
-        case .timeout, .disconnected, .connect: return true
+        case .timeout, .disconnected, .connect, .badCRC, .badReply: return true
         case .protocolError, .invalidRequest: return false
         }
     }

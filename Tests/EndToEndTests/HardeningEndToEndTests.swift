@@ -268,3 +268,54 @@ extension HardeningEndToEndTests {
         XCTAssertEqual(daemon.stop(), 0)
     }
 }
+
+extension HardeningEndToEndTests {
+    /// One reply with a bad CRC on the serial line used to fail the whole capture: it is transient now — flushed
+    /// and retried within the device's retry budget — and counted in the device's health and in /v1/metrics.
+    func testNoisyRTULineCapturesCorrectlyAndCountsTheCRCError() throws {
+        let toDaemon = try SocatPair.start()
+        defer { toDaemon.stop() }
+        let toSlave = try SocatPair.start()
+        defer { toSlave.stop() }
+        let slave = try PymodbusPeer.startRTU(
+            path: toSlave.serverPath, options: ["--unit", "1"], values: DaemonEndToEndTests.reference)
+        defer { slave.stop() }
+        let relay = try PeerProcess.start(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            [
+                TestPaths.peersDirectory.appendingPathComponent("noisy_relay.py").path, toDaemon.serverPath, toSlave.clientPath,
+                "--corrupt", "1",
+            ])
+        defer { relay.terminate() }
+        let daemon = try DaemonHarness(
+            config: """
+                { version: 1,
+                  devices: [ { id: "press-rtu", endpoint: "rtu://\(toDaemon.clientPath)?baud=19200", unit: 1, pages: ["heating"],
+                               quirks: { timeout: "300ms", retries: 2 } } ],
+                \(DaemonEndToEndTests.pages)
+                }
+                """)
+        let r = try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-rtu"}"#)
+        let report = try XCTUnwrap(try daemon.decode(JobInfo.self, r).capture, r.text)
+        XCTAssertNotNil(relay.waitForLine(timeout: 5) { $0 == "CORRUPTED 1" }, "the relay corrupted no reply")
+        XCTAssertTrue(report.archived, "one noisy reply failed the capture: \(report)")
+        let template = try daemon.decode(Template.self, try daemon.api("GET", "/v1/pages/heating/templates/latest"))
+        XCTAssertEqual(template.entries.first { $0.registerId == "heating.mode" }?.value, .unsigned(2))
+        XCTAssertEqual(template.entries.first { $0.registerId == "heating.label" }?.value, .text("Line 3"))
+
+        let device = try XCTUnwrap(try daemon.decode([DeviceStatus].self, try daemon.api("GET", "/v1/devices")).first)
+        let counters = try XCTUnwrap(device.counters, "no counters in the device's health")
+        XCTAssertEqual(counters.crcErrors, 1)
+        XCTAssertEqual(counters.retries, 1)
+        XCTAssertEqual(counters.timeouts, 0)
+        XCTAssertEqual(counters.requests, report.requests + 1, "each attempt is counted")
+
+        let metrics = try daemon.api("GET", "/v1/metrics")
+        XCTAssertEqual(metrics.status, 200)
+        XCTAssertEqual(metrics.header("content-type"), "text/plain; version=0.0.4")
+        XCTAssertTrue(metrics.text.contains("lastset_modbus_crc_errors_total{device=\"press-rtu\"} 1\n"), metrics.text)
+        XCTAssertTrue(metrics.text.contains("lastset_modbus_retries_total{device=\"press-rtu\"} 1\n"), metrics.text)
+        XCTAssertTrue(metrics.text.contains("# TYPE lastset_modbus_requests_total counter\n"), metrics.text)
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+}
