@@ -168,11 +168,13 @@ struct ConfigChecker {
         let before = problems.count
         guard
             let fields = object(
-                value, path, keys: ["id", "title", "identity", "beforeWrite", "afterWrite", "registers", "unsetStyle"])
+                value, path,
+                keys: ["id", "title", "description", "identity", "beforeWrite", "afterWrite", "registers", "unsetStyle"])
         else { return nil }
         let id = string(fields, "id", in: path, required: true)
         if let id { safeId(id, join(path, "id"), what: "page id") }
         let title = string(fields, "title", in: path)
+        let description = string(fields, "description", in: path)
 
         var identity: [IdentityRegister]?
         if let list = array(fields, "identity", in: path) {
@@ -218,7 +220,7 @@ struct ConfigChecker {
         guard problems.count == before, let id else { return nil }
         return PageDefinition(
             id: id, title: title, identity: identity, beforeWrite: beforeWrite, afterWrite: afterWrite,
-            registers: registers, unsetStyle: unsetStyle)
+            registers: registers, unsetStyle: unsetStyle, description: description)
     }
 
     mutating func register(_ value: JSONValue, _ path: String) -> RegisterDefinition? {
@@ -228,7 +230,7 @@ struct ConfigChecker {
                 value, path,
                 keys: [
                     "registerId", "name", "address", "type", "wordOrder", "byteOrder", "unset", "min", "max", "enum",
-                    "scale", "unit", "access", "clone",
+                    "scale", "unit", "access", "clone", "factoryDefault", "description",
                 ])
         else { return nil }
         let registerId = string(fields, "registerId", in: path, required: true)
@@ -262,12 +264,21 @@ struct ConfigChecker {
         let unit = string(fields, "unit", in: path)
         let access: Access? = choice(fields, "access", in: path)
         let clone = boolean(fields, "clone", in: path)
+        var factoryDefault: RegisterValue?
+        if let d = field(fields, "factoryDefault", in: path, required: false) {
+            factoryDefault = registerValue(d)
+            if factoryDefault == nil {
+                add(join(path, "factoryDefault"), d, "must be a number, a string or {hex: \"…\"}")
+            }
+        }
+        let description = string(fields, "description", in: path)
         guard let registerId, let address, let type else { return nil }
         unset = unset.map { RegisterRules.normalized($0, for: type) }
+        factoryDefault = factoryDefault.map { RegisterRules.normalized($0, for: type) }
         let definition = RegisterDefinition(
             registerId: registerId, name: name, address: address, type: type, wordOrder: wordOrder,
             byteOrder: byteOrder, unset: unset, min: min, max: max, enum: enumValues, scale: scale, unit: unit,
-            access: access, clone: clone)
+            access: access, clone: clone, factoryDefault: factoryDefault, description: description)
         for p in RegisterRules.problems(of: definition) {
             add(p.key.isEmpty ? path : join(path, p.key), p.value, p.message)
         }

@@ -28,13 +28,21 @@ public struct RegisterDefinition: Codable, Sendable, Hashable {
     public var access: Access?
     /// false for identity and communication registers (unit id, baud rate, IP, serial number).
     public var clone: Bool?
+    /// The value the vendor ships (a vendor list's `Default`), raw units; documentation only, never
+    /// written, and not the "not set" value (`unset`).
+    public var factoryDefault: RegisterValue?
+    /// What the parameter does, for people.
+    public var description: String?
 
     public init(
         registerId: String, name: String? = nil, address: Int, type: RegisterType,
         wordOrder: WordOrder? = nil, byteOrder: ByteOrder? = nil, unset: RegisterValue? = nil,
         min: Double? = nil, max: Double? = nil, enum: [Double]? = nil, scale: Double? = nil,
-        unit: String? = nil, access: Access? = nil, clone: Bool? = nil
+        unit: String? = nil, access: Access? = nil, clone: Bool? = nil, factoryDefault: RegisterValue? = nil,
+        description: String? = nil
     ) {
+        self.factoryDefault = factoryDefault
+        self.description = description
         self.registerId = registerId
         self.name = name
         self.address = address
@@ -111,13 +119,16 @@ public struct PageDefinition: Codable, Sendable, Hashable {
     public var registers: [RegisterDefinition]
     /// The "not set" convention of registers that declare no `unset` (default: the type's maximum).
     public var unsetStyle: UnsetStyle?
+    /// What the page is for, for people (not part of the page hash).
+    public var description: String?
 
     public init(
         id: String, title: String? = nil, identity: [IdentityRegister]? = nil,
         beforeWrite: [WriteStep]? = nil, afterWrite: [WriteStep]? = nil,
-        registers: [RegisterDefinition], unsetStyle: UnsetStyle? = nil
+        registers: [RegisterDefinition], unsetStyle: UnsetStyle? = nil, description: String? = nil
     ) {
         self.unsetStyle = unsetStyle
+        self.description = description
         self.id = id
         self.title = title
         self.identity = identity

@@ -43,16 +43,56 @@ public enum RegisterMapCSV {
     /// The columns understood, in their documented order.
     public static let columns = [
         "address", "name", "type", "registerId", "access", "min", "max", "enum", "unit", "scale", "clone",
-        "wordOrder", "byteOrder", "unset",
+        "wordOrder", "byteOrder", "unset", "factoryDefault", "range", "length", "description",
     ]
     /// Columns that must be present.
     public static let requiredColumns = ["address", "name", "type"]
     /// Columns that are accepted and ignored (vendors' remarks).
-    public static let ignoredColumns = ["description", "comment", "comments", "notes", "remark", "remarks"]
+    public static let ignoredColumns = ["comment", "comments", "notes", "note", "remark", "remarks"]
+    /// The names vendors give the columns (matched like the canonical ones: case, spaces, `_`, `-`, `/`,
+    /// `.` and parentheses ignored).
+    public static let vendorNames: [String: String] = [
+        "register": "address", "registeraddress": "address", "reg": "address", "regaddress": "address",
+        "modbusaddress": "address", "registernumber": "address", "addr": "address", "holdingregister": "address",
+        "parameter": "name", "parametername": "name", "datatype": "type", "format": "type", "id": "registerId",
+        "rw": "access", "readwrite": "access", "default": "factoryDefault", "defaultvalue": "factoryDefault",
+        "factorysetting": "factoryDefault", "valuerange": "range", "limits": "range", "units": "unit", "uom": "unit",
+        "multiplier": "scale", "factor": "scale", "size": "length", "registers": "length", "words": "length",
+        "numberofregisters": "length", "quantity": "length",
+    ]
+
+    /// How a list numbers its registers.
+    public enum Addressing: String, Sendable, CaseIterable {
+        /// Modicon notation when every address is 40001…49999 (or 400001…465536), else 0-based PDU addresses.
+        case auto
+        /// 0-based PDU addresses, as on the wire.
+        case pdu
+        /// Register numbers counted from 1 (PDU address + 1).
+        case oneBased = "one-based"
+        /// Modicon notation: 40001 is holding register 0 (6-digit: 400001).
+        case modicon
+    }
+
+    /// An imported page and what the import assumed to get it (printed for the user to check).
+    public struct Imported: Sendable, Hashable {
+        /// The page.
+        public var page: PageDefinition
+        /// One sentence per assumption, e.g. how addresses were read; empty for a list in Lastset's own columns.
+        public var assumptions: [String]
+    }
 
     /// Builds a page from CSV text with a header row; reports every problem with line, column and value.
     public static func page(fromCSV text: String, pageId: String, title: String?) throws(CSVImportError) -> PageDefinition {
+        try importPage(fromCSV: text, pageId: pageId, title: title).page
+    }
+
+    /// Builds a page from a vendor's CSV (Lastset's columns or the vendors' names for them, see
+    /// docs/CSV-IMPORT.md), saying what it assumed; reports every problem with line, column and value.
+    public static func importPage(fromCSV text: String, pageId: String, title: String?, addressing: Addressing = .auto)
+        throws(CSVImportError) -> Imported
+    {
         var problems: [CSVProblem] = []
+        var assumptions: [String] = []
         func add(_ line: Int, _ column: String, _ value: String?, _ message: String) {
             problems.append(CSVProblem(line: line, column: column, value: value.map(JSONValue.quote) ?? "", message: message))
         }
@@ -65,10 +105,12 @@ public enum RegisterMapCSV {
         guard let header = rows.first else {
             throw CSVImportError(problems: problems + [CSVProblem(line: 1, column: "", value: "", message: "no header row")])
         }
-        // Header: canonical names, case, spaces, '_' and '-' ignored.
+        // Header: canonical names or vendors' names; case, spaces and punctuation ignored.
         var index: [String: Int] = [:]
-        let canonical = Dictionary(uniqueKeysWithValues: columns.map { (normalize($0), $0) })
+        var canonical = Dictionary(uniqueKeysWithValues: columns.map { (normalize($0), $0) })
+        for (alias, name) in vendorNames { canonical[alias] = name }
         let ignored = Set(ignoredColumns.map(normalize))
+        var renamed: [String] = []
         for (i, raw) in header.fields.enumerated() {
             let key = normalize(raw)
             if let name = canonical[key] {
@@ -76,15 +118,51 @@ public enum RegisterMapCSV {
                     add(header.line, name, raw, "column appears twice")
                 } else {
                     index[name] = i
+                    if key != normalize(name) { renamed.append("\"\(raw.trimmingCharacters(in: .whitespaces))\" as \(name)") }
                 }
             } else if !ignored.contains(key) && !key.isEmpty {
-                add(header.line, raw, raw, "unknown column; known columns: " + columns.joined(separator: ", "))
+                add(
+                    header.line, raw, raw,
+                    "unknown column; known columns: " + columns.joined(separator: ", ")
+                        + " (and vendors' names for them: Register, Parameter, Data Type, R/W, Default, Range, Units, Multiplier, …)")
             }
         }
         for name in requiredColumns where index[name] == nil {
             add(header.line, name, nil, "required column \"\(name)\" is missing")
         }
         guard problems.isEmpty else { throw CSVImportError(problems: problems) }
+        if !renamed.isEmpty { assumptions.append("columns read " + renamed.joined(separator: ", ")) }
+
+        // Addressing is decided over the whole list: Modicon notation only when every address has it.
+        let dataRows = rows.dropFirst().filter { !$0.fields.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) }
+        var style = addressing
+        if style == .auto, let a = index["address"] {
+            let values = dataRows.compactMap { row -> Int64? in
+                guard a < row.fields.count else { return nil }
+                let t = row.fields[a].trimmingCharacters(in: .whitespaces)
+                return t.lowercased().hasPrefix("0x") ? -1 : parseInteger(t)
+            }
+            let five = values.allSatisfy { (40001...49999).contains($0) }
+            let six = values.allSatisfy { (400001...465536).contains($0) }
+            style = !values.isEmpty && (five || six) ? .modicon : .pdu
+            if style == .modicon {
+                assumptions.append(
+                    "addresses read as Modicon holding-register numbers (every one is 4xxxx): \(values.min()!) is PDU address \(values.min()! - (six ? 400001 : 40001)); give --addressing pdu if they are not"
+                )
+            } else if !renamed.isEmpty {
+                assumptions.append("addresses read as 0-based PDU addresses; give --addressing one-based if the list counts from 1")
+            }
+        } else if style == .oneBased {
+            assumptions.append("addresses read as register numbers counted from 1 (PDU address = number − 1)")
+        } else if style == .modicon {
+            assumptions.append("addresses read as Modicon holding-register numbers (40001 = PDU address 0)")
+        }
+        if index["factoryDefault"] != nil {
+            assumptions.append("the Default column is kept as each register's factoryDefault (documentation; not the \"not set\" value)")
+        }
+        if index["range"] != nil || index["factoryDefault"] != nil {
+            assumptions.append("Range and Default are raw register values (before Scale)")
+        }
 
         var registers: [RegisterDefinition] = []
         var idRows: [(String, Int)] = []
@@ -109,7 +187,26 @@ public enum RegisterMapCSV {
             var address: Int?
             if let a = cell("address") {
                 address = parseInteger(a).flatMap { Int(exactly: $0) }
-                if address == nil { add(line, "address", a, "not an address; write decimal (1536) or hex (0x600)") }
+                if address == nil {
+                    add(line, "address", a, "not an address; write decimal (1536) or hex (0x600)")
+                } else if let n = address, !a.lowercased().hasPrefix("0x") {
+                    switch style {
+                    case .oneBased:
+                        if n < 1 { add(line, "address", a, "register numbers counted from 1 start at 1") }
+                        address = n - 1
+                    case .modicon:
+                        if (30001...39999).contains(n) || (300001...365536).contains(n) {
+                            add(line, "address", a, "an input register (3xxxx) cannot be written; only holding registers (4xxxx)")
+                        } else if (40001...49999).contains(n) {
+                            address = n - 40001
+                        } else if (400001...465536).contains(n) {
+                            address = n - 400001
+                        } else {
+                            add(line, "address", a, "not a Modicon holding-register number (40001…49999 or 400001…465536)")
+                        }
+                    case .auto, .pdu: break
+                    }
+                }
             } else {
                 add(line, "address", nil, "address is empty")
             }
@@ -117,11 +214,17 @@ public enum RegisterMapCSV {
             if name == nil { add(line, "name", nil, "name is empty") }
             var type: RegisterType?
             if let t = cell("type") {
-                type = RegisterType(parsing: t.lowercased())
-                if type == nil {
-                    add(
-                        line, "type", t,
-                        "unknown register type; expected u16, s16, u32, s32, u64, s64, f32, f64, string(n) or raw(n)")
+                var length: Int?
+                if let l = cell("length") {
+                    length = Int(l)
+                    if length == nil || length! < 1 { add(line, "length", l, "length must be a number of registers (1 or more)") }
+                }
+                switch vendorType(t, registers: length) {
+                case .success(let v): type = v
+                case .failure(let error): add(line, "type", t, error.message)
+                }
+                if let type, let length, length != type.registerCount {
+                    add(line, "length", String(length), "\(type) takes \(type.registerCount) register(s), the length column says \(length)")
                 }
             } else {
                 add(line, "type", nil, "type is empty")
@@ -137,10 +240,10 @@ public enum RegisterMapCSV {
             }
             var access: Access?
             if let a = cell("access") {
-                switch a.lowercased() {
-                case "rw", "r/w", "w": access = .rw
-                case "ro", "r", "r/o": access = .ro
-                default: add(line, "access", a, "access must be rw or ro")
+                switch a.lowercased().filter({ !$0.isWhitespace }) {
+                case "rw", "r/w", "w", "wo", "readwrite", "read/write", "write", "holding": access = .rw
+                case "ro", "r", "r/o", "read", "readonly", "read-only", "input": access = .ro
+                default: add(line, "access", a, "access must be rw or ro (R/W, RW, W; R, RO)")
                 }
             }
             func number(_ column: String) -> Double? {
@@ -149,9 +252,31 @@ public enum RegisterMapCSV {
                 add(line, column, text, "not a number")
                 return nil
             }
-            let min = number("min")
-            let max = number("max")
-            let scale = number("scale")
+            var min = number("min")
+            var max = number("max")
+            if let r = cell("range") {
+                if let (lo, hi) = parseRange(r) {
+                    if (min != nil && min != lo) || (max != nil && max != hi) {
+                        add(line, "range", r, "range disagrees with the min/max columns")
+                    }
+                    min = lo
+                    max = hi
+                } else {
+                    add(line, "range", r, "range must be two numbers, e.g. 0-7, -200..900 or 1 to 247")
+                }
+            }
+            var scale: Double?
+            if let text = cell("scale") {
+                if let n = parseNumber(text.lowercased().hasPrefix("x") ? String(text.dropFirst()) : text) {
+                    scale = n
+                } else if let slash = text.firstIndex(of: "/"), let a = parseNumber(String(text[..<slash])),
+                    let b = parseNumber(String(text[text.index(after: slash)...])), b != 0
+                {
+                    scale = a / b
+                } else {
+                    add(line, "scale", text, "not a number (0.1, x10 or 1/10)")
+                }
+            }
             var enumValues: [Double]?
             if let e = cell("enum") {
                 enumValues = []
@@ -189,6 +314,15 @@ public enum RegisterMapCSV {
                     add(line, "unset", u, type.isNumeric ? "unset must be a number" : "unset of \(type) must be hex bytes")
                 }
             }
+            var factoryDefault: RegisterValue?
+            if let d = cell("factoryDefault"), let type {
+                factoryDefault = unsetValue(d, type).map { RegisterRules.normalized($0, for: type) }
+                if factoryDefault == nil {
+                    add(
+                        line, "factoryDefault", d,
+                        type.isNumeric ? "default must be a number" : "default of \(type) must be hex bytes")
+                }
+            }
             // Duplicates and overlaps are checked over every row that names them, even a row with other
             // problems: every problem in one run.
             if let registerId { idRows.append((registerId, line)) }
@@ -200,7 +334,8 @@ public enum RegisterMapCSV {
             let r = RegisterDefinition(
                 registerId: registerId, name: name, address: address, type: type, wordOrder: wordOrder,
                 byteOrder: byteOrder, unset: unset, min: min, max: max, enum: enumValues, scale: scale,
-                unit: cell("unit"), access: access, clone: clone)
+                unit: cell("unit"), access: access, clone: clone, factoryDefault: factoryDefault,
+                description: cell("description"))
             let ruleProblems = RegisterRules.problems(of: r)
             for p in ruleProblems {
                 let column = p.key.hasPrefix("enum[") ? "enum" : p.key
@@ -238,7 +373,69 @@ public enum RegisterMapCSV {
         guard problems.isEmpty else {
             throw CSVImportError(problems: problems.sorted { $0.line < $1.line })
         }
-        return PageDefinition(id: pageId, title: title, registers: registers)
+        return Imported(page: PageDefinition(id: pageId, title: title, registers: registers), assumptions: assumptions)
+    }
+
+    /// A type as vendors write it (`UINT16`, `INT32`, `FLOAT32`, `STRING` with a length, …) or as Lastset does.
+    static func vendorType(_ text: String, registers: Int?) -> Result<RegisterType, VendorTypeError> {
+        let t = text.lowercased().filter { !$0.isWhitespace && $0 != "_" && $0 != "-" }
+        if let own = RegisterType(parsing: t) { return .success(own) }
+        let names: [String: RegisterType] = [
+            "uint16": .u16, "uint": .u16, "word": .u16, "ushort": .u16, "unsigned16": .u16, "unsigned": .u16,
+            "int16": .s16, "int": .s16, "short": .s16, "signed16": .s16, "sint16": .s16,
+            "uint32": .u32, "dword": .u32, "udint": .u32, "ulong": .u32, "unsigned32": .u32,
+            "int32": .s32, "dint": .s32, "long": .s32, "signed32": .s32, "sint32": .s32,
+            "uint64": .u64, "ulint": .u64, "int64": .s64, "lint": .s64,
+            "float32": .f32, "float": .f32, "real": .f32, "single": .f32, "ieee754": .f32,
+            "float64": .f64, "double": .f64, "lreal": .f64,
+        ]
+        if let v = names[t] { return .success(v) }
+        // STRING(16), STRING[16] (bytes) or STRING with a length column (registers).
+        for prefix in ["string", "ascii", "char", "str"] where t.hasPrefix(prefix) {
+            let rest = t.dropFirst(prefix.count)
+            if rest.isEmpty {
+                guard let registers else {
+                    return .failure(
+                        VendorTypeError(message: "\(text) needs a length: a Length column (registers) or STRING(n) (n bytes)"))
+                }
+                return RegisterType(parsing: "string(\(registers * 2))").map { .success($0) }
+                    ?? .failure(VendorTypeError(message: "a string of \(registers) registers is too long"))
+            }
+            if (rest.first == "[" && rest.last == "]") || (rest.first == "(" && rest.last == ")"),
+                let n = Int(rest.dropFirst().dropLast()), let v = RegisterType(parsing: "string(\(n))")
+            {
+                return .success(v)
+            }
+        }
+        return .failure(
+            VendorTypeError(
+                message:
+                    "unknown register type; expected u16, s16, u32, s32, u64, s64, f32, f64, string(n) or raw(n), or UINT16, INT16, UINT32, INT32, FLOAT32, STRING"
+            ))
+    }
+
+    /// Why a type cell is not understood.
+    struct VendorTypeError: Error {
+        var message: String
+    }
+
+    /// `0-7`, `-200..900`, `-10 - 50`, `1 to 247`, `0~100`: the two numbers.
+    static func parseRange(_ text: String) -> (Double, Double)? {
+        let t = text.replacingOccurrences(of: "–", with: "-").replacingOccurrences(of: "…", with: "..")
+        for sep in ["..", " to ", "~", " - "] {
+            let parts = t.components(separatedBy: sep)
+            if parts.count == 2, let a = parseNumber(parts[0].trimmingCharacters(in: .whitespaces)),
+                let b = parseNumber(parts[1].trimmingCharacters(in: .whitespaces))
+            {
+                return (a, b)
+            }
+        }
+        // `a-b` where a may be negative: split at a '-' that follows a digit.
+        let chars = Array(t.filter { !$0.isWhitespace })
+        for i in chars.indices.dropFirst() where chars[i] == "-" && chars[i - 1].isNumber {
+            if let a = parseNumber(String(chars[..<i])), let b = parseNumber(String(chars[(i + 1)...])) { return (a, b) }
+        }
+        return nil
     }
 
     /// The page as pretty JSON with sorted keys, ready to paste into a config's `pages` array.
@@ -307,7 +504,7 @@ public enum RegisterMapCSV {
     }
 
     private static func normalize(_ header: String) -> String {
-        header.lowercased().filter { !" _-".contains($0) }
+        header.lowercased().filter { !" _-/.()".contains($0) }
     }
 
     /// `Energy limit` → `energy_limit`: ASCII letters and digits, other runs become one `_`.

@@ -7,7 +7,7 @@ enum RegisterRules {
         var message: String
     }
 
-    /// Address bounds, min ≤ max, enum values within min/max, and an `unset` that fits the type.
+    /// Address bounds, min ≤ max, enum values within min/max, and an `unset` and a `factoryDefault` that fit the type.
     static func problems(of r: RegisterDefinition) -> [Problem] {
         var out = addressProblems(address: r.address, type: r.type)
         if let min = r.min, let max = r.max, min > max {
@@ -23,6 +23,16 @@ enum RegisterRules {
                     out.append(
                         Problem(key: "enum[\(k)]", value: .double(v), message: "enum value is above max \(formatNumber(max))"))
                 }
+            }
+        }
+        if let factory = r.factoryDefault {
+            do throws(CodecError) {
+                _ = try RegisterCodec.encode(factory, as: r)
+            } catch {
+                out.append(
+                    Problem(
+                        key: "factoryDefault", value: jsonValue(factory),
+                        message: "factoryDefault does not fit \(r.type): \(error.reason)"))
             }
         }
         if case .bytes(let bytes)? = r.unset, r.type.isNumeric || { if case .string = r.type { true } else { false } }() {

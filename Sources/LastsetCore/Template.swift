@@ -198,6 +198,10 @@ extension PageDefinition {
 extension RegisterDefinition {
     /// Every field, in key order, as `JSONEncoder` with sorted keys would write them (the field list
     /// is checked against the Codable form by a test, so a new field cannot be left out of the hash).
+    /// Fields for people only (`description`, `factoryDefault`): they shape no template and no write, so
+    /// editing them does not change the page hash.
+    public static let documentationFields = ["description", "factoryDefault"]
+
     public static let canonicalFields = [
         "access", "address", "byteOrder", "clone", "enum", "max", "min", "name", "registerId", "scale", "type", "unit", "unset",
         "wordOrder",

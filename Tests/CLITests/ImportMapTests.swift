@@ -40,6 +40,7 @@ final class ImportMapTests: XCTestCase {
                 {
                   "access" : "rw",
                   "address" : 100,
+                  "description" : "operating mode",
                   "max" : 2,
                   "min" : 0,
                   "name" : "Mode",
@@ -74,7 +75,7 @@ final class ImportMapTests: XCTestCase {
     }
 
     func testEveryProblemIsReportedWithLineColumnAndValue() throws {
-        let csv = try write("bad.csv", "Address,Name,Type\n100,Mode,uint16\n-1,X,u16\n")
+        let csv = try write("bad.csv", "Address,Name,Type\n100,Mode,uint13\n-1,X,u16\n")
         let result = try runCLI(["import-map", csv, "--page", "heating"])
         XCTAssertEqual(result.status, 1)
         XCTAssertEqual(result.stdout, "")
@@ -82,7 +83,7 @@ final class ImportMapTests: XCTestCase {
             result.stderr,
             """
             error: \(csv): 2 problems:
-            \(csv): line 2, column type: unknown register type; expected u16, s16, u32, s32, u64, s64, f32, f64, string(n) or raw(n) (got "uint16")
+            \(csv): line 2, column type: unknown register type; expected u16, s16, u32, s32, u64, s64, f32, f64, string(n) or raw(n), or UINT16, INT16, UINT32, INT32, FLOAT32, STRING (got "uint13")
             \(csv): line 3, column address: address must not be negative (got -1)
 
             """)

@@ -22,7 +22,8 @@ final class RegisterMapCSVTests: XCTestCase {
                 id: "heating", title: "Heating",
                 registers: [
                     RegisterDefinition(
-                        registerId: "heating.mode", name: "Mode", address: 100, type: .u16, enum: [0, 1, 2], access: .rw),
+                        registerId: "heating.mode", name: "Mode", address: 100, type: .u16, enum: [0, 1, 2], access: .rw,
+                        description: "Operating mode: 0 off, 1 manual, 2 auto"),
                     RegisterDefinition(
                         registerId: "heating.setpoint", name: "Setpoint", address: 101, type: .s16, min: -200, max: 900,
                         scale: 0.1,
@@ -34,7 +35,7 @@ final class RegisterMapCSVTests: XCTestCase {
                         registerId: "heating.label", name: "Label, shown on the HMI", address: 110, type: .string(16)),
                     RegisterDefinition(
                         registerId: "comm.unit", name: "Unit id", address: 200, type: .u16, min: 1, max: 247, access: .ro,
-                        clone: false),
+                        clone: false, description: #"never "cloned""#),
                 ]))
     }
 

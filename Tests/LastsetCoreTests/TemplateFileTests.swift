@@ -101,14 +101,22 @@ final class TemplateFileTests: XCTestCase {
         let full = RegisterDefinition(
             registerId: "r", name: "R", address: 1, type: .u32, wordOrder: .little, byteOrder: .little, unset: .unsigned(0),
             min: 0,
-            max: 9, enum: [1, 2], scale: 0.1, unit: "V", access: .ro, clone: false)
+            max: 9, enum: [1, 2], scale: 0.1, unit: "V", access: .ro, clone: false, factoryDefault: .unsigned(5),
+            description: "Supply voltage")
         let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(full)) as! [String: Any]
-        XCTAssertEqual(Set(encoded.keys), Set(RegisterDefinition.canonicalFields))
+        XCTAssertEqual(Set(encoded.keys), Set(RegisterDefinition.canonicalFields + RegisterDefinition.documentationFields))
         var w = JSONWriter()
         full.writeCanonical(to: &w)
         let mine = try JSONSerialization.jsonObject(with: Data(w.bytes)) as! [String: Any]
-        XCTAssertEqual(Set(mine.keys), Set(encoded.keys))
-        XCTAssertEqual(try JSONDecoder().decode(RegisterDefinition.self, from: Data(w.bytes)), full)
+        XCTAssertEqual(Set(mine.keys), Set(RegisterDefinition.canonicalFields))
+        var hashed = full
+        hashed.factoryDefault = nil
+        hashed.description = nil
+        XCTAssertEqual(try JSONDecoder().decode(RegisterDefinition.self, from: Data(w.bytes)), hashed)
+        // Documentation does not change the hash.
+        XCTAssertEqual(PageDefinition(id: "p", registers: [full]).hash, PageDefinition(id: "p", registers: [hashed]).hash)
+        XCTAssertEqual(
+            PageDefinition(id: "p", registers: [full], description: "what it is").hash, PageDefinition(id: "p", registers: [full]).hash)
 
         let page = PageDefinition(id: "p", registers: [full])
         var changed = [PageDefinition]()
