@@ -101,7 +101,7 @@ final class ImportMapTests: XCTestCase {
             noPage.stderr,
             """
             error: missing option --page ID
-            usage: lastset import-map CSV --page ID [--title TITLE]
+            usage: lastset import-map FILE --page ID [--title TITLE] [--format FORMAT] [--addressing MODE]
             see "lastset import-map --help"
 
             """)

@@ -1,43 +1,71 @@
 import Foundation
 import LastsetCore
 
-/// `lastset import-map CSV --page ID [--title T]`: a vendor register list as a page definition (offline).
+/// `lastset import-map FILE --page ID [--title T] [--format csv|wb] [--addressing …]`: a vendor register
+/// list or a wb-mqtt-serial device template as page definitions (offline).
 struct ImportMap: Command {
     /// The command's shape.
     static let spec = CommandSpec(
-        name: "import-map", abstract: "Turn a vendor CSV register list into a page definition (JSON for the config).",
+        name: "import-map",
+        abstract: "Turn a vendor CSV register list or a wb-mqtt-serial template into page definitions (JSON for the config).",
         discussion: """
-            Works offline: the daemon is not contacted. Prints the page as JSON, ready to paste into the "pages" array
-            of /etc/lastset/lastset.json. Every problem is reported with its line, column and value (see docs/CSV-IMPORT.md).
+            Works offline: the daemon is not contacted. A CSV becomes one page, printed as JSON ready to paste into the
+            "pages" array of /etc/lastset/lastset.json; a wb-mqtt-serial template (--format wb) becomes an array of pages,
+            one per parameter group. What the import assumed, and what it did not import, is said on stderr. Every problem
+            is reported with its line and column, or JSON path, and value (see docs/IMPORT.md).
             """,
-        arguments: [.init(name: "CSV", help: "The vendor's register list, saved as CSV")],
+        arguments: [.init(name: "FILE", help: "The vendor's register list saved as CSV, or a wb-mqtt-serial template")],
         options: [
-            .value("--page", "ID", required: true, "Id of the new page"),
-            .value("--title", "TITLE", "The page's title"),
+            .value("--page", "ID", required: true, "Id of the new page (a wb template's groups become ID-GROUP)"),
+            .value("--title", "TITLE", "The page's title (CSV)"),
+            .value("--format", "FORMAT", "csv (default) or wb (a wb-mqtt-serial device template)"),
+            .value(
+                "--addressing", "MODE",
+                "How a CSV numbers registers: auto (default: Modicon 4xxxx when every address is one), pdu, one-based, modicon"),
         ])
 
     /// This one never talks to the daemon.
     static var usesDaemon: Bool { false }
 
-    /// The CSV file.
+    /// The file.
     let file: String
     /// `--page`.
     let pageId: String
     /// `--title`.
     let title: String?
+    /// `--format wb`.
+    let wb: Bool
+    /// `--addressing`.
+    let addressing: RegisterMapCSV.Addressing
 
-    /// Takes CSV, --page and --title.
+    /// Takes FILE, --page, --title, --format and --addressing.
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        file = arguments.argument("CSV")
+        file = arguments.argument("FILE")
         pageId = arguments.value("--page") ?? ""
         title = arguments.value("--title")
+        switch arguments.value("--format") {
+        case nil, "csv"?: wb = false
+        case "wb"?: wb = true
+        case let other?: throw UsageError("--format must be csv or wb (got \"\(other)\")", command: Self.spec)
+        }
+        let mode = arguments.value("--addressing") ?? "auto"
+        guard let a = RegisterMapCSV.Addressing(rawValue: mode) else {
+            throw UsageError(
+                "--addressing must be one of \(RegisterMapCSV.Addressing.allCases.map(\.rawValue).joined(separator: ", ")) (got \"\(mode)\")",
+                command: Self.spec)
+        }
+        addressing = a
     }
 
-    /// The page id must be a safe name.
-    func validate() throws(UsageError) { _ = try ArgumentCheck.pageId(pageId, Self.spec) }
+    /// The page id must be a safe name; --addressing is for CSV.
+    func validate() throws(UsageError) {
+        _ = try ArgumentCheck.pageId(pageId, Self.spec)
+        if wb && addressing != .auto { throw UsageError("--addressing is for CSV lists, not wb templates", command: Self.spec) }
+    }
 
-    /// Reads the CSV and prints the page's JSON, or every problem on stderr.
+    /// Reads the file and prints the pages' JSON, or every problem on stderr.
     func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        if wb { return try runWB(context) }
         let text: String
         do {
             text = try String(contentsOf: URL(fileURLWithPath: file), encoding: .utf8)
@@ -45,8 +73,30 @@ struct ImportMap: Command {
             throw CLIError("cannot read \"\(file)\" as UTF-8 text: \(error.localizedDescription)")
         }
         do {
-            let page = try RegisterMapCSV.page(fromCSV: text, pageId: pageId, title: title)
-            context.console.out(RegisterMapCSV.json(for: page))
+            let imported = try RegisterMapCSV.importPage(fromCSV: text, pageId: pageId, title: title, addressing: addressing)
+            for note in imported.assumptions { context.console.err("note: \(note)") }
+            context.console.out(RegisterMapCSV.json(for: imported.page))
+            return .success
+        } catch {
+            let count = error.problems.count
+            throw CLIError(
+                "\(file): \(TextView.plural(count, "problem")):\n"
+                    + error.problems.map { "\(file): \($0)" }.joined(separator: "\n"))
+        }
+    }
+
+    private func runWB(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: file))
+        } catch {
+            throw CLIError("cannot read \"\(file)\": \(error.localizedDescription)")
+        }
+        do {
+            let imported = try WBTemplate.pages(from: data, pageId: pageId)
+            for note in imported.assumptions { context.console.err("note: \(note)") }
+            for part in imported.notImported { context.console.err("not imported: \(part)") }
+            context.console.out(WBTemplate.json(for: imported.pages))
             return .success
         } catch {
             let count = error.problems.count

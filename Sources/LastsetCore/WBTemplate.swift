@@ -1,0 +1,264 @@
+import Foundation
+
+/// Imports a wb-mqtt-serial device template (JSON with comments, as users keep them for their devices)
+/// as page definitions: the holding-register `device.parameters` (an object keyed by id, or an array of
+/// objects with `id`), one page per parameter `group` (in the groups' `order`) plus one for ungrouped
+/// parameters, registers in each parameter's `order`. What is not imported (channels, setup, coils,
+/// input registers, translations, conditions, enum titles, …) is listed, never silently dropped.
+public enum WBTemplate {
+    /// The pages and what was left out.
+    public struct Imported: Sendable, Hashable {
+        /// The pages, in group order (ungrouped parameters first).
+        public var pages: [PageDefinition]
+        /// One line per part of the template that was not imported, with its JSON path.
+        public var notImported: [String]
+        /// What the import assumed.
+        public var assumptions: [String]
+    }
+
+    /// A problem that stops the import: the JSON path, the bad value and what is wrong.
+    public struct Problem: Hashable, Sendable, CustomStringConvertible {
+        /// e.g. `device.parameters.baud_rate.address`.
+        public var path: String
+        /// The bad value as JSON, or empty.
+        public var value: String
+        /// What is wrong.
+        public var message: String
+        /// `path: message (got value)`.
+        public var description: String { value.isEmpty ? "\(path): \(message)" : "\(path): \(message) (got \(value))" }
+    }
+
+    /// Every problem found.
+    public struct ImportError: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The problems, in template order.
+        public var problems: [Problem]
+        /// One per line.
+        public var description: String { problems.map(\.description).joined(separator: "\n") }
+    }
+
+    /// Keys of `device` that describe the device rather than its settings: not imported, not reported.
+    static let deviceInfoKeys: Set<String> = [
+        "name", "id", "max_read_registers", "max_write_registers", "response_timeout_ms", "frame_timeout_ms",
+        "guard_interval_us", "device_max_fail_cycles", "min_read_registers", "max_reg_hole", "max_bit_hole",
+        "enable_wb_continuous_read", "slave_id", "protocol", "groups", "parameters",
+    ]
+    /// Top-level keys that describe the template: not imported, not reported.
+    static let templateInfoKeys: Set<String> = ["device_type", "title", "group", "device", "deprecated", "hw", "ui_options"]
+    /// Parameter keys that are imported.
+    static let parameterKeys: Set<String> = [
+        "id", "title", "address", "reg_type", "format", "scale", "min", "max", "default", "order", "group", "enum",
+        "readonly", "word_order", "byte_order", "description",
+    ]
+
+    /// Imports the template text; page ids are `<pageId>` and `<pageId>-<group id>`.
+    public static func pages(from data: Data, pageId: String) throws(ImportError) -> Imported {
+        var problems: [Problem] = []
+        func fail(_ path: String, _ value: JSONValue?, _ message: String) {
+            problems.append(Problem(path: path, value: value?.abbreviated() ?? "", message: message))
+        }
+        let root: JSONValue
+        do throws(JSONSyntaxError) {
+            root = try StrictJSONParser.parse([UInt8](data), syntax: .json5)
+        } catch {
+            throw ImportError(problems: [Problem(path: error.path, value: "", message: "not valid JSON with comments: \(error)")])
+        }
+        if !SafeName.isValid(pageId) {
+            fail("--page", .string(pageId), "page id must match [A-Za-z0-9][A-Za-z0-9._-]* and be at most \(SafeName.maxLength) characters")
+        }
+        guard case .object(let top) = root else { throw ImportError(problems: [Problem(path: "$", value: root.abbreviated(), message: "a template is an object")]) }
+        guard case .object(let device)? = top["device"] else {
+            throw ImportError(problems: [Problem(path: "device", value: top["device"]?.abbreviated() ?? "", message: "a template needs a \"device\" object")])
+        }
+        var notImported: [String] = []
+        for key in top.keys.sorted() where !templateInfoKeys.contains(key) {
+            notImported.append("\(key): not a part of a device template Lastset knows")
+        }
+        for key in device.keys.sorted() where !deviceInfoKeys.contains(key) {
+            let what: String
+            switch key {
+            case "channels": what = "channels are live values, not settings"
+            case "setup": what = "setup writes are not settings a capture reads back (write them as the page's beforeWrite steps if they must run before a replay)"
+            case "translations": what = "translations are not imported (the English titles are used)"
+            default: what = "not a part of a device template Lastset knows"
+            }
+            let count: String
+            switch device[key] {
+            case .array(let a)?: count = " (\(a.count) entries)"
+            case .object(let o)?: count = " (\(o.count) entries)"
+            default: count = ""
+            }
+            notImported.append("device.\(key)\(count): \(what)")
+        }
+
+        // Groups: id → (title, order).
+        var groups: [String: (title: String?, order: Double, index: Int)] = [:]
+        if case .array(let list)? = device["groups"] {
+            for (i, g) in list.enumerated() {
+                guard case .object(let f) = g, case .string(let id)? = f["id"] else {
+                    fail("device.groups[\(i)]", g, "a group needs an \"id\" string")
+                    continue
+                }
+                var title: String?
+                if case .string(let t)? = f["title"] { title = t }
+                groups[id] = (title, f["order"]?.number ?? Double(i), i)
+            }
+        }
+
+        // Parameters: object keyed by id (in key order of the text is lost; `order` decides) or array.
+        var params: [(id: String, path: String, fields: [String: JSONValue], index: Int)] = []
+        switch device["parameters"] {
+        case .object(let o)?:
+            for (i, key) in o.keys.sorted().enumerated() {
+                guard case .object(let f) = o[key]! else {
+                    fail("device.parameters.\(key)", o[key], "a parameter is an object")
+                    continue
+                }
+                params.append((key, "device.parameters.\(key)", f, i))
+            }
+        case .array(let a)?:
+            for (i, item) in a.enumerated() {
+                guard case .object(let f) = item else {
+                    fail("device.parameters[\(i)]", item, "a parameter is an object")
+                    continue
+                }
+                guard case .string(let id)? = f["id"] else {
+                    fail("device.parameters[\(i)].id", f["id"], "a parameter in an array needs an \"id\" string")
+                    continue
+                }
+                params.append((id, "device.parameters[\(i)]", f, i))
+            }
+        case nil:
+            fail("device.parameters", nil, "the template has no parameters (settings) to import")
+        case let other?:
+            fail("device.parameters", other, "parameters must be an object or an array")
+        }
+
+        var byGroup: [String: [(order: Double, index: Int, register: RegisterDefinition)]] = [:]
+        for p in params {
+            let f = p.fields
+            for key in f.keys.sorted() where !parameterKeys.contains(key) {
+                notImported.append("\(p.path).\(key): \(key == "condition" ? "conditions are not evaluated (the parameter is always on the page)" : key == "enum_titles" ? "enum titles are not imported" : "not imported")")
+            }
+            let regType: String
+            switch f["reg_type"] {
+            case nil: regType = "holding"
+            case .string(let s)?: regType = s
+            case let other?:
+                fail("\(p.path).reg_type", other, "reg_type must be a string")
+                continue
+            }
+            guard regType == "holding" else {
+                notImported.append("\(p.path): reg_type \"\(regType)\" is not imported (Lastset reads and writes holding registers)")
+                continue
+            }
+            var address: Int?
+            switch f["address"] {
+            case .int(let a)?: address = Int(a)
+            case .string(let s)?:
+                let t = s.lowercased()
+                address = t.hasPrefix("0x") ? Int(t.dropFirst(2), radix: 16) : Int(t)
+                if address == nil { fail("\(p.path).address", .string(s), "not an address (decimal or 0x hex)") }
+            case nil: fail("\(p.path).address", nil, "a parameter needs an address")
+            case let other?: fail("\(p.path).address", other, "not an address (decimal or 0x hex)")
+            }
+            var format = "u16"
+            if let v = f["format"] {
+                guard case .string(let s) = v else {
+                    fail("\(p.path).format", v, "format must be a string")
+                    continue
+                }
+                format = s
+            }
+            let types: [String: RegisterType] = [
+                "u16": .u16, "s16": .s16, "u32": .u32, "s32": .s32, "u64": .u64, "s64": .s64, "float": .f32, "double": .f64,
+            ]
+            guard let type = types[format] else {
+                notImported.append("\(p.path): format \"\(format)\" is not imported (Lastset has u16, s16, u32, s32, u64, s64, float, double)")
+                continue
+            }
+            func number(_ key: String) -> Double? {
+                guard let v = f[key] else { return nil }
+                guard let n = v.number, n.isFinite else {
+                    fail("\(p.path).\(key)", v, "must be a number")
+                    return nil
+                }
+                return n
+            }
+            var title: String?
+            if case .string(let t)? = f["title"] { title = t }
+            var description: String?
+            if case .string(let t)? = f["description"] { description = t }
+            var enumValues: [Double]?
+            if case .array(let list)? = f["enum"] {
+                enumValues = list.compactMap(\.number)
+                if enumValues!.count != list.count { fail("\(p.path).enum", f["enum"], "enum values must be numbers") }
+            }
+            var readonly = false
+            if case .bool(let b)? = f["readonly"] { readonly = b }
+            var wordOrder: WordOrder?
+            if case .string(let w)? = f["word_order"] { wordOrder = w == "little_endian" ? .little : .big }
+            var byteOrder: ByteOrder?
+            if case .string(let b)? = f["byte_order"] { byteOrder = b == "little_endian" ? .little : .big }
+            let factoryDefault = number("default").map { RegisterRules.normalized(.float($0), for: type) }
+            guard let address else { continue }
+            let slug = RegisterMapCSV.slugify(p.id)
+            guard !slug.isEmpty else {
+                fail("\(p.path)", .string(p.id), "cannot derive a registerId from this parameter id")
+                continue
+            }
+            let register = RegisterDefinition(
+                registerId: "\(pageId).\(slug)", name: title ?? p.id, address: address, type: type, wordOrder: wordOrder,
+                byteOrder: byteOrder, min: number("min"), max: number("max"), enum: enumValues, scale: number("scale"),
+                access: readonly ? .ro : nil, factoryDefault: factoryDefault, description: description)
+            for r in RegisterRules.problems(of: register) {
+                fail("\(p.path).\(r.key == "factoryDefault" ? "default" : r.key)", r.value, r.message)
+            }
+            var group = ""
+            if let g = f["group"] {
+                guard case .string(let id) = g else {
+                    fail("\(p.path).group", g, "group must be a string")
+                    continue
+                }
+                if groups[id] == nil { fail("\(p.path).group", g, "no group in device.groups has this id") }
+                group = id
+            }
+            byGroup[group, default: []].append((number("order") ?? Double.infinity, p.index, register))
+        }
+
+        var pages: [PageDefinition] = []
+        let orderedGroups = byGroup.keys.sorted { a, b in
+            if a.isEmpty || b.isEmpty { return a.isEmpty && !b.isEmpty }
+            let ga = groups[a]!, gb = groups[b]!
+            return ga.order != gb.order ? ga.order < gb.order : ga.index < gb.index
+        }
+        var title: String?
+        if case .string(let t)? = top["title"] { title = t } else if case .string(let t)? = top["device_type"] { title = t }
+        for g in orderedGroups {
+            let registers = byGroup[g]!.sorted { $0.order != $1.order ? $0.order < $1.order : $0.index < $1.index }.map(\.register)
+            let id = g.isEmpty ? pageId : "\(pageId)-\(RegisterMapCSV.slugify(g).replacingOccurrences(of: "_", with: "-"))"
+            let pageTitle = g.isEmpty ? title : [title, groups[g]?.title ?? g].compactMap { $0 }.joined(separator: ": ")
+            if !SafeName.isValid(id) { fail("device.groups", .string(g), "group id does not make a page id (\(id))") }
+            pages.append(PageDefinition(id: id, title: pageTitle, registers: registers))
+        }
+        // Overlaps within a page, as the config checker would report them.
+        for page in pages {
+            let sorted = page.registers.sorted { $0.address < $1.address }
+            for (a, b) in zip(sorted, sorted.dropFirst()) where b.address < a.endAddress {
+                fail(
+                    "device.parameters", .string(b.registerId),
+                    "\"\(b.registerId)\" (\(b.address)...\(b.endAddress - 1)) overlaps \"\(a.registerId)\" on page \(page.id)")
+            }
+        }
+        if pages.isEmpty && problems.isEmpty { fail("device.parameters", nil, "no holding-register parameter to import") }
+        guard problems.isEmpty else { throw ImportError(problems: problems) }
+        let assumptions = [
+            "addresses are the template's (0-based PDU addresses); min, max and default are raw register values (before scale)"
+        ]
+        return Imported(pages: pages, notImported: notImported, assumptions: assumptions)
+    }
+
+    /// The pages as pretty JSON (an array, ready to paste into the config's `pages`).
+    public static func json(for pages: [PageDefinition]) -> String {
+        "[\n" + pages.map { RegisterMapCSV.json(for: $0) }.joined(separator: ",\n") + "\n]"
+    }
+}
