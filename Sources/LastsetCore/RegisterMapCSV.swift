@@ -124,7 +124,8 @@ public enum RegisterMapCSV {
                 add(
                     header.line, raw, raw,
                     "unknown column; known columns: " + columns.joined(separator: ", ")
-                        + " (and vendors' names for them: Register, Parameter, Data Type, R/W, Default, Range, Units, Multiplier, …)")
+                        + " (and vendors' names for them: Register, Parameter, Data Type, R/W, Default, Range, Units, Multiplier, …)"
+                )
             }
         }
         for name in requiredColumns where index[name] == nil {
@@ -150,7 +151,8 @@ public enum RegisterMapCSV {
                     "addresses read as Modicon holding-register numbers (every one is 4xxxx): \(values.min()!) is PDU address \(values.min()! - (six ? 400001 : 40001)); give --addressing pdu if they are not"
                 )
             } else if !renamed.isEmpty {
-                assumptions.append("addresses read as 0-based PDU addresses; give --addressing one-based if the list counts from 1")
+                assumptions.append(
+                    "addresses read as 0-based PDU addresses; give --addressing one-based if the list counts from 1")
             }
         } else if style == .oneBased {
             assumptions.append("addresses read as register numbers counted from 1 (PDU address = number − 1)")
@@ -158,7 +160,8 @@ public enum RegisterMapCSV {
             assumptions.append("addresses read as Modicon holding-register numbers (40001 = PDU address 0)")
         }
         if index["factoryDefault"] != nil {
-            assumptions.append("the Default column is kept as each register's factoryDefault (documentation; not the \"not set\" value)")
+            assumptions.append(
+                "the Default column is kept as each register's factoryDefault (documentation; not the \"not set\" value)")
         }
         if index["range"] != nil || index["factoryDefault"] != nil {
             assumptions.append("Range and Default are raw register values (before Scale)")
@@ -224,7 +227,9 @@ public enum RegisterMapCSV {
                 case .failure(let error): add(line, "type", t, error.message)
                 }
                 if let type, let length, length != type.registerCount {
-                    add(line, "length", String(length), "\(type) takes \(type.registerCount) register(s), the length column says \(length)")
+                    add(
+                        line, "length", String(length),
+                        "\(type) takes \(type.registerCount) register(s), the length column says \(length)")
                 }
             } else {
                 add(line, "type", nil, "type is empty")

@@ -63,11 +63,18 @@ public enum WBTemplate {
             throw ImportError(problems: [Problem(path: error.path, value: "", message: "not valid JSON with comments: \(error)")])
         }
         if !SafeName.isValid(pageId) {
-            fail("--page", .string(pageId), "page id must match [A-Za-z0-9][A-Za-z0-9._-]* and be at most \(SafeName.maxLength) characters")
+            fail(
+                "--page", .string(pageId),
+                "page id must match [A-Za-z0-9][A-Za-z0-9._-]* and be at most \(SafeName.maxLength) characters")
         }
-        guard case .object(let top) = root else { throw ImportError(problems: [Problem(path: "$", value: root.abbreviated(), message: "a template is an object")]) }
+        guard case .object(let top) = root else {
+            throw ImportError(problems: [Problem(path: "$", value: root.abbreviated(), message: "a template is an object")])
+        }
         guard case .object(let device)? = top["device"] else {
-            throw ImportError(problems: [Problem(path: "device", value: top["device"]?.abbreviated() ?? "", message: "a template needs a \"device\" object")])
+            throw ImportError(problems: [
+                Problem(
+                    path: "device", value: top["device"]?.abbreviated() ?? "", message: "a template needs a \"device\" object")
+            ])
         }
         var notImported: [String] = []
         for key in top.keys.sorted() where !templateInfoKeys.contains(key) {
@@ -77,14 +84,16 @@ public enum WBTemplate {
             let what: String
             switch key {
             case "channels": what = "channels are live values, not settings"
-            case "setup": what = "setup writes are not settings a capture reads back (write them as the page's beforeWrite steps if they must run before a replay)"
+            case "setup":
+                what =
+                    "setup writes are not settings a capture reads back (write them as the page's beforeWrite steps if they must run before a replay)"
             case "translations": what = "translations are not imported (the English titles are used)"
             default: what = "not a part of a device template Lastset knows"
             }
             let count: String
             switch device[key] {
-            case .array(let a)?: count = " (\(a.count) entries)"
-            case .object(let o)?: count = " (\(o.count) entries)"
+            case .array(let a)?: count = " (\(a.count) entr\(a.count == 1 ? "y" : "ies"))"
+            case .object(let o)?: count = " (\(o.count) entr\(o.count == 1 ? "y" : "ies"))"
             default: count = ""
             }
             notImported.append("device.\(key)\(count): \(what)")
@@ -137,7 +146,9 @@ public enum WBTemplate {
         for p in params {
             let f = p.fields
             for key in f.keys.sorted() where !parameterKeys.contains(key) {
-                notImported.append("\(p.path).\(key): \(key == "condition" ? "conditions are not evaluated (the parameter is always on the page)" : key == "enum_titles" ? "enum titles are not imported" : "not imported")")
+                notImported.append(
+                    "\(p.path).\(key): \(key == "condition" ? "conditions are not evaluated (the parameter is always on the page)" : key == "enum_titles" ? "enum titles are not imported" : "not imported")"
+                )
             }
             let regType: String
             switch f["reg_type"] {
@@ -148,7 +159,8 @@ public enum WBTemplate {
                 continue
             }
             guard regType == "holding" else {
-                notImported.append("\(p.path): reg_type \"\(regType)\" is not imported (Lastset reads and writes holding registers)")
+                notImported.append(
+                    "\(p.path): reg_type \"\(regType)\" is not imported (Lastset reads and writes holding registers)")
                 continue
             }
             var address: Int?
@@ -173,7 +185,8 @@ public enum WBTemplate {
                 "u16": .u16, "s16": .s16, "u32": .u32, "s32": .s32, "u64": .u64, "s64": .s64, "float": .f32, "double": .f64,
             ]
             guard let type = types[format] else {
-                notImported.append("\(p.path): format \"\(format)\" is not imported (Lastset has u16, s16, u32, s32, u64, s64, float, double)")
+                notImported.append(
+                    "\(p.path): format \"\(format)\" is not imported (Lastset has u16, s16, u32, s32, u64, s64, float, double)")
                 continue
             }
             func number(_ key: String) -> Double? {
@@ -228,13 +241,15 @@ public enum WBTemplate {
         var pages: [PageDefinition] = []
         let orderedGroups = byGroup.keys.sorted { a, b in
             if a.isEmpty || b.isEmpty { return a.isEmpty && !b.isEmpty }
-            let ga = groups[a]!, gb = groups[b]!
+            let ga = groups[a]!
+            let gb = groups[b]!
             return ga.order != gb.order ? ga.order < gb.order : ga.index < gb.index
         }
         var title: String?
         if case .string(let t)? = top["title"] { title = t } else if case .string(let t)? = top["device_type"] { title = t }
         for g in orderedGroups {
-            let registers = byGroup[g]!.sorted { $0.order != $1.order ? $0.order < $1.order : $0.index < $1.index }.map(\.register)
+            let registers = byGroup[g]!.sorted { $0.order != $1.order ? $0.order < $1.order : $0.index < $1.index }.map(
+                \.register)
             let id = g.isEmpty ? pageId : "\(pageId)-\(RegisterMapCSV.slugify(g).replacingOccurrences(of: "_", with: "-"))"
             let pageTitle = g.isEmpty ? title : [title, groups[g]?.title ?? g].compactMap { $0 }.joined(separator: ": ")
             if !SafeName.isValid(id) { fail("device.groups", .string(g), "group id does not make a page id (\(id))") }

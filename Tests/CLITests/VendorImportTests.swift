@@ -86,7 +86,8 @@ final class VendorImportTests: XCTestCase {
         let counted = try runCLI(["import-map", oneBased, "--page", "boiler", "--addressing", "one-based"])
         XCTAssertEqual(counted.status, 1)
         XCTAssertTrue(
-            counted.stderr.contains("line 4, column address: register numbers counted from 1 start at 1 (got \"0\")"), counted.stderr)
+            counted.stderr.contains("line 4, column address: register numbers counted from 1 start at 1 (got \"0\")"),
+            counted.stderr)
     }
 
     /// A wb-mqtt-serial template as users keep one for their device (written for this test).
@@ -138,7 +139,8 @@ final class VendorImportTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         let pages = try JSONDecoder().decode([PageDefinition].self, from: Data(result.stdout.utf8))
         XCTAssertEqual(pages.map(\.id), ["tc42", "tc42-regulation", "tc42-comm"])
-        XCTAssertEqual(pages.map(\.title), ["TC-42 thermostat", "TC-42 thermostat: Regulation", "TC-42 thermostat: Communication"])
+        XCTAssertEqual(
+            pages.map(\.title), ["TC-42 thermostat", "TC-42 thermostat: Regulation", "TC-42 thermostat: Communication"])
         XCTAssertEqual(pages[0].registers.map(\.registerId), ["tc42.gain"])
         XCTAssertEqual(
             pages[1].registers.map(\.registerId),
@@ -155,8 +157,8 @@ final class VendorImportTests: XCTestCase {
         // Everything left out is said, with its path.
         for part in [
             "not imported: device.channels (2 entries): channels are live values, not settings",
-            "not imported: device.setup (1 entries): setup writes are not settings",
-            "not imported: device.translations (1 entries): translations are not imported",
+            "not imported: device.setup (1 entry): setup writes are not settings",
+            "not imported: device.translations (1 entry): translations are not imported",
             "not imported: device.parameters.mode.enum_titles: enum titles are not imported",
             "not imported: device.parameters.eco_offset.condition: conditions are not evaluated",
             #"not imported: device.parameters.relay_test: reg_type "coil" is not imported"#,

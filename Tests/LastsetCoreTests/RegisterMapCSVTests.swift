@@ -85,7 +85,9 @@ final class RegisterMapCSVTests: XCTestCase {
                 [
                     CSVProblem(
                         line: 4, column: "type", value: "\"u17\"",
-                        message: "unknown register type; expected u16, s16, u32, s32, u64, s64, f32, f64, string(n) or raw(n), or UINT16, INT16, UINT32, INT32, FLOAT32, STRING")
+                        message:
+                            "unknown register type; expected u16, s16, u32, s32, u64, s64, f32, f64, string(n) or raw(n), or UINT16, INT16, UINT32, INT32, FLOAT32, STRING"
+                    )
                 ])
         }
     }

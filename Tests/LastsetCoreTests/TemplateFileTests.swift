@@ -116,7 +116,8 @@ final class TemplateFileTests: XCTestCase {
         // Documentation does not change the hash.
         XCTAssertEqual(PageDefinition(id: "p", registers: [full]).hash, PageDefinition(id: "p", registers: [hashed]).hash)
         XCTAssertEqual(
-            PageDefinition(id: "p", registers: [full], description: "what it is").hash, PageDefinition(id: "p", registers: [full]).hash)
+            PageDefinition(id: "p", registers: [full], description: "what it is").hash,
+            PageDefinition(id: "p", registers: [full]).hash)
 
         let page = PageDefinition(id: "p", registers: [full])
         var changed = [PageDefinition]()
