@@ -36,6 +36,7 @@ public actor ReplayJournal {
         let fd: Int32
         let url: URL
         private let lock = NSLock()
+        private let encoder = APICoding.encoder()
         init(fd: Int32, url: URL) {
             self.fd = fd
             self.url = url
@@ -44,12 +45,10 @@ public actor ReplayJournal {
 
         /// Appends one transition (one write, no fsync: it survives the process being killed).
         func append(_ event: ReplayEvent) throws(StorageError) {
-            guard let json = try? APICoding.encoder().encode(event) else {
-                throw StorageError(operation: "encode a journal line for", path: url.path, errno: EINVAL)
-            }
-            var bytes = [UInt8](json)
-            bytes.append(0x0A)
             let ok = lock.withLock { () -> Bool in
+                guard let json = try? encoder.encode(event) else { return false }
+                var bytes = [UInt8](json)
+                bytes.append(0x0A)
                 var offset = 0
                 while offset < bytes.count {
                     let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }

@@ -58,12 +58,13 @@ final class DaemonHarness: @unchecked Sendable {
     private let stderrData = LockedData()
 
     /// Writes `config` (JSON5 text), starts the daemon and waits for READY=1 on the notify socket.
-    init(config: String, environment: [String: String] = [:]) throws {
+    /// `dataDirectory`: another (stopped) daemon's data directory, to restart on it.
+    init(config: String, environment: [String: String] = [:], dataDirectory: URL? = nil) throws {
         dir = try TestPaths.temporaryDirectory(prefix: "e2e")
         configURL = dir.appendingPathComponent("lastset.json")
         try config.write(to: configURL, atomically: true, encoding: .utf8)
         socketPath = dir.appendingPathComponent("api.sock").path
-        dataDir = dir.appendingPathComponent("data")
+        dataDir = dataDirectory ?? dir.appendingPathComponent("data")
         notify = try NotifySocket(path: dir.appendingPathComponent("notify.sock").path)
         process = Process()
         process.executableURL = try TestPaths.executable("lastsetd")

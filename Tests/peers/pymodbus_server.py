@@ -11,6 +11,7 @@ same words). Faults are injected through SimDevice(action=...), the hook pymodbu
   --max-read N            reads of more than N registers answer --max-read-exception (default 03)
   --delay-ms N            every reply is delayed by N ms
   --delay ADDR:MS         requests touching ADDR are delayed by MS ms
+  --delay-write ADDR:MS   write requests touching ADDR are delayed by MS ms (reads are not)
   --exception ADDR:CODE[:TIMES]  requests touching ADDR answer CODE (only the first TIMES times if given)
   --refuse-fc16           FC16 answers exception 01
   --drop-after N          each connection is closed (without a reply) on its (N+1)th request
@@ -52,6 +53,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--max-read-exception", type=int, default=3)
     p.add_argument("--delay-ms", type=int, default=0)
     p.add_argument("--delay", action="append", default=[], metavar="ADDR:MS")
+    p.add_argument("--delay-write", action="append", default=[], metavar="ADDR:MS")
     p.add_argument("--exception", action="append", default=[], metavar="ADDR:CODE[:TIMES]")
     p.add_argument("--refuse-fc16", action="store_true")
     p.add_argument("--drop-after", type=int)
@@ -83,6 +85,7 @@ class Faults:
         self.delay = args.delay_ms / 1000.0
         self.refuse_fc16 = args.refuse_fc16
         self.address_delays = {int(a, 0): int(ms) / 1000.0 for a, ms in (s.split(":") for s in args.delay)}
+        self.write_delays = {int(a, 0): int(ms) / 1000.0 for a, ms in (s.split(":") for s in args.delay_write)}
         # address -> [code, remaining times or None for always]
         self.exceptions: dict[int, list] = {}
         for spec in args.exception:
@@ -96,6 +99,8 @@ class Faults:
     async def action(self, function_code, start_address, address, count, registers, set_values):
         unit = current_unit[0]  # read before any await: another connection's request may set it later
         delay = max([self.delay] + [self.address_delays.get(a, 0.0) for a in range(address, address + count)])
+        if set_values is not None:
+            delay = max([delay] + [self.write_delays.get(a, 0.0) for a in range(address, address + count)])
         if delay:
             await asyncio.sleep(delay)
         result = self.fault(function_code, address, count)

@@ -1,0 +1,84 @@
+import Foundation
+import Glibc
+import LastsetClient
+import LastsetCore
+import TestSupport
+import XCTest
+
+/// A replay killed half-way leaves a trace (issue 8, item 5): the real `lastsetd` is SIGKILLed after two
+/// write frames reached the target; at the next start the journal becomes an "interrupted: may be
+/// partially written" audit record and the device page shows unverified until a diff clears it. The
+/// replay is never resumed.
+final class InterruptedReplayEndToEndTests: XCTestCase {
+    private var peers: [PymodbusPeer] = []
+
+    override func tearDown() {
+        for p in peers { p.stop() }
+        peers = []
+    }
+
+    private func peer(_ values: [Int: [UInt16]], _ options: [String] = []) throws -> PymodbusPeer {
+        let p = try PymodbusPeer.startTCP(options: options, values: values)
+        peers.append(p)
+        return p
+    }
+
+    private func config(a: Int, b: Int) -> String {
+        """
+        {
+          version: 1,
+          devices: [
+            { id: "press-a", endpoint: "tcp://127.0.0.1:\(a)", unit: 1, pages: ["heating"] },
+            { id: "press-b", endpoint: "tcp://127.0.0.1:\(b)", unit: 1, pages: ["heating"], quirks: { timeout: "5s", retries: 0 } },
+          ],
+        \(DaemonEndToEndTests.pages)
+        }
+        """
+    }
+
+    func testAKilledReplayIsRecordedInterruptedAndTheDeviceUnverifiedUntilADiff() throws {
+        let a = try peer(DaemonEndToEndTests.reference)
+        // B answers the write to 110 (the label) only after 3 s: the daemon is killed while it waits.
+        let b = try peer(DaemonEndToEndTests.blank, ["--delay-write", "110:3000"])
+        let first = try DaemonHarness(config: config(a: a.port!, b: b.port!))
+        XCTAssertEqual(try first.cli(["capture", "heating", "--from", "press-a"]).status, 0)
+        let started = try first.api("POST", "/v1/pages/heating/apply", #"{"device": "press-b"}"#)
+        XCTAssertEqual(started.status, 202, started.text)
+
+        // Wait until the unlock and the first page write reached B (the label's write is then on the wire).
+        let deadline = Date().addingTimeInterval(10)
+        while try b.writes().count < 2 && Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(try b.writes().map(\.address), [1536, 100], "two write frames reached the target")
+        XCTAssertNotNil(first.stop(signal: SIGKILL), "killed")
+        defer { withExtendedLifetime(first) {} }  // its directory holds the data directory
+
+        let second = try DaemonHarness(config: config(a: a.port!, b: b.port!), dataDirectory: first.dataDir)
+        XCTAssertTrue(second.stderr.contains("interrupted"), second.stderr)
+        let page = try second.decode(AuditPage.self, try second.api("GET", "/v1/audit?limit=10"))
+        let record = try XCTUnwrap(page.records.last)
+        XCTAssertEqual(record.kind, .replay)
+        XCTAssertEqual(record.result, .interrupted)
+        XCTAssertTrue(record.message?.contains("may be partially written") ?? false, record.message ?? "nil")
+        XCTAssertTrue(record.message?.contains("first in doubt heating.label") ?? false, record.message ?? "nil")
+        let status = Dictionary(uniqueKeysWithValues: record.registers.map { ($0.registerId, $0.status) })
+        XCTAssertEqual(status["heating.mode"], .unverified, "acknowledged, never read back")
+        XCTAssertEqual(status["heating.energy"], .unverified)
+        XCTAssertEqual(status["heating.label"], .inDoubt, "sent, never answered")
+        XCTAssertEqual(status["heating.hysteresis"], .notAttempted)
+        XCTAssertEqual(page.records.filter { $0.result == .started }.count, 0, "the intent is folded into the record")
+
+        var device = try second.decode(DeviceStatus.self, try second.api("GET", "/v1/devices/press-b"))
+        XCTAssertEqual(device.unverified?.map(\.pageId), ["heating"])
+        XCTAssertEqual(
+            try second.decode(DeviceStatus.self, try second.api("GET", "/v1/devices/press-a")).unverified, nil)
+
+        // Never resumed: nothing beyond what the killed replay sent (the delayed label may still land).
+        XCTAssertFalse(try b.writes().contains { [120, 2304].contains($0.address) }, "the replay was resumed")
+
+        // A diff shows what the device holds and clears the mark.
+        XCTAssertEqual(try second.api("GET", "/v1/pages/heating/diff?device=press-b").status, 200)
+        device = try second.decode(DeviceStatus.self, try second.api("GET", "/v1/devices/press-b"))
+        XCTAssertNil(device.unverified)
+        XCTAssertEqual(second.stop(), 0)
+    }
+}
