@@ -185,6 +185,7 @@ extension CaptureReport {
             w.lineBreak()
             w.beginObject()
             w.field("address", p.address)
+            w.field("cause", p.cause.rawValue)
             w.field("registerId", p.registerId)
             w.field("rule", p.rule)
             w.optional("value", p.value)
@@ -222,7 +223,7 @@ extension JobInfo {
             w.field("finishedAt", finishedAt)
         }
         w.field("id", id)
-        w.field("kind", kind)
+        w.field("kind", kind.rawValue)
         w.field("pageId", pageId)
         if let progress {
             w.key("progress")

@@ -62,8 +62,8 @@ public struct DeviceStatus: Codable, Sendable, Hashable {
     public var lastError: String?
     public var lastErrorAt: Date?
     public var lastSuccessAt: Date?
-    /// The kind of running job holding the device ("capture" or "apply"), if any.
-    public var busy: String?
+    /// The kind of running job holding the device, if any.
+    public var busy: JobKind?
     /// Live values by page (only when polled).
     public var live: [String: [LiveValue]]
     /// Pages an interrupted replay may have left partially written (until a replay succeeds or a diff).
@@ -73,7 +73,7 @@ public struct DeviceStatus: Codable, Sendable, Hashable {
 
     public init(
         id: String, endpoint: String, unit: Int, pages: [String], poll: String, reachable: Bool? = nil, lastError: String? = nil,
-        lastErrorAt: Date? = nil, lastSuccessAt: Date? = nil, busy: String? = nil, live: [String: [LiveValue]] = [:],
+        lastErrorAt: Date? = nil, lastSuccessAt: Date? = nil, busy: JobKind? = nil, live: [String: [LiveValue]] = [:],
         counters: LinkCounters? = nil
     ) {
         self.id = id
@@ -157,8 +157,8 @@ public enum JobState: String, Codable, Sendable, Hashable {
 /// `GET /v1/jobs/{id}`: a capture or replay, its progress and, once finished, its report.
 public struct JobInfo: Codable, Sendable, Hashable {
     public var id: String
-    /// "capture" or "apply".
-    public var kind: String
+    /// Capture or apply.
+    public var kind: JobKind
     public var pageId: String
     public var device: String
     public var who: String
@@ -172,7 +172,7 @@ public struct JobInfo: Codable, Sendable, Hashable {
     public var error: String?
 
     public init(
-        id: String, kind: String, pageId: String, device: String, who: String, state: JobState = .running,
+        id: String, kind: JobKind, pageId: String, device: String, who: String, state: JobState = .running,
         progress: JobProgress? = nil, startedAt: Date = Date(), finishedAt: Date? = nil, capture: CaptureReport? = nil,
         replay: ReplayReport? = nil, error: String? = nil
     ) {

@@ -10,8 +10,23 @@ public struct CaptureProblem: Codable, Sendable, Hashable, CustomStringConvertib
     public var value: RegisterValue?
     /// The rule broken, or the read error.
     public var rule: String
+    /// Whether the device failed to answer or answered a bad value.
+    public var cause: Cause
 
-    public init(registerId: String, address: Int, valueData: String?, value: RegisterValue?, rule: String) {
+    /// Why a register made the capture invalid.
+    public enum Cause: String, Codable, Sendable, Hashable {
+        /// The register could not be read (the device's health suffers).
+        case readFailed
+        /// An identity register could not be read.
+        case identityReadFailed
+        /// The value read breaks a rule of the register.
+        case invalidValue
+    }
+
+    public init(
+        registerId: String, address: Int, valueData: String?, value: RegisterValue?, rule: String, cause: Cause = .invalidValue
+    ) {
+        self.cause = cause
         self.registerId = registerId
         self.address = address
         self.valueData = valueData

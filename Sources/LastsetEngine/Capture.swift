@@ -36,7 +36,8 @@ public enum Capture {
                 report.problems.append(
                     CaptureProblem(
                         registerId: reg.registerId, address: reg.address, valueData: nil, value: nil,
-                        rule: "identity read failed: \(readout.failure(for: span).map(String.init(describing:)) ?? "no data")"))
+                        rule: "identity read failed: \(readout.failure(for: span).map(String.init(describing:)) ?? "no data")",
+                        cause: .identityReadFailed))
                 continue
             }
             identityValues.append(
@@ -54,7 +55,7 @@ public enum Capture {
                 report.problems.append(
                     CaptureProblem(
                         registerId: def.registerId, address: def.address, valueData: nil, value: nil,
-                        rule: "read failed: \(cause)"))
+                        rule: "read failed: \(cause)", cause: .readFailed))
                 continue
             }
             let hex = words.bigEndianBytes.hexString

@@ -440,8 +440,8 @@ final class APIRouter: Sendable {
             }
             let target = await registry.target(for: device)
             let key = target.lockKey
-            guard await registry.acquire(key, for: "identity read") else {
-                let holder = await registry.holder(key) ?? "a job"
+            guard await registry.acquire(key, for: .identityRead) else {
+                let holder = await registry.holder(key)?.rawValue ?? "job"
                 throw APIError.conflict(
                     "device_busy", "\(target.label) is busy with a running \(holder); try again when it has finished")
             }
@@ -493,11 +493,11 @@ final class APIRouter: Sendable {
         let target = await registry.target(for: device)
         let engine = self.engine
         let registry = self.registry
-        return try await runJob(kind: "capture", page: page, target: target, who: who, wait: wait) { progress in
+        return try await runJob(kind: .capture, page: page, target: target, who: who, wait: wait) { progress in
             let report = await engine.capture(page: page, from: target, who: who, progress: progress)
-            if report.problems.contains(where: { $0.rule.hasPrefix("read failed") || $0.rule.hasPrefix("identity read failed") })
-            {
-                await registry.recordFailure(device.id, error: report.problems[0].description)
+            // The device's health follows the cause, never the wording of a message.
+            if let lost = report.problems.first(where: { $0.cause != .invalidValue }) {
+                await registry.recordFailure(device.id, error: lost.description)
             } else {
                 await registry.recordSuccess(device.id)
             }
@@ -543,7 +543,7 @@ final class APIRouter: Sendable {
         let options = ReplayOptions(dryRun: body.dryRun ?? false, onError: body.onError ?? .stop)
         let engine = self.engine
         let registry = self.registry
-        return try await runJob(kind: "apply", page: page, target: target, who: who, wait: wait) { progress in
+        return try await runJob(kind: .apply, page: page, target: target, who: who, wait: wait) { progress in
             let report = await engine.apply(
                 page: page, template: template, to: target, options: options, who: who, progress: progress)
             if let deviceId = target.deviceId {
@@ -573,12 +573,12 @@ final class APIRouter: Sendable {
     /// Holds the device, starts the job, releases the device when it ends; 409 when the device is held.
     /// Returns the running job, or the finished one when `wait`.
     private func runJob(
-        kind: String, page: CompiledPage, target: DeviceTarget, who: String, wait: Bool,
+        kind: JobKind, page: CompiledPage, target: DeviceTarget, who: String, wait: Bool,
         work: @escaping @Sendable (@escaping ProgressHandler) async -> JobOutcome
     ) async throws -> JobInfo {
         let key = target.lockKey
         guard await registry.acquire(key, for: kind) else {
-            let holder = await registry.holder(key) ?? "a job"
+            let holder = await registry.holder(key)?.rawValue ?? "job"
             throw APIError.conflict(
                 "device_busy", "\(target.label) is busy with a running \(holder); try again when it has finished")
         }

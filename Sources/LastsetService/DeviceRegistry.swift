@@ -10,7 +10,7 @@ actor DeviceRegistry {
     private let pool = ConnectionPool()
     private var states: [String: DeviceStatus] = [:]
     /// Lock key (resolved machine + unit) → kind of the job holding it.
-    private var held: [String: String] = [:]
+    private var held: [String: JobKind] = [:]
     /// Each configured device's machine and connection, resolved once per config.
     private var resolved: [String: (machine: MachineKey, connection: ModbusConnection)] = [:]
 
@@ -78,7 +78,7 @@ actor DeviceRegistry {
 
     /// Holds the device for a job; false when another job holds it. A poll in progress is let
     /// finish first (polls are short), so a job never interleaves with a poll.
-    func acquire(_ key: String, for kind: String) async -> Bool {
+    func acquire(_ key: String, for kind: JobKind) async -> Bool {
         guard held[key] == nil else { return false }
         held[key] = kind
         while polling.contains(key) { try? await Task.sleep(for: .milliseconds(5)) }
@@ -99,7 +99,7 @@ actor DeviceRegistry {
     func release(_ key: String) { held[key] = nil }
 
     /// The kind of job holding the device, if any.
-    func holder(_ key: String) -> String? { held[key] }
+    func holder(_ key: String) -> JobKind? { held[key] }
 
     /// Records a successful poll (or job request) of a device.
     func recordSuccess(_ id: String, page: String? = nil, live: [LiveValue]? = nil) {

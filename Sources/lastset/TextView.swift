@@ -25,7 +25,7 @@ enum TextView {
             }
             table.append([
                 device.id, device.endpoint, String(device.unit), device.pages.isEmpty ? "-" : device.pages.joined(separator: ","),
-                device.poll, state, device.busy ?? "-", device.lastError ?? "-",
+                device.poll, state, device.busy?.rawValue ?? "-", device.lastError ?? "-",
             ])
         }
         return table.lines
@@ -66,7 +66,7 @@ enum TextView {
             ])
             for job in runningJobs {
                 table.append([
-                    job.id, job.kind, job.pageId, job.device, job.progress?.phase ?? "-",
+                    job.id, job.kind.rawValue, job.pageId, job.device, job.progress?.phase ?? "-",
                     job.progress.map { "\($0.done)/\($0.total)" } ?? "-", time(job.startedAt),
                 ])
             }

@@ -17,10 +17,10 @@ final class FakeDaemonTests: XCTestCase {
         XCTAssertEqual(
             result.stdout,
             """
-            ID       ENDPOINT                       UNIT  PAGES            POLL  STATE        JOB     LAST ERROR
-            press-1  tcp://127.0.0.1:15020             1  heating,cooling  10s   reachable    -       -
-            press-2  rtu:///dev/ttyUSB0?baud=19200    17  heating          0s    unreachable  replay  timeout after 500ms
-            bench    tcp://10.0.0.9:502              255  -                0s    unknown      -       -
+            ID       ENDPOINT                       UNIT  PAGES            POLL  STATE        JOB    LAST ERROR
+            press-1  tcp://127.0.0.1:15020             1  heating,cooling  10s   reachable    -      -
+            press-2  rtu:///dev/ttyUSB0?baud=19200    17  heating          0s    unreachable  apply  timeout after 500ms
+            bench    tcp://10.0.0.9:502              255  -                0s    unknown      -      -
 
             """)
     }
@@ -258,19 +258,19 @@ final class FakeDaemonTests: XCTestCase {
     func testCaptureArchivedAndInvalid() throws {
         let daemon = try FakeDaemon(routes: [
             "POST /v1/pages/heating/capture": [
-                FakeDaemon.json(Fixtures.job("c1", kind: "capture", device: "press-1"), status: 202),
-                FakeDaemon.json(Fixtures.job("c2", kind: "capture", device: "press-1"), status: 202),
+                FakeDaemon.json(Fixtures.job("c1", kind: .capture, device: "press-1"), status: 202),
+                FakeDaemon.json(Fixtures.job("c2", kind: .capture, device: "press-1"), status: 202),
             ],
             "GET /v1/jobs/c1": [
                 FakeDaemon.json(
                     Fixtures.job(
-                        "c1", kind: "capture", device: "press-1", progress: JobProgress(phase: "reading", done: 1, total: 2))),
+                        "c1", kind: .capture, device: "press-1", progress: JobProgress(phase: "reading", done: 1, total: 2))),
                 FakeDaemon.json(
-                    Fixtures.job("c1", kind: "capture", device: "press-1", finished: true, capture: Fixtures.captureArchived)),
+                    Fixtures.job("c1", kind: .capture, device: "press-1", finished: true, capture: Fixtures.captureArchived)),
             ],
             "GET /v1/jobs/c2": [
                 FakeDaemon.json(
-                    Fixtures.job("c2", kind: "capture", device: "press-1", finished: true, capture: Fixtures.captureInvalid))
+                    Fixtures.job("c2", kind: .capture, device: "press-1", finished: true, capture: Fixtures.captureInvalid))
             ],
         ])
         let archived = try daemon.cli(["capture", "heating", "--from", "press-1"])

@@ -16,7 +16,7 @@ enum Fixtures {
             lastSuccessAt: t0),
         DeviceStatus(
             id: "press-2", endpoint: "rtu:///dev/ttyUSB0?baud=19200", unit: 17, pages: ["heating"], poll: "0s", reachable: false,
-            lastError: "timeout after 500ms", lastErrorAt: t0, busy: "replay"),
+            lastError: "timeout after 500ms", lastErrorAt: t0, busy: .apply),
         DeviceStatus(id: "bench", endpoint: "tcp://10.0.0.9:502", unit: 255, pages: [], poll: "0s"),
     ]
 
@@ -171,7 +171,7 @@ enum Fixtures {
 
     /// A job in its running and finished states.
     static func job(
-        _ id: String = "j1", kind: String = "apply", device: String = "press-2", progress: JobProgress? = nil,
+        _ id: String = "j1", kind: JobKind = .apply, device: String = "press-2", progress: JobProgress? = nil,
         finished: Bool = false,
         capture: CaptureReport? = nil, replay: ReplayReport? = nil, error: String? = nil
     ) -> JobInfo {

@@ -155,7 +155,11 @@ final class UsageTests: XCTestCase {
             "error: --to: bad endpoint \"tcp://10.0.0.5\": missing ':port'\n" + applyUsage)
         try assertUsageError(
             ["apply", "heating", "--to", "tcp://10.0.0.5:502", "--unit", "256"],
-            "error: --unit must be an integer in 0...255 (got \"256\")\n" + applyUsage)
+            "error: --unit must be an integer in 1...247 (got \"256\")\n" + applyUsage)
+        // Unit 0 is broadcast: refused as a usage error (64) before the daemon is asked.
+        try assertUsageError(
+            ["apply", "heating", "--to", "tcp://10.0.0.5:502", "--unit", "0"],
+            "error: --unit must be an integer in 1...247 (got \"0\")\n" + applyUsage)
         try assertUsageError(
             ["apply", "heating", "--to", "press-1", "--unit", "2"],
             "error: --unit 2 applies only to an endpoint; device \"press-1\" has its unit in the config\n" + applyUsage)
@@ -164,7 +168,11 @@ final class UsageTests: XCTestCase {
             "error: invalid page id \"../etc\" (expected [A-Za-z0-9][A-Za-z0-9._-]*, at most 64 characters)\n" + applyUsage)
         try assertUsageError(
             ["audit", "--limit", "0"],
-            "error: --limit must be an integer in 1...1000000 (got \"0\")\nusage: lastset audit [--limit N]\nsee \"lastset audit --help\"\n"
+            "error: --limit must be an integer in 1...10000 (got \"0\")\nusage: lastset audit [--limit N]\nsee \"lastset audit --help\"\n"
+        )
+        try assertUsageError(
+            ["audit", "--limit", "10001"],
+            "error: --limit must be an integer in 1...10000 (got \"10001\")\nusage: lastset audit [--limit N]\nsee \"lastset audit --help\"\n"
         )
         try assertUsageError(
             ["diff", "heating", "--device", "a/b"],

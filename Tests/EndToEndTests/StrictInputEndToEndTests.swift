@@ -178,7 +178,7 @@ final class StrictInputEndToEndTests: XCTestCase {
         let configured = try daemon.api("POST", "/v1/pages/heating/apply", #"{"device":"press-b"}"#)
         XCTAssertEqual(configured.status, 409, configured.text)
         let devices = try daemon.decode([DeviceStatus].self, try daemon.api("GET", "/v1/devices"))
-        XCTAssertEqual(devices.first { $0.id == "press-b" }?.busy, "apply")
+        XCTAssertEqual(devices.first { $0.id == "press-b" }?.busy, JobKind.apply)
         XCTAssertEqual(daemon.stop(), 0)
     }
 

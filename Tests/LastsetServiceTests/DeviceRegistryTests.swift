@@ -21,16 +21,16 @@ final class DeviceRegistryTests: XCTestCase {
 
     func testOneJobPerDeviceAndPollsPauseWhileAJobHoldsIt() async {
         let registry = DeviceRegistry(config: config)
-        let first = await registry.acquire(keyA, for: "apply")
-        let second = await registry.acquire(keyA, for: "apply")
-        let other = await registry.acquire(keyB, for: "capture")
+        let first = await registry.acquire(keyA, for: .apply)
+        let second = await registry.acquire(keyA, for: .apply)
+        let other = await registry.acquire(keyB, for: .capture)
         XCTAssertTrue(first)
         XCTAssertFalse(second, "two jobs on one device")
         XCTAssertTrue(other, "another unit on the same connection is another device")
         let pollWhileHeld = await registry.beginPoll(keyA)
         XCTAssertFalse(pollWhileHeld, "polled a device a job holds")
         let status = await registry.statuses()
-        XCTAssertEqual(status.map { $0.busy }, ["apply", "capture"])
+        XCTAssertEqual(status.map { $0.busy }, [.apply, .capture])
         await registry.release(keyA)
         let pollAfter = await registry.beginPoll(keyA)
         XCTAssertTrue(pollAfter)
@@ -45,7 +45,7 @@ final class DeviceRegistryTests: XCTestCase {
         let key = keyA
         // The job records whether the poll had ended at the moment it got the device.
         let job = Task { () -> Bool in
-            _ = await registry.acquire(key, for: "capture")
+            _ = await registry.acquire(key, for: .capture)
             return pollEnded.withLock { $0 }
         }
         // Readiness, not a sleep: the job has claimed the device and is waiting for the poll.

@@ -14,7 +14,8 @@ struct Apply: Command {
         arguments: [.init(name: "PAGE", help: "Page id, e.g. heating")],
         options: [
             .value("--to", "DEVICE|ENDPOINT", required: true, "Configured device id, or tcp://… / rtu://… endpoint"),
-            .value("--unit", "N", "Unit id for an endpoint given to --to (0...255, default 1)"),
+            .value(
+                "--unit", "N", "Unit id for an endpoint given to --to (1...247, default 1; 0 is broadcast, never replayed to)"),
             .flag("--dry-run", "Plan and diff only: no write is sent"),
             .value("--version", "N", "Template version to apply (default: the latest)"),
             .value("--on-error", "stop|continue|rollback", "After the first permanent failure (default: stop)"),
@@ -37,7 +38,7 @@ struct Apply: Command {
     init(_ arguments: ParsedArguments) throws(UsageError) {
         pageId = arguments.argument("PAGE")
         target = arguments.value("--to") ?? ""
-        unit = try arguments.integer("--unit", in: 0...255)
+        unit = try arguments.integer("--unit", in: 1...247)
         dryRun = arguments.flag("--dry-run")
         version = try arguments.integer("--version", in: 1...Int(Int32.max))
         if let text = arguments.value("--on-error") {

@@ -5,14 +5,14 @@ struct Audit: Command {
     /// The command's shape.
     static let spec = CommandSpec(
         name: "audit", abstract: "Show the audit log: who captured or replayed what, when, and the result.",
-        options: [.value("--limit", "N", "Show at most the N latest records (default: the daemon's limit)")])
+        options: [.value("--limit", "N", "Show at most the N latest records (1...10000, default 100)")])
 
     /// `--limit`.
     let limit: Int?
 
     /// Takes --limit.
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        limit = try arguments.integer("--limit", in: 1...1_000_000)
+        limit = try arguments.integer("--limit", in: 1...10_000)
     }
 
     /// Prints the audit table.

@@ -17,7 +17,8 @@ struct JobRunner {
         defer { if showProgress { context.console.clearProgress() } }
         while current.state == .running {
             if showProgress {
-                context.console.progress(ProgressBar.line(kind: current.kind, pageId: current.pageId, progress: current.progress))
+                context.console.progress(
+                    ProgressBar.line(kind: current.kind.rawValue, pageId: current.pageId, progress: current.progress))
             }
             usleep(Self.pollInterval)
             do {

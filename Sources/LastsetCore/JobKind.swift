@@ -1,0 +1,12 @@
+/// What holds a device: a job of the API, or a short read for an import.
+public enum JobKind: String, Codable, Sendable, Hashable, CustomStringConvertible {
+    /// A capture ("save").
+    case capture
+    /// A replay or dry run ("use last settings").
+    case apply
+    /// The identity read of an iOS-archive import (`identityFrom=DEVICE`).
+    case identityRead = "identity read"
+
+    /// The raw value, as the API and the CLI show it.
+    public var description: String { rawValue }
+}
