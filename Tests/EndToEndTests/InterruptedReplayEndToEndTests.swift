@@ -82,3 +82,36 @@ final class InterruptedReplayEndToEndTests: XCTestCase {
         XCTAssertEqual(second.stop(), 0)
     }
 }
+
+extension InterruptedReplayEndToEndTests {
+    /// SIGTERM during a replay with `onError: rollback`: the replay stops at a clean point, the rollback
+    /// runs to the end, and the audit record says per register what was written, restored and read
+    /// back (mbpoll agrees).
+    func testASigtermDuringARollbackReplayRollsBackAndTheAuditRecordSaysSo() throws {
+        let a = try peer(DaemonEndToEndTests.reference)
+        let b = try peer(DaemonEndToEndTests.blank, ["--delay-write", "110:800"])
+        let daemon = try DaemonHarness(config: config(a: a.port!, b: b.port!))
+        XCTAssertEqual(try daemon.cli(["capture", "heating", "--from", "press-a"]).status, 0)
+        let started = try daemon.api(
+            "POST", "/v1/pages/heating/apply", #"{"device": "press-b", "onError": "rollback"}"#)
+        XCTAssertEqual(started.status, 202, started.text)
+        let deadline = Date().addingTimeInterval(10)
+        while try b.writes().count < 2 && Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(daemon.stop(signal: SIGTERM), 0)
+
+        let record = try XCTUnwrap(try daemon.auditRecords().last)
+        XCTAssertEqual(record.result, .failed)
+        XCTAssertEqual(record.rollback, .restored, record.message ?? "")
+        XCTAssertTrue(record.message?.contains("shutdown") ?? false, record.message ?? "nil")
+        let mode = try XCTUnwrap(record.registers.first { $0.registerId == "heating.mode" })
+        XCTAssertEqual(mode.written, .unsigned(2))
+        XCTAssertEqual(mode.rollback?.restored, .unsigned(0xFFFF))
+        XCTAssertEqual(mode.rollback?.status, .verified)
+        XCTAssertEqual(mode.after, .unsigned(0xFFFF), "after = what the machine holds: restored")
+        XCTAssertEqual(record.registers.first { $0.registerId == "heating.hysteresis" }?.written, nil, "never sent")
+        XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 100, count: 4), [0xFFFF, 0x7FFF, 0xFFFF, 0xFFFF])
+        XCTAssertEqual(
+            try Mbpoll.readHolding(port: b.port!, unit: 1, address: 110, count: 8), [UInt16](repeating: 0xFFFF, count: 8))
+        XCTAssertFalse(try b.writes().contains { $0.address == 2304 }, "no commit")
+    }
+}

@@ -241,3 +241,23 @@ final class ProgressLog: @unchecked Sendable {
     func add(_ p: JobProgress) { lock.withLock { items.append(p) } }
     var all: [JobProgress] { lock.withLock { items } }
 }
+
+extension ReplayTruthTests {
+    /// A device refusing writes of more than 40 registers with exception 03, no quirk: the 60-register
+    /// FC16 is re-planned as two of 30, every register verifies, the commit runs.
+    func testAWriteRefusedAsTooLongIsSplitAndTheReplayCommits() async throws {
+        let page = page("longwrite", address: 2000, count: 60)
+        try await capture(page, values: (0..<60).map { UInt16(100 + $0) })
+        let b = try peer(["--max-write", "40"], values: [2000: [UInt16](repeating: 0xFFFF, count: 60)])
+        let report = try await engine.apply(
+            page: page, to: target(port: b.port!, id: "press-b"), options: ReplayOptions(), who: "uid:0")
+        XCTAssertEqual(report.status, .succeeded, report.reason ?? "")
+        XCTAssertEqual(report.count(.verified), 60)
+        let writes = try b.writes().filter { $0.address >= 2000 && $0.address < 2060 }
+        XCTAssertEqual(writes.map(\.count), [60, 30, 30], "refused once, then halves")
+        XCTAssertEqual(writes.map(\.exception), [3, nil, nil])
+        XCTAssertEqual(report.plan.map(\.count), [30, 30], "the plan sent")
+        XCTAssertEqual(
+            try Mbpoll.readHolding(port: b.port!, unit: 1, address: 2000, count: 60), (0..<60).map { UInt16(100 + $0) })
+    }
+}

@@ -14,6 +14,7 @@ same words). Faults are injected through SimDevice(action=...), the hook pymodbu
   --delay-write ADDR:MS   write requests touching ADDR are delayed by MS ms (reads are not)
   --exception ADDR:CODE[:TIMES]  requests touching ADDR answer CODE (only the first TIMES times if given)
   --refuse-fc16           FC16 answers exception 01
+  --max-write N           FC16 writes of more than N registers answer exception 03
   --drop-after N          each connection is closed (without a reply) on its (N+1)th request
   --clamp ADDR:MAX        writes to ADDR store min(value, MAX)
   --write-log FILE        each write request that reaches the register block is appended as a JSON line
@@ -56,6 +57,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--delay-write", action="append", default=[], metavar="ADDR:MS")
     p.add_argument("--exception", action="append", default=[], metavar="ADDR:CODE[:TIMES]")
     p.add_argument("--refuse-fc16", action="store_true")
+    p.add_argument("--max-write", type=int)
     p.add_argument("--drop-after", type=int)
     p.add_argument("--clamp", action="append", default=[], metavar="ADDR:MAX")
     p.add_argument("--write-log", help="file receiving one JSON line per write request")
@@ -84,6 +86,7 @@ class Faults:
         self.max_read_exception = ExcCodes(args.max_read_exception)
         self.delay = args.delay_ms / 1000.0
         self.refuse_fc16 = args.refuse_fc16
+        self.max_write = args.max_write
         self.address_delays = {int(a, 0): int(ms) / 1000.0 for a, ms in (s.split(":") for s in args.delay)}
         self.write_delays = {int(a, 0): int(ms) / 1000.0 for a, ms in (s.split(":") for s in args.delay_write)}
         # address -> [code, remaining times or None for always]
@@ -128,6 +131,8 @@ class Faults:
             return self.max_read_exception
         if function_code == 16 and self.refuse_fc16:
             return ExcCodes.ILLEGAL_FUNCTION
+        if function_code == 16 and self.max_write is not None and count > self.max_write:
+            return ExcCodes.ILLEGAL_VALUE
         for a in range(address, address + count):
             entry = self.exceptions.get(a)
             if entry is not None and (entry[1] is None or entry[1] > 0):

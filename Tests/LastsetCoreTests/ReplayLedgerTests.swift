@@ -1,0 +1,78 @@
+import XCTest
+
+@testable import LastsetCore
+
+/// The fold of a replay's journal: each register's status from the transitions it went through.
+final class ReplayLedgerTests: XCTestCase {
+    private let r = IntentRegister(
+        registerId: "r", address: 10, length: 2, expected: .unsigned(7), expectedData: "00000007",
+        before: .unsigned(1), beforeData: "00000001")
+    private func request(_ address: Int = 10, _ count: Int = 2, _ function: WriteRequest.Function = .fc16) -> JournalRequest {
+        JournalRequest(function: function, address: address, count: count, registerIds: ["r"])
+    }
+    private func intent() -> ReplayEvent {
+        ReplayEvent(
+            .intent,
+            intent: ReplayIntent(
+                job: "j", time: Date(timeIntervalSince1970: 0), who: "uid:0", pageId: "p", deviceId: "d", device: "d",
+                endpoint: "tcp://h:1", unit: 1, templateVersion: 1, pageHash: "h", identity: [], onError: .stop, registers: [r]))
+    }
+    private func answer(_ a: WriteAnswer, _ req: JournalRequest? = nil, frames: Int = 1) -> ReplayEvent {
+        ReplayEvent(.answer, request: req ?? request(), answer: a, frames: frames)
+    }
+    private func check(_ data: String?, final: Bool = false) -> ReplayEvent {
+        ReplayEvent(final ? .finalCheck : .check, checks: [JournalCheck(registerId: "r", data: data)])
+    }
+
+    func testStatusTable() {
+        let w = ReplayEvent(.write, request: request())
+        let table: [(events: [ReplayEvent], status: RegisterStatus, line: UInt)] = [
+            ([], .notAttempted, #line),
+            ([w], .inDoubt, #line),  // killed after sending: the crash record's view
+            ([w, answer(.acknowledged)], .unverified, #line),
+            ([w, answer(.acknowledged), check("00000007")], .verified, #line),
+            ([w, answer(.acknowledged), check("00000005")], .mismatch, #line),
+            ([w, answer(.acknowledged), check(nil)], .unverified, #line),
+            ([w, answer(.acknowledged), check("00000007"), check("0000FFFF", final: true)], .changedLater, #line),
+            ([w, answer(.acknowledged), check("00000007"), check(nil, final: true)], .verified, #line),
+            ([w, answer(.rejected)], .rejected, #line),
+            ([w, answer(.notSent, frames: 0)], .failed, #line),
+            ([w, answer(.noAnswer)], .inDoubt, #line),
+            ([w, answer(.noAnswer), check("00000007")], .verified, #line),  // the read-back settles the doubt
+            ([w, answer(.noAnswer), check("00000001")], .inDoubt, #line),
+            // FC16 refused, re-planned as FC06 word by word.
+            (
+                [
+                    w, answer(.rejected), answer(.acknowledged, request(10, 1, .fc06)),
+                    answer(.acknowledged, request(11, 1, .fc06)),
+                    check("00000007"),
+                ], .verified, #line
+            ),
+            // The first word acknowledged, the second never answered.
+            ([answer(.acknowledged, request(10, 1, .fc06)), answer(.noAnswer, request(11, 1, .fc06))], .inDoubt, #line),
+        ]
+        for c in table {
+            let ledger = ReplayLedger(events: [intent()] + c.events)
+            XCTAssertEqual(ledger.status(of: ledger.fates[0]), c.status, line: c.line)
+        }
+    }
+
+    func testCountsNamesAndRollback() {
+        let events: [ReplayEvent] = [
+            intent(), ReplayEvent(.write, request: request()), answer(.noAnswer, frames: 3),
+            ReplayEvent(.restore, request: request(), answer: .acknowledged, frames: 1),
+            ReplayEvent(.restoreCheck, checks: [JournalCheck(registerId: "r", data: "00000001")]),
+        ]
+        let ledger = ReplayLedger(events: events)
+        XCTAssertEqual(ledger.writeFrames, 4, "retries and restores counted")
+        XCTAssertEqual(ledger.firstInDoubt, "r")
+        XCTAssertNil(ledger.lastConfirmed)
+        let rollback = ledger.rollbackResults { _, w in .unsigned(UInt64(w.last ?? 0)) }
+        XCTAssertEqual(rollback?.restored, true)
+        let audit = ledger.auditRegisters { _, w in .unsigned(UInt64(w.last ?? 0)) }
+        XCTAssertEqual(audit.first?.status, .inDoubt)
+        XCTAssertEqual(audit.first?.written, .unsigned(7))
+        XCTAssertEqual(audit.first?.rollback, AuditRollback(restored: .unsigned(1), readBack: .unsigned(1), status: .verified))
+        XCTAssertEqual(audit.first?.after, .unsigned(1))
+    }
+}
