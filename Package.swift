@@ -19,6 +19,8 @@ let package = Package(
         .target(name: "ModbusLink", dependencies: ["CModbus", "LastsetCore"]),
         // Capture, archive, replay, audit.
         .target(name: "LastsetEngine", dependencies: ["LastsetCore", "ModbusLink"]),
+        // The fleet: templates and audit records shared through a git hub; the only module that runs git.
+        .target(name: "LastsetFleet", dependencies: ["LastsetCore", "LastsetEngine", "ModbusLink"]),
         // HTTP server over libmicrohttpd; the only importer of CMicroHTTPD.
         .target(name: "LastsetHTTP", dependencies: ["CMicroHTTPD", "LastsetCore"]),
         // The CLI's HTTP/1.1 client for the control API.
@@ -43,6 +45,7 @@ let package = Package(
         // Helpers shared by the test targets: peer processes, socat pty pairs, built binaries.
         .target(name: "TestSupport", dependencies: ["LastsetCore"], path: "Tests/TestSupport"),
         .testTarget(name: "ModbusLinkTests", dependencies: ["ModbusLink", "LastsetCore", "TestSupport"]),
+        .testTarget(name: "LastsetFleetTests", dependencies: ["LastsetFleet", "LastsetEngine", "LastsetCore", "TestSupport"]),
         .testTarget(name: "LastsetEngineTests", dependencies: ["LastsetEngine", "LastsetCore", "ModbusLink", "TestSupport"]),
         .testTarget(name: "LastsetHTTPTests", dependencies: ["LastsetHTTP", "LastsetService", "LastsetClient", "TestSupport"]),
         .testTarget(name: "LastsetServiceTests", dependencies: ["LastsetService", "LastsetCore"]),

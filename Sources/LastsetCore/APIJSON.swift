@@ -205,6 +205,7 @@ extension CaptureReport {
         }
         w.endArray()
         w.optional("version", version)
+        w.optional("versionId", versionId)
         w.endObject()
     }
 }

@@ -98,15 +98,20 @@ public struct PageSummary: Codable, Sendable, Hashable {
     public var registers: Int
     /// Devices configured with this page.
     public var devices: [String]
-    /// Latest archived version, nil when none.
+    /// Latest archived version's number, nil when none.
     public var latestVersion: Int?
+    /// Latest archived version's id (`3`, or `<host>-<n>` in a fleet), nil when none.
+    public var latestVersionId: String?
     /// Set when the latest template cannot be used.
     public var templateProblem: String?
     public var hash: String
 
     public init(
-        id: String, title: String?, registers: Int, devices: [String], latestVersion: Int?, templateProblem: String?, hash: String
+        id: String, title: String?, registers: Int, devices: [String], latestVersion: Int?, templateProblem: String?,
+        hash: String,
+        latestVersionId: String? = nil
     ) {
+        self.latestVersionId = latestVersionId ?? latestVersion.map(String.init)
         self.id = id
         self.title = title
         self.registers = registers
@@ -131,13 +136,13 @@ public struct ApplyRequest: Codable, Sendable, Hashable {
     public var endpoint: String?
     /// Unit id for an ad-hoc endpoint (default 1).
     public var unit: Int?
-    /// Template version; latest when absent.
-    public var version: Int?
+    /// Template version (`3`, `"3"`, `"line-7-3"`, `"latest"`); latest when absent.
+    public var version: TemplateVersionRef?
     public var dryRun: Bool?
     public var onError: OnError?
 
     public init(
-        device: String? = nil, endpoint: String? = nil, unit: Int? = nil, version: Int? = nil, dryRun: Bool? = nil,
+        device: String? = nil, endpoint: String? = nil, unit: Int? = nil, version: TemplateVersionRef? = nil, dryRun: Bool? = nil,
         onError: OnError? = nil
     ) {
         self.device = device

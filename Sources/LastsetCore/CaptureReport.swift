@@ -45,8 +45,10 @@ public struct CaptureReport: Codable, Sendable, Hashable {
     public var device: String
     /// True when a template was archived.
     public var archived: Bool
-    /// The archived version, when archived.
+    /// The archived version's number, when archived.
     public var version: Int?
+    /// The archived version's id (`3`, or `<host>-<n>` in a fleet), when archived.
+    public var versionId: String?
     public var pageHash: String
     public var entryCount: Int
     public var skipped: [SkippedRegister]
@@ -65,6 +67,7 @@ public struct CaptureReport: Codable, Sendable, Hashable {
         self.device = device
         self.archived = archived
         self.version = version
+        self.versionId = version.map(String.init)
         self.pageHash = pageHash
         self.entryCount = entryCount
         self.skipped = skipped

@@ -20,13 +20,18 @@ public struct Template: Codable, Sendable, Hashable {
     /// Where the values came from when they were not read by a capture, e.g.
     /// "imported from iOS archive Heating" (nil for a capture).
     public var provenance: String?
+    /// The fleet host that archived this version (nil without a fleet): with `version`, its identity.
+    public var host: String?
+    /// When `host` archived it (nil without a fleet): orders versions the same on every host.
+    public var archivedAt: Date?
 
     /// Current `schemaVersion`.
     public static let currentSchemaVersion = 1
 
     public init(
         pageId: String, pageHash: String, version: Int, capturedAt: Date, capturedBy: String?,
-        source: TemplateSource, entries: [TemplateEntry], skipped: [SkippedRegister], provenance: String? = nil
+        source: TemplateSource, entries: [TemplateEntry], skipped: [SkippedRegister], provenance: String? = nil,
+        host: String? = nil, archivedAt: Date? = nil
     ) {
         self.schemaVersion = Template.currentSchemaVersion
         self.pageId = pageId
@@ -38,7 +43,12 @@ public struct Template: Codable, Sendable, Hashable {
         self.entries = entries
         self.skipped = skipped
         self.provenance = provenance
+        self.host = host
+        self.archivedAt = archivedAt
     }
+
+    /// The version's identity (number, host, archive time).
+    public var versionId: TemplateVersion { TemplateVersion(number: version, host: host, archivedAt: archivedAt) }
 }
 
 extension Template {
@@ -47,6 +57,7 @@ extension Template {
         func round(_ d: Date) -> Date { Date(timeIntervalSince1970: (d.timeIntervalSince1970 * 1000).rounded() / 1000) }
         var t = self
         t.capturedAt = round(capturedAt)
+        t.archivedAt = archivedAt.map(round)
         var last: (Date, Date)?
         for i in t.entries.indices {
             let d = t.entries[i].lastDate

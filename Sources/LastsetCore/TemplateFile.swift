@@ -19,6 +19,9 @@ public enum TemplateFile {
 
     /// What a listing shows of a template, read from the header line.
     public struct Summary: Codable, Sendable, Hashable {
+        /// Fleet versions only: when and by which host it was archived.
+        public var archivedAt: Date?
+        public var host: String?
         public var pageId: String
         public var version: Int
         public var pageHash: String
@@ -33,8 +36,14 @@ public enum TemplateFile {
         write(template, to: &body)
         var head = JSONWriter(capacity: 256)
         head.beginObject()
+        if let archivedAt = template.archivedAt {
+            head.field("archivedAt", archivedAt)
+        }
         head.field("capturedAt", template.capturedAt)
         head.field("entries", template.entries.count)
+        if let host = template.host {
+            head.field("host", host)
+        }
         head.field("pageHash", template.pageHash)
         head.field("pageId", template.pageId)
         head.field("source", template.source.deviceId ?? template.source.endpoint)
@@ -111,6 +120,9 @@ public enum TemplateFile {
     /// Writes the template's JSON (sorted keys, `Template`'s Codable shape).
     static func write(_ t: Template, to w: inout JSONWriter) {
         w.beginObject()
+        if let archivedAt = t.archivedAt {
+            w.field("archivedAt", archivedAt)
+        }
         w.field("capturedAt", t.capturedAt)
         if let by = t.capturedBy {
             w.field("capturedBy", by)
@@ -136,6 +148,9 @@ public enum TemplateFile {
             w.endObject()
         }
         w.endArray()
+        if let host = t.host {
+            w.field("host", host)
+        }
         w.field("pageHash", t.pageHash)
         w.field("pageId", t.pageId)
         if let p = t.provenance {

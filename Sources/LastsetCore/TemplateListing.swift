@@ -3,7 +3,14 @@ import Foundation
 /// One archived version of a page's template, as listed (a corrupt file is listed with its reason).
 public struct TemplateListing: Codable, Sendable, Hashable {
     public var pageId: String
+    /// The version's number on the host that archived it (this host's own number without a fleet).
     public var version: Int
+    /// The identifier to ask for: `3`, or `<host>-<n>` in a fleet (the same on every host).
+    public var id: String
+    /// The fleet host that archived it; nil without a fleet.
+    public var host: String?
+    /// When `host` archived it; nil without a fleet.
+    public var archivedAt: Date?
     public var capturedAt: Date?
     public var sourceDevice: String?
     public var entryCount: Int?
@@ -13,10 +20,13 @@ public struct TemplateListing: Codable, Sendable, Hashable {
 
     public init(
         pageId: String, version: Int, capturedAt: Date?, sourceDevice: String?, entryCount: Int?, checksumOK: Bool,
-        problem: String?
+        problem: String?, host: String? = nil, archivedAt: Date? = nil
     ) {
         self.pageId = pageId
         self.version = version
+        self.id = TemplateVersion(number: version, host: host, archivedAt: archivedAt).id
+        self.host = host
+        self.archivedAt = archivedAt
         self.capturedAt = capturedAt
         self.sourceDevice = sourceDevice
         self.entryCount = entryCount

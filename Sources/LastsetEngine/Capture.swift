@@ -96,6 +96,7 @@ public enum Capture {
             let stored = try await archive.store(template)
             report.archived = true
             report.version = stored.version
+            report.versionId = stored.versionId.id
             return (report, stored)
         } catch {
             if case .notDurable(let stored, _) = error {

@@ -63,7 +63,7 @@ public struct Engine: Sendable {
     /// Replays the page's latest template (or `version`) to a target; audits it.
     /// Throws only when the template cannot be loaded (missing, corrupt).
     public func apply(
-        page: CompiledPage, version: Int? = nil, to target: DeviceTarget, options: ReplayOptions, who: String,
+        page: CompiledPage, version: TemplateVersionRef? = nil, to target: DeviceTarget, options: ReplayOptions, who: String,
         progress: ProgressHandler? = nil
     ) async throws(ArchiveError) -> ReplayReport {
         let template = try await archive.load(pageId: page.id, version: version)

@@ -2,11 +2,17 @@ import Foundation
 import LastsetCore
 import ModbusLink
 
-/// The templates under `<data>/templates/<pageId>/v000001.json …`: versioned, checksummed, written
-/// durably, pruned to the history limit. Every name is checked before it becomes a path.
+/// The templates under `<data>/templates/<pageId>/`: versioned, checksummed, written durably, pruned
+/// to the history limit. Every name is checked before it becomes a path.
+///
+/// Without a fleet the files are `v000001.json …` (ids `1`, `2`, …). With a fleet host set, this host
+/// numbers only its own versions and every file name carries host and archive time
+/// (`v000003@line-7@20261201T105500.123Z.json`, id `line-7-3`; see `TemplateVersion`).
 public actor TemplateArchive {
     public nonisolated let root: URL
     public let historyLimit: Int
+    /// This host's fleet name; nil without a fleet.
+    public nonisolated let host: String?
     /// `<data>/templates`, opened once; every page directory and file below it is opened relative to it,
     /// never through a link.
     private nonisolated let templates: DirectoryHandle
@@ -14,9 +20,13 @@ public actor TemplateArchive {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Opens (creating) the archive under the data directory and removes debris of interrupted writes.
-    public init(dataDirectory: URL, historyLimit: Int = 20) throws(ArchiveError) {
+    /// With a fleet `host`, versions made before the fleet are renamed into this host's namespace
+    /// (`v000003.json` → id `<host>-3`: the number keeps meaning the same template here).
+    public init(dataDirectory: URL, historyLimit: Int = 20, host: String? = nil) throws(ArchiveError) {
         root = dataDirectory.appendingPathComponent("templates", isDirectory: true)
         self.historyLimit = max(1, historyLimit)
+        if let host, !SafeName.isValid(host) { throw .invalidName(host) }
+        self.host = host
         do throws(StorageError) {
             try DurableFile.makeDirectory(dataDirectory)
             guard let templates = try DirectoryHandle.open(dataDirectory.path).subdirectory("templates", create: true) else {
@@ -27,7 +37,39 @@ public actor TemplateArchive {
             throw .storage(error)
         }
         for page in templates.names() where SafeName.isValid(page) {
-            if let dir = try? templates.subdirectory(page, create: false) { _ = DurableFile.removeDebris(in: dir) }
+            guard let dir = try? templates.subdirectory(page, create: false) else { continue }
+            _ = DurableFile.removeDebris(in: dir)
+            if let host { try Self.migrateLegacy(in: dir, pageId: page, host: host) }
+        }
+    }
+
+    /// Gives this host's name and an archive time (its capture time) to every version made before the
+    /// fleet. A crash half-way leaves both names of a version; the next start removes the old one.
+    private static func migrateLegacy(in dir: DirectoryHandle, pageId: String, host: String) throws(ArchiveError) {
+        let versions = dir.names().compactMap(TemplateVersion.parse(fileName:))
+        var changed = false
+        for legacy in versions where legacy.host == nil {
+            guard let file = try? dir.readFile(legacy.fileName), var t = try? TemplateFile.decode(file.data), t.pageId == pageId,
+                t.version == legacy.number, t.host == nil
+            else { continue }  // A corrupt file stays as it is, listed with its reason.
+            if !versions.contains(where: { $0.host == host && $0.number == legacy.number }) {
+                t.host = host
+                t.archivedAt = t.capturedAt
+                do {
+                    try dir.write(TemplateFile.encode(t), to: t.versionId.fileName, sync: false)
+                } catch {
+                    throw .storage(error)
+                }
+            }
+            _ = dir.remove(legacy.fileName)
+            changed = true
+        }
+        if changed {
+            do {
+                try dir.sync()
+            } catch {
+                throw .storage(error)
+            }
         }
     }
 
@@ -41,24 +83,31 @@ public actor TemplateArchive {
         }
     }
 
-    private nonisolated static func fileName(_ version: Int) -> String { String(format: "v%06d.json", version) }
-
-    /// Versions present in a page directory, ascending (corrupt files and links included: they are refused
-    /// when read, never skipped). Read with readdir: FileManager's listing costs more than the rest of storing
-    /// a small template.
-    private nonisolated func versionNumbers(in dir: DirectoryHandle?) -> [Int] {
+    /// Versions present in a page directory, oldest first in fleet order (corrupt files and links included:
+    /// they are refused when read, never skipped). Read with readdir: FileManager's listing costs more than
+    /// the rest of storing a small template.
+    private nonisolated func versions(in dir: DirectoryHandle?) -> [TemplateVersion] {
         guard let dir else { return [] }
-        var versions: [Int] = []
-        for name in dir.names() {
-            guard name.hasPrefix("v"), name.hasSuffix(".json"), name.count == 12, let v = Int(name.dropFirst().dropLast(5)) else {
-                continue
-            }
-            versions.append(v)
-        }
-        return versions.sorted()
+        return dir.names().compactMap(TemplateVersion.parse(fileName:)).sorted()
     }
 
-    /// Archives a template as the page's next version; returns it with its version number set.
+    /// The version a reference names, among those in the page directory.
+    private func resolve(_ ref: TemplateVersionRef, pageId: String, in dir: DirectoryHandle?) throws(ArchiveError)
+        -> TemplateVersion
+    {
+        let all = versions(in: dir)
+        if case .latest = ref {
+            guard let v = all.last else { throw .notFound(pageId: pageId, version: nil) }
+            return v
+        }
+        guard let v = all.last(where: { ref.names($0, localHost: host) }) else {
+            throw .notFound(pageId: pageId, version: ref.description)
+        }
+        return v
+    }
+
+    /// Archives a template as the page's next version (this host's next number); returns it with its
+    /// version (and, in a fleet, host and archive time) set.
     ///
     /// Throws `.notDurable` (carrying the stored template) when the version is in place but the directory
     /// fsync that makes it durable failed: it is archived and served as the latest, yet a power loss could
@@ -67,18 +116,20 @@ public actor TemplateArchive {
         guard let dir = try directory(template.pageId, create: true) else {
             throw .notFound(pageId: template.pageId, version: nil)
         }
-        let existing = versionNumbers(in: dir)
+        let existing = versions(in: dir)
         var stored = template.roundedToMilliseconds()
-        stored.version = (existing.last ?? 0) + 1
-        let name = Self.fileName(stored.version)
+        stored.version = (existing.filter { $0.host == host }.map(\.number).max() ?? 0) + 1
+        stored.host = host
+        stored.archivedAt = host == nil ? nil : TemplateVersion.milliseconds(Date())
+        let version = stored.versionId
         do {
-            try dir.write(TemplateFile.encode(stored), to: name, sync: false)
+            try dir.write(TemplateFile.encode(stored), to: version.fileName, sync: false)
         } catch {
             throw .storage(error)
         }
         // One directory fsync makes both the new version's rename and the pruning of old ones durable.
-        prune(template.pageId, in: dir, versions: existing + [stored.version])
-        if let identity = dir.identity(name) { remember(stored, identity: identity) }
+        prune(template.pageId, in: dir, versions: (existing + [version]).sorted())
+        if let identity = dir.identity(version.fileName) { remember(stored, identity: identity) }
         do {
             try dir.sync()
         } catch {
@@ -87,12 +138,63 @@ public actor TemplateArchive {
         return stored
     }
 
-    /// Removes the oldest versions beyond the history limit (the caller fsyncs the directory).
-    private func prune(_ pageId: String, in dir: DirectoryHandle, versions: [Int]) {
+    /// What `adopt` did with a template file from another host.
+    public enum Adoption: Sendable, Hashable {
+        /// Archived as a new version.
+        case added(TemplateVersion)
+        /// The very same file was already here.
+        case present(TemplateVersion)
+    }
+
+    /// Archives a fleet template file under its own name, as fetched: its checksum, page, host,
+    /// number and archive time must match the name, and no other file may carry its id (an id never
+    /// changes meaning). Nothing is written when any check fails.
+    public func adopt(_ data: Data, fileName: String, pageId: String) throws(ArchiveError) -> Adoption {
+        guard let version = TemplateVersion.parse(fileName: fileName), version.host != nil else {
+            throw .invalidImport("\"\(fileName)\" is not the name of a fleet template version")
+        }
+        let summary: TemplateFile.Summary
+        do {
+            summary = try TemplateFile.summary(data)
+        } catch {
+            throw .corrupt(pageId: pageId, version: version.id, reason: error.reason)
+        }
+        let named = TemplateVersion(number: summary.version, host: summary.host, archivedAt: summary.archivedAt)
+        guard summary.pageId == pageId, named == version else {
+            throw .corrupt(
+                pageId: pageId, version: version.id,
+                reason: "file \(fileName) holds page \"\(summary.pageId)\" version \(named.fileName)")
+        }
+        guard let dir = try directory(pageId, create: true) else { throw .notFound(pageId: pageId, version: nil) }
+        let existing = versions(in: dir)
+        if let same = existing.first(where: { $0.host == version.host && $0.number == version.number }) {
+            if same == version, (try? dir.readFile(same.fileName))??.data == data { return .present(version) }
+            throw .conflict(
+                pageId: pageId, version: version.id,
+                reason:
+                    "this archive already holds another template with that id (\(same.fileName)); two hosts may share one fleet host name"
+            )
+        }
+        do {
+            try dir.write(data, to: fileName, sync: false)
+            prune(pageId, in: dir, versions: (existing + [version]).sorted())
+            try dir.sync()
+        } catch {
+            throw .storage(error)
+        }
+        return .added(version)
+    }
+
+    /// Removes the oldest versions beyond the history limit (the caller fsyncs the directory). This
+    /// host's newest version is always kept: it carries the host's numbering.
+    private func prune(_ pageId: String, in dir: DirectoryHandle, versions: [TemplateVersion]) {
         guard versions.count > historyLimit else { return }
-        for v in versions.prefix(versions.count - historyLimit) {
-            dir.remove(Self.fileName(v))
+        let keep = versions.last { $0.host == host }
+        var excess = versions.count - historyLimit
+        for v in versions where excess > 0 && v != keep {
+            dir.remove(v.fileName)
             cache[Self.cacheKey(pageId, v)] = nil
+            excess -= 1
         }
     }
 
@@ -109,22 +211,23 @@ public actor TemplateArchive {
     /// Decoded templates kept in memory.
     private let cacheLimit = 8
 
-    private nonisolated static func cacheKey(_ pageId: String, _ version: Int) -> String { "\(pageId)/\(version)" }
+    private nonisolated static func cacheKey(_ pageId: String, _ version: TemplateVersion) -> String {
+        "\(pageId)/\(version.fileName)"
+    }
 
     private func remember(_ template: Template, identity: FileIdentity) {
         clock += 1
-        cache[Self.cacheKey(template.pageId, template.version)] = (identity, template, clock)
+        cache[Self.cacheKey(template.pageId, template.versionId)] = (identity, template, clock)
         if cache.count > cacheLimit, let oldest = cache.min(by: { $0.value.used < $1.value.used })?.key {
             cache[oldest] = nil
         }
     }
 
     /// The given version, or the latest when `version` is nil. A corrupt file is refused, never skipped.
-    public func load(pageId: String, version: Int? = nil) throws(ArchiveError) -> Template {
+    public func load(pageId: String, version ref: TemplateVersionRef? = nil) throws(ArchiveError) -> Template {
         let dir = try directory(pageId)
-        let versions = versionNumbers(in: dir)
-        guard let v = version ?? versions.last else { throw .notFound(pageId: pageId, version: nil) }
-        guard v >= 1, versions.contains(v), let dir else { throw .notFound(pageId: pageId, version: v) }
+        let v = try resolve(ref ?? .latest, pageId: pageId, in: dir)
+        guard let dir else { throw .notFound(pageId: pageId, version: v.id) }
         let key = Self.cacheKey(pageId, v)
         let (data, identity) = try read(dir, pageId: pageId, version: v)
         if let hit = cache[key], hit.identity == identity {
@@ -134,7 +237,7 @@ public actor TemplateArchive {
                 _ = try TemplateFile.summary(data)
             } catch {
                 cache[key] = nil
-                throw .corrupt(pageId: pageId, version: v, reason: error.reason)
+                throw .corrupt(pageId: pageId, version: v.id, reason: error.reason)
             }
             clock += 1
             cache[key]?.used = clock
@@ -144,71 +247,94 @@ public actor TemplateArchive {
         do {
             template = try TemplateFile.decode(data)
         } catch {
-            throw .corrupt(pageId: pageId, version: v, reason: error.reason)
+            throw .corrupt(pageId: pageId, version: v.id, reason: error.reason)
         }
-        guard template.pageId == pageId, template.version == v else {
+        guard template.pageId == pageId, template.versionId == v else {
             throw .corrupt(
-                pageId: pageId, version: v, reason: "file holds page \"\(template.pageId)\" version \(template.version)")
+                pageId: pageId, version: v.id,
+                reason: "file holds page \"\(template.pageId)\" version \(template.versionId.fileName)")
         }
         remember(template, identity: identity)
         return template
     }
 
     /// The bytes of a version's file and the identity of the very file read (no link followed).
-    private nonisolated func read(_ dir: DirectoryHandle, pageId: String, version: Int) throws(ArchiveError) -> (
+    private nonisolated func read(_ dir: DirectoryHandle, pageId: String, version: TemplateVersion) throws(ArchiveError) -> (
         Data, FileIdentity
     ) {
         do throws(StorageError) {
-            if let file = try dir.readFile(Self.fileName(version)) { return (file.data, file.identity) }
+            if let file = try dir.readFile(version.fileName) { return (file.data, file.identity) }
         } catch {
-            throw .corrupt(pageId: pageId, version: version, reason: error.description)
+            throw .corrupt(pageId: pageId, version: version.id, reason: error.description)
         }
         // Listed a moment ago, gone now (removed from outside the daemon).
-        throw .notFound(pageId: pageId, version: version)
+        throw .notFound(pageId: pageId, version: version.id)
     }
 
     /// The file of a version as stored (for export), after checking it loads.
-    public func exportData(pageId: String, version: Int? = nil) throws(ArchiveError) -> Data {
+    public func exportData(pageId: String, version: TemplateVersionRef? = nil) throws(ArchiveError) -> Data {
         let template = try load(pageId: pageId, version: version)
-        guard let dir = try directory(pageId) else { throw .notFound(pageId: pageId, version: template.version) }
-        let (data, _) = try read(dir, pageId: pageId, version: template.version)
+        let v = template.versionId
+        guard let dir = try directory(pageId) else { throw .notFound(pageId: pageId, version: v.id) }
+        let (data, _) = try read(dir, pageId: pageId, version: v)
         do {
             _ = try TemplateFile.summary(data)
         } catch {
-            throw .corrupt(pageId: pageId, version: template.version, reason: error.reason)
+            throw .corrupt(pageId: pageId, version: v.id, reason: error.reason)
         }
         return data
+    }
+
+    /// The stored file of a version, relative to the templates root (`<page>/<file name>`).
+    public nonisolated func relativePath(of template: Template) -> String {
+        "\(template.pageId)/\(template.versionId.fileName)"
+    }
+
+    /// The file names of a page's versions archived by `host` (no file is read).
+    public func fileNames(pageId: String, host: String?) throws(ArchiveError) -> [String] {
+        versions(in: try directory(pageId)).filter { $0.host == host }.map(\.fileName)
+    }
+
+    /// The bytes of a version file by name, as stored (nil when there is none).
+    public func fileData(pageId: String, fileName: String) throws(ArchiveError) -> Data? {
+        guard let version = TemplateVersion.parse(fileName: fileName), let dir = try directory(pageId) else { return nil }
+        return try read(dir, pageId: pageId, version: version).0
+    }
+
+    /// Page ids with a directory in the archive.
+    public func pageIds() -> [String] {
+        templates.names().filter(SafeName.isValid).sorted()
     }
 
     /// Every version of a page, newest first; reads each file's checked summary, not its entries.
     public func list(pageId: String) throws(ArchiveError) -> [TemplateListing] {
         var listings: [TemplateListing] = []
         guard let dir = try directory(pageId) else { return [] }
-        for v in versionNumbers(in: dir).reversed() {
+        for v in versions(in: dir).reversed() {
+            func broken(_ reason: String) -> TemplateListing {
+                TemplateListing(
+                    pageId: pageId, version: v.number, capturedAt: nil, sourceDevice: nil, entryCount: nil, checksumOK: false,
+                    problem: reason, host: v.host, archivedAt: v.archivedAt)
+            }
             do {
                 let (data, _) = try read(dir, pageId: pageId, version: v)
                 let s = try TemplateFile.summary(data)
-                guard s.pageId == pageId, s.version == v else {
-                    throw ArchiveError.corrupt(
-                        pageId: pageId, version: v, reason: "file holds page \"\(s.pageId)\" version \(s.version)")
+                let named = TemplateVersion(number: s.version, host: s.host, archivedAt: s.archivedAt)
+                guard s.pageId == pageId, named == v else {
+                    listings.append(broken("file holds page \"\(s.pageId)\" version \(named.fileName)"))
+                    continue
                 }
                 listings.append(
                     TemplateListing(
-                        pageId: pageId, version: v, capturedAt: s.capturedAt, sourceDevice: s.source, entryCount: s.entries,
-                        checksumOK: true, problem: nil))
+                        pageId: pageId, version: v.number, capturedAt: s.capturedAt, sourceDevice: s.source, entryCount: s.entries,
+                        checksumOK: true, problem: nil, host: v.host, archivedAt: v.archivedAt))
             } catch let error as TemplateFileError {
-                listings.append(
-                    TemplateListing(
-                        pageId: pageId, version: v, capturedAt: nil, sourceDevice: nil, entryCount: nil, checksumOK: false,
-                        problem: error.reason))
+                listings.append(broken(error.reason))
             } catch let error as ArchiveError {
                 guard case .corrupt(pageId: _, version: _, let reason) = error else { throw error }
-                listings.append(
-                    TemplateListing(
-                        pageId: pageId, version: v, capturedAt: nil, sourceDevice: nil, entryCount: nil, checksumOK: false,
-                        problem: reason))
+                listings.append(broken(reason))
             } catch {
-                throw .corrupt(pageId: pageId, version: v, reason: "\(error)")
+                listings.append(broken("\(error)"))
             }
         }
         return listings
@@ -219,10 +345,12 @@ public actor TemplateArchive {
 public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A page id that is not a safe name (could escape the data directory).
     case invalidName(String)
-    /// No such page template or version.
-    case notFound(pageId: String, version: Int?)
+    /// No such page template or version (the version as asked for: `3`, `line-7-3`).
+    case notFound(pageId: String, version: String?)
     /// The file exists but cannot be used.
-    case corrupt(pageId: String, version: Int, reason: String)
+    case corrupt(pageId: String, version: String, reason: String)
+    /// A fleet version whose id already names another template here.
+    case conflict(pageId: String, version: String, reason: String)
     /// An imported file that is not a valid template.
     case invalidImport(String)
     /// An imported template of another page.
@@ -238,12 +366,13 @@ public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notFound(let p, nil): return "no template archived for page \"\(p)\""
         case .notFound(let p, let v?): return "page \"\(p)\" has no template version \(v)"
         case .corrupt(let p, let v, let r): return "template \"\(p)\" version \(v) is corrupt: \(r)"
+        case .conflict(let p, let v, let r): return "template \"\(p)\" version \(v) refused: \(r)"
         case .invalidImport(let r): return "cannot import template: \(r)"
         case .wrongPage(let expected, let found): return "the file is a template of page \"\(found)\", not \"\(expected)\""
         case .storage(let e): return e.description
         case .notDurable(let t, let e):
             return
-                "archived as version \(t.version), but not confirmed durable (\(e)): a power loss could still lose this version"
+                "archived as version \(t.versionId.id), but not confirmed durable (\(e)): a power loss could still lose this version"
         }
     }
 }

@@ -353,12 +353,12 @@ final class APIRouter: Sendable {
         }
     }
 
-    private func versionNumber(_ text: String) throws -> Int? {
-        if text == "latest" { return nil }
-        guard let v = Int(text), v >= 1 else {
-            throw APIError.badRequest("bad_version", "version \"\(text)\" is not a positive number or \"latest\"")
+    private func versionNumber(_ text: String) throws -> TemplateVersionRef? {
+        guard let ref = TemplateVersionRef.parse(text) else {
+            throw APIError.badRequest(
+                "bad_version", "version \"\(text)\" is not a positive number, \"<host>-<number>\" or \"latest\"")
         }
-        return v
+        return ref == .latest ? nil : ref
     }
 
     private func unknownDevice(_ id: String) -> APIError {
@@ -384,6 +384,7 @@ final class APIRouter: Sendable {
             case .notFound(_, nil): throw APIError(status: 404, code: "no_template", message: error.description)
             case .notFound: throw APIError(status: 404, code: "unknown_version", message: error.description)
             case .corrupt: throw APIError(status: 409, code: "template_corrupt", message: error.description)
+            case .conflict: throw APIError(status: 409, code: "version_conflict", message: error.description)
             case .invalidImport: throw APIError.unprocessable("invalid_template", error.description)
             case .wrongPage: throw APIError.unprocessable("page_mismatch", error.description)
             case .storage: throw APIError(status: 500, code: "storage", message: error.description)
@@ -397,12 +398,21 @@ final class APIRouter: Sendable {
         var out: [PageSummary] = []
         for page in config.pages {
             var latest: Int?
+            var latestId: String?
             var problem: String?
             do {
-                latest = try await engine.archive.load(pageId: page.id).version
+                let t = try await engine.archive.load(pageId: page.id)
+                latest = t.version
+                latestId = t.versionId.id
             } catch {
                 if case .corrupt(_, let v, _) = error {
-                    latest = v
+                    latestId = v
+                    latest = TemplateVersionRef.parse(v).flatMap {
+                        switch $0 {
+                        case .number(let n), .id(_, let n): return n
+                        case .latest: return nil
+                        }
+                    }
                     problem = error.description
                 }
             }
@@ -410,7 +420,7 @@ final class APIRouter: Sendable {
                 PageSummary(
                     id: page.id, title: page.title, registers: page.registers.count,
                     devices: config.devices.filter { $0.has(page: page.id) }.map(\.id), latestVersion: latest,
-                    templateProblem: problem, hash: page.hash))
+                    templateProblem: problem, hash: page.hash, latestVersionId: latestId))
         }
         return out
     }
@@ -537,7 +547,6 @@ final class APIRouter: Sendable {
             throw APIError.badRequest("bad_request", "give either \"device\" or \"endpoint\", not both")
         }
         let page = resolvedPage
-        if let v = body.version, v < 1 { throw APIError.badRequest("bad_version", "version \(v) is not a positive number") }
         // Loaded here, once: a missing or corrupt template is an immediate error, not a failed job.
         let template = try await archive { try await self.engine.archive.load(pageId: page.id, version: body.version) }
         let options = ReplayOptions(dryRun: body.dryRun ?? false, onError: body.onError ?? .stop)

@@ -1,3 +1,5 @@
+import LastsetCore
+
 /// A command's arguments after parsing: positionals, option values and flags, checked against its `CommandSpec`.
 struct ParsedArguments: Equatable, Sendable {
     /// The spec the arguments were parsed against.
@@ -96,6 +98,17 @@ struct ParsedArguments: Equatable, Sendable {
                 "\(name) must be an integer in \(range.lowerBound)...\(range.upperBound) (got \"\(text)\")", command: spec)
         }
         return number
+    }
+}
+
+extension ParsedArguments {
+    /// The value of a `--version` option: `N` (this host's version N) or `HOST-N` (a fleet id).
+    func templateVersion(_ name: String) throws(UsageError) -> TemplateVersionRef? {
+        guard let text = value(name) else { return nil }
+        guard let ref = TemplateVersionRef.parse(text), ref != .latest, text.utf8.count <= 80 else {
+            throw UsageError("\(name) must be a version number N or a fleet id HOST-N (got \"\(text)\")", command: spec)
+        }
+        return ref
     }
 }
 

@@ -41,7 +41,8 @@ enum TextView {
             table.append([
                 page.id, page.title ?? "-", String(page.registers),
                 page.devices.isEmpty ? "-" : page.devices.joined(separator: ","),
-                page.latestVersion.map { "v\($0)" } ?? "none", page.templateProblem ?? "-",
+                (page.latestVersionId ?? page.latestVersion.map(String.init)).map { "v\($0)" } ?? "none",
+                page.templateProblem ?? "-",
             ])
         }
         return table.lines
@@ -84,7 +85,7 @@ enum TextView {
         ])
         for listing in listings {
             table.append([
-                String(listing.version), time(listing.capturedAt), listing.sourceDevice ?? "-",
+                listing.id, time(listing.capturedAt), listing.sourceDevice ?? "-",
                 listing.entryCount.map(String.init) ?? "-", listing.checksumOK ? "ok" : "BAD", listing.problem ?? "-",
             ])
         }
@@ -99,7 +100,7 @@ enum TextView {
                 ?? "\(source.endpoint), unit \(source.unit)")
         var header: [(String, String)] = [
             ("page", template.pageId),
-            ("version", String(template.version)),
+            ("version", template.versionId.id),
             ("captured", time(template.capturedAt) + (template.capturedBy.map { " by \($0)" } ?? "")),
             ("source", sourceText),
         ]
@@ -158,7 +159,7 @@ enum TextView {
         var lines: [String] = []
         let what = "capture of \(report.pageId) from \(report.device)"
         if report.archived {
-            let version = report.version.map { " as version \($0)" } ?? ""
+            let version = (report.versionId ?? report.version.map(String.init)).map { " as version \($0)" } ?? ""
             lines.append(
                 "\(what): archived\(version) (\(plural(report.entryCount, "entry", "entries")), \(plural(report.requests, "read request")))"
             )

@@ -149,7 +149,7 @@ final class UsageTests: XCTestCase {
             "error: --on-error must be stop, continue or rollback (got \"retry\")\n" + applyUsage)
         try assertUsageError(
             ["apply", "heating", "--to", "press-1", "--version", "latest"],
-            "error: --version must be an integer in 1...2147483647 (got \"latest\")\n" + applyUsage)
+            "error: --version must be a version number N or a fleet id HOST-N (got \"latest\")\n" + applyUsage)
         try assertUsageError(
             ["apply", "heating", "--to", "tcp://10.0.0.5", "--unit", "2"],
             "error: --to: bad endpoint \"tcp://10.0.0.5\": missing ':port'\n" + applyUsage)

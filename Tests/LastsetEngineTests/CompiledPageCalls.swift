@@ -12,7 +12,7 @@ extension Engine {
     }
 
     func apply(
-        page: PageDefinition, version: Int? = nil, to target: DeviceTarget, options: ReplayOptions, who: String,
+        page: PageDefinition, version: TemplateVersionRef? = nil, to target: DeviceTarget, options: ReplayOptions, who: String,
         progress: ProgressHandler? = nil
     ) async throws(ArchiveError) -> ReplayReport {
         try await apply(page: CompiledPage(page), version: version, to: target, options: options, who: who, progress: progress)

@@ -17,7 +17,7 @@ struct Apply: Command {
             .value(
                 "--unit", "N", "Unit id for an endpoint given to --to (1...247, default 1; 0 is broadcast, never replayed to)"),
             .flag("--dry-run", "Plan and diff only: no write is sent"),
-            .value("--version", "N", "Template version to apply (default: the latest)"),
+            .value("--version", "N", "Template version to apply: N, or HOST-N in a fleet (default: the latest)"),
             .value("--on-error", "stop|continue|rollback", "After the first permanent failure (default: stop)"),
         ])
 
@@ -30,7 +30,7 @@ struct Apply: Command {
     /// `--dry-run`.
     let dryRun: Bool
     /// `--version`.
-    let version: Int?
+    let version: TemplateVersionRef?
     /// `--on-error`.
     let onError: OnError?
 
@@ -40,7 +40,7 @@ struct Apply: Command {
         target = arguments.value("--to") ?? ""
         unit = try arguments.integer("--unit", in: 1...247)
         dryRun = arguments.flag("--dry-run")
-        version = try arguments.integer("--version", in: 1...Int(Int32.max))
+        version = try arguments.templateVersion("--version")
         if let text = arguments.value("--on-error") {
             guard let parsed = OnError(rawValue: text) else {
                 throw UsageError("--on-error must be stop, continue or rollback (got \"\(text)\")", command: Self.spec)

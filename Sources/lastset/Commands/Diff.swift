@@ -9,7 +9,7 @@ struct Diff: Command {
         arguments: [.init(name: "PAGE", help: "Page id, e.g. heating")],
         options: [
             .value("--device", "DEVICE", required: true, "Configured id of the device to compare"),
-            .value("--version", "N", "Template version (default: the latest)"),
+            .value("--version", "N", "Template version: N, or HOST-N in a fleet (default: the latest)"),
         ])
 
     /// The page.
@@ -17,13 +17,13 @@ struct Diff: Command {
     /// The device.
     let device: String
     /// `--version`, nil for the latest.
-    let version: Int?
+    let version: TemplateVersionRef?
 
     /// Takes PAGE, --device and --version.
     init(_ arguments: ParsedArguments) throws(UsageError) {
         pageId = arguments.argument("PAGE")
         device = arguments.value("--device") ?? ""
-        version = try arguments.integer("--version", in: 1...Int(Int32.max))
+        version = try arguments.templateVersion("--version")
     }
 
     /// Page and device ids must be safe names.

@@ -9,7 +9,7 @@ struct Export: Command {
         name: "export", abstract: "Save a template file as archived (to stdout, or to a file with --output).",
         arguments: [.init(name: "PAGE", help: "Page id, e.g. heating")],
         options: [
-            .value("--version", "N", "Template version (default: the latest)"),
+            .value("--version", "N", "Template version: N, or HOST-N in a fleet (default: the latest)"),
             .value("--output", "FILE", "Write to FILE (replaced atomically) instead of stdout"),
             .value("--format", "FORMAT", "template (default) or ios-archive (the legacy iOS app's NSKeyedArchiver file)"),
         ])
@@ -17,7 +17,7 @@ struct Export: Command {
     /// The page.
     let pageId: String
     /// `--version`, nil for the latest.
-    let version: Int?
+    let version: TemplateVersionRef?
     /// `--output`.
     let output: String?
     /// `--format`: true for ios-archive.
@@ -26,7 +26,7 @@ struct Export: Command {
     /// Takes PAGE, --version and --output.
     init(_ arguments: ParsedArguments) throws(UsageError) {
         pageId = arguments.argument("PAGE")
-        version = try arguments.integer("--version", in: 1...Int(Int32.max))
+        version = try arguments.templateVersion("--version")
         output = arguments.value("--output")
         switch arguments.value("--format") {
         case nil, "template"?: iosArchive = false
@@ -45,7 +45,7 @@ struct Export: Command {
     /// Writes the file's bytes to stdout or to --output.
     func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let path =
-            "/v1/pages/\(DaemonAPI.escape(pageId))/templates/\(version.map(String.init) ?? "latest")/file"
+            "/v1/pages/\(DaemonAPI.escape(pageId))/templates/\(version.map(\.description) ?? "latest")/file"
             + (iosArchive ? "?format=ios-archive" : "")
         let bytes = try context.api.send("GET", path).body
         guard let output else {

@@ -84,7 +84,7 @@ struct Import: Command {
             try context.printJSON(archived)
         } else {
             context.console.out(
-                "imported \(file) as \(archived.pageId) version \(archived.version) (\(TextView.plural(archived.entries.count, "entry", "entries")), captured \(TextView.time(archived.capturedAt)))"
+                "imported \(file) as \(archived.pageId) version \(archived.versionId.id) (\(TextView.plural(archived.entries.count, "entry", "entries")), captured \(TextView.time(archived.capturedAt)))"
             )
         }
         return .success

@@ -6,17 +6,17 @@ struct Show: Command {
     static let spec = CommandSpec(
         name: "show", abstract: "Show a template: its source, identity and every archived value.",
         arguments: [.init(name: "PAGE", help: "Page id, e.g. heating")],
-        options: [.value("--version", "N", "Template version (default: the latest)")])
+        options: [.value("--version", "N", "Template version: N, or HOST-N in a fleet (default: the latest)")])
 
     /// The page.
     let pageId: String
     /// `--version`, nil for the latest.
-    let version: Int?
+    let version: TemplateVersionRef?
 
     /// Takes PAGE and --version.
     init(_ arguments: ParsedArguments) throws(UsageError) {
         pageId = arguments.argument("PAGE")
-        version = try arguments.integer("--version", in: 1...Int(Int32.max))
+        version = try arguments.templateVersion("--version")
     }
 
     /// The page id must be a safe name.
@@ -24,7 +24,7 @@ struct Show: Command {
 
     /// Prints the template.
     func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let path = "/v1/pages/\(DaemonAPI.escape(pageId))/templates/\(version.map(String.init) ?? "latest")"
+        let path = "/v1/pages/\(DaemonAPI.escape(pageId))/templates/\(version.map(\.description) ?? "latest")"
         let template = try context.api.get(Template.self, path)
         if context.options.json { try context.printJSON(template) } else { context.print(TextView.template(template)) }
         return .success

@@ -1,0 +1,102 @@
+import Foundation
+
+/// One path that changed between two commits of the fleet repository, as `git diff --raw -z
+/// --no-renames --no-abbrev` reports it, and what Lastset makes of it.
+///
+/// The repository holds `templates/<page>/<version file>` (each host adds only files named with its
+/// own host) and `audit/<host>.jsonl` (each host appends only to its own). So an incoming change from
+/// another host is either a new template file of that host or an append to that host's audit file;
+/// anything else under `templates/` or `audit/` (a rewritten or deleted version, a symlink, a file in
+/// this host's namespace) is refused before it is merged. Other paths are ignored.
+public struct FleetChange: Sendable, Hashable {
+    /// git's status letter: `A`dded, `M`odified, `D`eleted, `T`ype changed.
+    public var status: Character
+    public var oldMode: String
+    public var newMode: String
+    public var oldBlob: String
+    public var newBlob: String
+    public var path: String
+
+    /// A change as listed.
+    public init(status: Character, oldMode: String, newMode: String, oldBlob: String, newBlob: String, path: String) {
+        self.status = status
+        self.oldMode = oldMode
+        self.newMode = newMode
+        self.oldBlob = oldBlob
+        self.newBlob = newBlob
+        self.path = path
+    }
+
+    /// What an incoming change is.
+    public enum Kind: Sendable, Hashable {
+        /// A new template version of another host.
+        case template(pageId: String, fileName: String, version: TemplateVersion)
+        /// Another host's audit file, created or appended to.
+        case audit(host: String)
+        /// Not a path Lastset uses.
+        case ignored
+    }
+
+    /// Parses `git diff --raw -z --no-abbrev` output; nil when it is not in that form.
+    public static func parse(raw: Data) -> [FleetChange]? {
+        var out: [FleetChange] = []
+        let fields = raw.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        var i = 0
+        while i < fields.count {
+            let head = fields[i]
+            if head.isEmpty && i == fields.count - 1 { break }
+            let parts = head.split(separator: " ")
+            guard head.hasPrefix(":"), parts.count == 5, i + 1 < fields.count, let status = parts[4].first else { return nil }
+            out.append(
+                FleetChange(
+                    status: status, oldMode: String(parts[0].dropFirst()), newMode: String(parts[1]), oldBlob: String(parts[2]),
+                    newBlob: String(parts[3]), path: fields[i + 1]))
+            i += 2
+        }
+        return out
+    }
+
+    /// What this change is when it comes from the hub to `localHost`, or why it is refused.
+    public func classify(localHost: String) -> Result<Kind, FleetRefusal> {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard let top = parts.first, top == "templates" || top == "audit" else { return .success(.ignored) }
+        func refuse(_ why: String) -> Result<Kind, FleetRefusal> { .failure(FleetRefusal(path: path, reason: why)) }
+        if top == "templates" {
+            guard parts.count == 3, SafeName.isValid(parts[1]) else { return refuse("not templates/<page>/<version file>") }
+            guard let version = TemplateVersion.parse(fileName: parts[2]), let host = version.host else {
+                return refuse("not the name of a fleet template version")
+            }
+            guard host != localHost else { return refuse("a version in this host's (\(localHost)) namespace, written elsewhere") }
+            switch status {
+            case "A": break
+            case "D": return refuse("version \(version.id) deleted: versions are never removed from the hub")
+            default: return refuse("version \(version.id) rewritten: a version id never changes meaning")
+            }
+            guard newMode == "100644" else { return refuse("mode \(newMode): only regular files are accepted") }
+            return .success(.template(pageId: parts[1], fileName: parts[2], version: version))
+        }
+        guard parts.count == 2, parts[1].hasSuffix(".jsonl"), SafeName.isValid(String(parts[1].dropLast(6))) else {
+            return refuse("not audit/<host>.jsonl")
+        }
+        let host = String(parts[1].dropLast(6))
+        guard host != localHost else { return refuse("this host's (\(localHost)) audit file, written elsewhere") }
+        guard status == "A" || status == "M" else { return refuse("audit file of \(host) deleted or replaced") }
+        guard newMode == "100644" else { return refuse("mode \(newMode): only regular files are accepted") }
+        return .success(.audit(host: host))
+    }
+}
+
+/// Why the fleet refused what the hub holds (nothing of that fetch is merged).
+public struct FleetRefusal: Error, Codable, Sendable, Hashable, CustomStringConvertible {
+    /// The path (or commit) at fault.
+    public var path: String
+    public var reason: String
+
+    /// A refusal of `path`.
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "\(path): \(reason)" }
+}
