@@ -326,7 +326,8 @@ public actor TemplateArchive {
                 }
                 listings.append(
                     TemplateListing(
-                        pageId: pageId, version: v.number, capturedAt: s.capturedAt, sourceDevice: s.source, entryCount: s.entries,
+                        pageId: pageId, version: v.number, capturedAt: s.capturedAt, sourceDevice: s.source,
+                        entryCount: s.entries,
                         checksumOK: true, problem: nil, host: v.host, archivedAt: v.archivedAt))
             } catch let error as TemplateFileError {
                 listings.append(broken(error.reason))
