@@ -382,7 +382,7 @@ public actor Fleet {
             if !related { args.append("--allow-unrelated-histories") }
             let merged = try git.run(args + [remote], timeout: settings.localTimeout, check: false)
             if merged.status != 0 {
-                try? git.run(["merge", "--abort"], timeout: settings.localTimeout, check: false)
+                _ = try? git.run(["merge", "--abort"], timeout: settings.localTimeout, check: false)
                 throw .failed(arguments: ["merge"], status: merged.status, message: merged.message)
             }
         }
@@ -528,6 +528,9 @@ public actor Fleet {
             for line in data.split(separator: 0x0A) {
                 if let r = try? decoder.decode(AuditRecord.self, from: Data(line)) { records.append(r) } else { bad += 1 }
             }
+            // As the audit log reads: an intent whose job has a later record is folded into it.
+            let completed = Set(records.filter { $0.result != .started }.compactMap(\.job))
+            records.removeAll { $0.result == .started && $0.job.map(completed.contains) == true }
             out.append((host, records, bad))
         }
         return out

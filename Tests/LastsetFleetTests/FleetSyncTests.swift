@@ -174,17 +174,17 @@ final class FleetSyncTests: XCTestCase {
         let hub = try HubRepository()
         let a = try await FleetHost("line-1", remote: hub.fileURL, in: dir)
         let b = try await FleetHost("line-7", remote: hub.fileURL, in: dir)
-        func record(_ kind: String, _ page: String) -> AuditRecord {
+        func record(_ kind: AuditKind, _ page: String) -> AuditRecord {
             AuditRecord(
                 time: Date(), kind: kind, who: "uid:1000", pageId: page, device: "press-1", endpoint: "tcp://127.0.0.1:1",
                 unit: 1,
-                identity: [], templateVersion: 1, pageHash: "sha256:abc", result: "archived", message: nil, registers: [])
+                identity: [], templateVersion: 1, pageHash: "sha256:abc", result: .archived, message: nil, registers: [])
         }
-        try await a.audit.append(record("capture", "heating"))
-        try await a.audit.append(record("replay", "heating"))
+        try await a.audit.append(record(.capture, "heating"))
+        try await a.audit.append(record(.replay, "heating"))
         let first = await a.fleet.sync()
         XCTAssertEqual(first.auditRecordsOut, 2)
-        try await a.audit.append(record("replay", "cooling"))
+        try await a.audit.append(record(.replay, "cooling"))
         let second = await a.fleet.sync()
         XCTAssertEqual(second.auditRecordsOut, 1, "only the new record is exported")
         let into = await b.fleet.sync()
