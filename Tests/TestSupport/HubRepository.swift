@@ -36,26 +36,27 @@ public final class HubRepository: @unchecked Sendable {
             "--enable=receive-pack", "--informative-errors", "--verbose",
         ]
         p.environment = Self.environment
-        let err = Pipe()
-        p.standardError = err
+        // stderr goes to a file (no pipe to fill, no dispatch source to outlive the process); the
+        // readiness line is awaited there.
+        let log = root.appendingPathComponent("daemon-\(port).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let sink = try FileHandle(forWritingTo: log)
+        defer { try? sink.close() }
+        p.standardError = sink
         p.standardOutput = FileHandle.nullDevice
         p.standardInput = FileHandle.nullDevice
-        let ready = DispatchSemaphore(value: 0)
-        let seen = LockedText()
-        err.fileHandleForReading.readabilityHandler = { h in
-            let d = h.availableData
-            if d.isEmpty {
-                h.readabilityHandler = nil
-                ready.signal()
-                return
-            }
-            if seen.append(String(decoding: d, as: UTF8.self)).contains("Ready to rumble") { ready.signal() }
-        }
         try p.run()
-        guard ready.wait(timeout: .now() + 15) == .success, seen.value.contains("Ready to rumble") else {
+        let deadline = Date().addingTimeInterval(15)
+        var seen = ""
+        while Date() < deadline {
+            seen = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            if seen.contains("Ready to rumble") || !p.isRunning { break }
+            usleep(5_000)
+        }
+        guard seen.contains("Ready to rumble") else {
             kill(p.processIdentifier, SIGKILL)
             p.waitForExit(timeout: 5)
-            throw TestSupportError("git daemon on 127.0.0.1:\(port) did not become ready: \(seen.value)")
+            throw TestSupportError("git daemon on 127.0.0.1:\(port) did not become ready: \(seen)")
         }
         lock.withLock {
             daemon = p
@@ -139,18 +140,4 @@ public final class HubRepository: @unchecked Sendable {
         guard bound else { throw TestSupportError("bind 127.0.0.1:0: errno \(errno)") }
         return Int(UInt16(bigEndian: addr.sin_port))
     }
-}
-
-/// Text appended from a pipe's handler thread.
-final class LockedText: @unchecked Sendable {
-    private let lock = NSLock()
-    private var text = ""
-    /// Appends and returns everything so far.
-    func append(_ s: String) -> String {
-        lock.withLock {
-            text += s
-            return text
-        }
-    }
-    var value: String { lock.withLock { text } }
 }
