@@ -302,8 +302,8 @@ public actor ModbusConnection {
         case .tcp(let host, let port):
             created = modbus_new_tcp_pi(host, String(port))
         case .rtu(let line):
-            // libmodbus opens the path O_RDWR and only then finds it is no terminal: a regular file, a FIFO or a
-            // socket named by an ad-hoc endpoint would be opened (and could be written). Only character devices.
+            // Decided before anything is opened: libmodbus opens the path O_RDWR and only then finds it is no
+            // terminal, and opening some files acts by itself (a FIFO, /dev/watchdog).
             var st = stat()
             guard stat(line.path, &st) == 0 else {
                 let err = cmodbus_errno()
@@ -311,11 +311,11 @@ public actor ModbusConnection {
                     kind: .connect, errno: err, message: "cannot open \(endpoint): \(String(cString: strerror(err)))",
                     request: request)
             }
-            guard (st.st_mode & S_IFMT) == S_IFCHR else {
+            let (kind, subsystem) = Self.serialKind(st)
+            if let refusal = SerialDeviceRule.refusal(kind, subsystem: subsystem) {
                 throw ModbusError(
                     kind: .invalidRequest, errno: ENOTTY,
-                    message:
-                        "\(endpoint): \(line.path) is \(Self.fileKind(st.st_mode)), not a serial device (a character device such as /dev/ttyUSB0)",
+                    message: "\(endpoint): \(line.path) is not a serial device: \(refusal) (expected e.g. /dev/ttyUSB0)",
                     request: request)
             }
             let parity = CChar(line.parity.asciiValue ?? UInt8(ascii: "N"))
@@ -353,14 +353,23 @@ public actor ModbusConnection {
         while nanosleep(&request, &remaining) == -1 && cmodbus_errno() == EINTR { request = remaining }
     }
 
-    private static func fileKind(_ mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFREG: return "a regular file"
-        case S_IFDIR: return "a directory"
-        case S_IFIFO: return "a FIFO"
-        case S_IFSOCK: return "a socket"
-        case S_IFBLK: return "a block device"
-        default: return "not a character device"
+    /// What `stat` found, and for a character device its sysfs class (`/sys/dev/char/M:N/subsystem`).
+    private static func serialKind(_ st: stat) -> (SerialDeviceRule.FileKind, String?) {
+        switch st.st_mode & S_IFMT {
+        case S_IFCHR:
+            let dev = UInt64(st.st_rdev)
+            let major = UInt32(truncatingIfNeeded: ((dev >> 8) & 0xfff) | ((dev >> 32) & ~UInt64(0xfff)))
+            let minor = UInt32(truncatingIfNeeded: (dev & 0xff) | ((dev >> 12) & ~UInt64(0xff)))
+            var link = [CChar](repeating: 0, count: 4096)
+            let n = readlink("/sys/dev/char/\(major):\(minor)/subsystem", &link, link.count - 1)
+            let subsystem = n > 0 ? String(cString: link).split(separator: "/").last.map(String.init) : nil
+            return (.characterDevice(major: major, minor: minor), subsystem)
+        case S_IFREG: return (.regularFile, nil)
+        case S_IFDIR: return (.directory, nil)
+        case S_IFIFO: return (.fifo, nil)
+        case S_IFSOCK: return (.socket, nil)
+        case S_IFBLK: return (.blockDevice, nil)
+        default: return (.other, nil)
         }
     }
 

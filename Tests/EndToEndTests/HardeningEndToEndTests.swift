@@ -197,7 +197,9 @@ extension HardeningEndToEndTests {
         try Data("keep me\n".utf8).write(to: victim)
         var before = stat()
         XCTAssertEqual(stat(victim.path, &before), 0)
-        for target in [victim.path, daemon.dir.path] {
+        // A regular file, a directory, and character devices that are no terminal (/dev/null; /dev/watchdog
+        // would arm the host's watchdog just by being opened).
+        for target in [victim.path, daemon.dir.path, "/dev/null"] {
             let r = try daemon.api(
                 "POST", "/v1/pages/heating/apply?wait=1", #"{"endpoint":"rtu://\#(target)?baud=19200","unit":1}"#)
             XCTAssertTrue(r.text.contains("not a serial device"), r.text)

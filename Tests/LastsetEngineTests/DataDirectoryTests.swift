@@ -69,4 +69,17 @@ final class DataDirectoryTests: XCTestCase {
         let listing = try await archive.list(pageId: "heating")
         XCTAssertEqual(listing.map(\.checksumOK), [false, true])
     }
+
+    /// `templates` itself planted as a link to elsewhere: the archive refuses to open rather than write there.
+    func testATemplatesDirectoryPlantedAsASymlinkIsRefused() throws {
+        let elsewhere = dir.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let data = dir.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        XCTAssertEqual(symlink(elsewhere.path, data.appendingPathComponent("templates").path), 0)
+        XCTAssertThrowsError(try TemplateArchive(dataDirectory: data)) { error in
+            XCTAssertTrue("\(error)".contains("templates: it is a symbolic link"), "\(error)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path), [])
+    }
 }
