@@ -222,7 +222,8 @@ final class AccessEndToEndTests: XCTestCase {
         let port = try freeLoopbackPort()
         let api = "{ tcp: { listen: \"127.0.0.1:\(port)\", tokens: \(tokens()), tls: { cert: \"\(cert)\", key: \"\(key)\" } } }"
         let daemon = try DaemonHarness(config: config(api: api, port: a.port!))
-        XCTAssertTrue(daemon.stderr.contains("https://127.0.0.1:\(port)/"), daemon.stderr)
+        // The log line travels through a pipe read on another thread: wait for it rather than sample once.
+        XCTAssertTrue(eventually(timeout: 5) { daemon.stderr.contains("https://127.0.0.1:\(port)/") }, daemon.stderr)
         let base = "https://127.0.0.1:\(port)"
         let health = try run(
             "/usr/bin/curl",
