@@ -70,6 +70,10 @@ public struct DeviceStatus: Codable, Sendable, Hashable {
     public var unverified: [UnverifiedMark]?
     /// What the device's requests met on the wire (nil until its first request).
     public var counters: LinkCounters?
+    /// Per page: the template version last applied successfully, when, by whom (absent: never).
+    public var applied: [String: AppliedSummary]?
+    /// Per page: conformance to that version (`GET /v1/conformance` has the details).
+    public var conformance: [String: ConformanceState]?
 
     public init(
         id: String, endpoint: String, unit: Int, pages: [String], poll: String, reachable: Bool? = nil, lastError: String? = nil,

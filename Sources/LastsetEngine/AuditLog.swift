@@ -131,12 +131,34 @@ public actor AuditLog {
     /// segments; lines that do not parse are skipped and counted. An intent (`started`) whose job has a
     /// later record is folded into that record.
     public func read(limit: Int = 100) -> (records: [AuditRecord], unreadable: Int) {
-        let decoder = APICoding.decoder()
+        read(limit: limit, matching: AuditFilter(), scanLimit: limit)
+    }
+
+    /// The newest records passing `filter` (at most `limit`), oldest first. At most `scanLimit` records
+    /// are looked at, newest first, so a filter matching nothing costs a bounded walk, not the whole log;
+    /// memory is bounded by `limit`.
+    public func read(limit: Int, matching filter: AuditFilter, scanLimit: Int) -> (records: [AuditRecord], unreadable: Int) {
         var newestFirst: [AuditRecord] = []
+        var scanned = 0
+        let bad = scan { r in
+            scanned += 1
+            if filter.matches(r) { newestFirst.append(r) }
+            return newestFirst.count < limit && scanned < scanLimit
+        }
+        return (newestFirst.reversed(), bad)
+    }
+
+    /// Calls `body` with every record, newest first (live file, then the segments, newest first), until it
+    /// returns false; intents whose job has a later record are folded away. Returns the lines that did
+    /// not parse.
+    @discardableResult
+    public func scan(_ body: (AuditRecord) -> Bool) -> Int {
+        let decoder = APICoding.decoder()
         var bad = 0
         var completed = Set<String>()
+        var going = true
         let files = [url] + segments().map { directory.appendingPathComponent(Self.segmentName($0)) }
-        for file in files where newestFirst.count < limit {
+        for file in files where going {
             ReverseLines.each(in: file) { line in
                 guard let r = try? decoder.decode(AuditRecord.self, from: line) else {
                     bad += 1
@@ -149,11 +171,11 @@ public actor AuditLog {
                         completed.insert(job)
                     }
                 }
-                newestFirst.append(r)
-                return newestFirst.count < limit
+                going = body(r)
+                return going
             }
         }
-        return (newestFirst.reversed(), bad)
+        return bad
     }
 }
 

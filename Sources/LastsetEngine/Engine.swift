@@ -7,14 +7,17 @@ import LastsetCore
 public struct Engine: Sendable {
     public let archive: TemplateArchive
     public let audit: AuditLog
-    /// Running replays' journals and the device pages left unverified by interrupted ones.
+    /// Running replays' journals.
     public let journal: ReplayJournal
+    /// Per device page: the template last applied, and whether an interrupted replay left it unverified.
+    public let deviceState: DeviceStateStore
 
     /// Opens the archive, audit log and replay journal under the data directory.
     public init(dataDirectory: URL, historyLimit: Int = 20, auditSegmentBytes: Int = AuditLog.defaultSegmentBytes) throws {
         archive = try TemplateArchive(dataDirectory: dataDirectory, historyLimit: historyLimit)
         audit = try AuditLog(dataDirectory: dataDirectory, segmentBytes: auditSegmentBytes)
         journal = try ReplayJournal(dataDirectory: dataDirectory)
+        deviceState = try DeviceStateStore(dataDirectory: dataDirectory)
     }
 
     /// Captures a page from a device; audits the attempt whatever its outcome. Nothing is archived
@@ -120,8 +123,15 @@ public struct Engine: Sendable {
             // The journal stays: at the next start it becomes an "interrupted" record.
             report.warnings.append("audit log: \(error)")
         }
-        if report.status == .succeeded || options.dryRun {
-            await journal.clear(device: target.label, pageId: page.id)
+        if report.status == .succeeded && !options.dryRun {
+            let applied = AppliedTemplate(template: template, appliedAt: record.time, appliedBy: who, job: job)
+            do {
+                try await deviceState.recordApplied(device: target.label, pageId: page.id, applied)
+            } catch {
+                report.warnings.append("device state: \(error) (rebuilt from the audit log at the next start)")
+            }
+        } else if options.dryRun {
+            await deviceState.clearUnverified(device: target.label, pageId: page.id)
         }
         return report
     }
@@ -166,7 +176,7 @@ public struct Engine: Sendable {
                 pageHash: intent.pageHash, result: .interrupted, message: message, registers: registers, job: intent.job,
                 writeFrames: ledger.writeFrames)
             do {
-                try await journal.mark(
+                try await deviceState.mark(
                     UnverifiedMark(
                         device: intent.device, pageId: intent.pageId, since: intent.time, job: intent.job, message: message))
                 try await audit.append(record)

@@ -9,26 +9,19 @@ import ModbusLink
 /// The durable side of replay journals: `<data>/journal/<job>.jsonl` holds a running replay's
 /// transitions (the intent line fsynced before the first write frame, then one line per transition),
 /// and is removed once the replay's audit record is written. A file left at start-up is a replay the
-/// daemon did not finish: `recover` turns it into an "interrupted" audit record and marks the device
-/// page unverified (`<data>/unverified.json`) until a replay succeeds or a diff clears it.
+/// daemon did not finish: `Engine.recoverInterrupted` turns it into an "interrupted" audit record and marks
+/// the device page unverified in the device state (`DeviceStateStore`) until a replay succeeds or a diff
+/// clears it.
 public actor ReplayJournal {
     /// `<data>/journal`.
     public nonisolated let directory: URL
-    private nonisolated let marksURL: URL
-    private var marks: [UnverifiedMark] = []
     private let executor = DispatchQueueExecutor(label: "lastset.journal")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    /// Opens (creating) the journal directory and loads the unverified marks.
+    /// Opens (creating) the journal directory.
     public init(dataDirectory: URL) throws(StorageError) {
         directory = dataDirectory.appendingPathComponent("journal")
-        marksURL = dataDirectory.appendingPathComponent("unverified.json")
         try DurableFile.makeDirectory(directory)
-        if let data = try? Data(contentsOf: marksURL),
-            let loaded = try? APICoding.decoder().decode([UnverifiedMark].self, from: data)
-        {
-            marks = loaded
-        }
     }
 
     /// One running replay's journal file.
@@ -112,27 +105,5 @@ public actor ReplayJournal {
     public func remove(_ url: URL) {
         unlink(url.path)
         try? DurableFile.syncDirectory(directory.path)
-    }
-
-    /// Every unverified mark.
-    public func unverified() -> [UnverifiedMark] { marks }
-
-    /// Marks a device page unverified (durably).
-    public func mark(_ m: UnverifiedMark) throws(StorageError) {
-        marks.removeAll { $0.device == m.device && $0.pageId == m.pageId }
-        marks.append(m)
-        try saveMarks()
-    }
-
-    /// Clears the mark of a device page (a replay succeeded, or a diff showed what it holds).
-    public func clear(device: String, pageId: String) {
-        let before = marks.count
-        marks.removeAll { $0.device == device && $0.pageId == pageId }
-        if marks.count != before { try? saveMarks() }
-    }
-
-    private func saveMarks() throws(StorageError) {
-        let data = (try? APICoding.encoder().encode(marks)) ?? Data("[]".utf8)
-        try DurableFile.write(data, to: marksURL)
     }
 }

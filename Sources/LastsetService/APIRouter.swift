@@ -188,12 +188,21 @@ final class APIRouter: Sendable {
             return HTTPResponse(status: 200, headers: ["Content-Type": MetricsText.contentType], body: body)
         }
         if match("GET", "devices") != nil {
-            return json(200, await withUnverified(registry.statuses()))
+            return json(200, await withDeviceState(registry.statuses()))
         }
         if let c = match("GET", "devices", "*") {
             let id = c[0]
-            guard let s = await withUnverified(registry.statuses()).first(where: { $0.id == id }) else { throw unknownDevice(id) }
+            guard let s = await withDeviceState(registry.statuses()).first(where: { $0.id == id }) else {
+                throw unknownDevice(id)
+            }
             return json(200, s)
+        }
+        if match("GET", "conformance") != nil {
+            if let p = request.query["page"], !p.isEmpty { _ = try await page(p) }
+            return json(200, await conformance(page: request.query["page"].flatMap { $0.isEmpty ? nil : $0 }))
+        }
+        if let c = match("GET", "pages", "*", "rollout") {
+            return json(200, await rollout(page: try await page(c[0])))
         }
         if match("GET", "pages") != nil {
             return json(200, await pageSummaries())
@@ -310,6 +319,7 @@ final class APIRouter: Sendable {
         ("GET", ["pages", "*", "templates", "*", "file"]), ("POST", ["pages", "*", "capture"]),
         ("POST", ["pages", "*", "apply"]),
         ("GET", ["pages", "*", "diff"]), ("GET", ["jobs"]), ("GET", ["jobs", "*"]), ("GET", ["audit"]),
+        ("GET", ["conformance"]), ("GET", ["pages", "*", "rollout"]),
     ]
 
     // MARK: helpers
@@ -564,18 +574,6 @@ final class APIRouter: Sendable {
                 }
             }
             return JobOutcome(replay: report)
-        }
-    }
-
-    /// Device statuses with the pages an interrupted replay left unverified.
-    private func withUnverified(_ statuses: [DeviceStatus]) async -> [DeviceStatus] {
-        let marks = await engine.journal.unverified()
-        guard !marks.isEmpty else { return statuses }
-        return statuses.map { s in
-            var s = s
-            let mine = marks.filter { $0.device == s.id }
-            if !mine.isEmpty { s.unverified = mine }
-            return s
         }
     }
 

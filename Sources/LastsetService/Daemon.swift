@@ -95,6 +95,7 @@ public enum Daemon {
         }
         defer { withExtendedLifetime(directoryLock) {} }
         let engine = try Engine(dataDirectory: dataDirectory, historyLimit: config.historyLimit)
+        if let note = await engine.loadDeviceState() { log.warning(note) }
         // A replay the last run did not finish: recorded as interrupted, its device page unverified; never resumed.
         for r in await engine.recoverInterrupted() {
             log.warning("replay of \(r.pageId) to \(r.device) (job \(r.job ?? "?")) was \(r.message ?? "interrupted")")
@@ -113,7 +114,7 @@ public enum Daemon {
         let sessions = SessionStore()
         let auth = try AccessRules.auth(config.api, sessions: sessions)
         let configPath = options.configPath
-        let poller = Poller(registry: registry, log: log)
+        let poller = Poller(registry: registry, deviceState: engine.deviceState, log: log)
         let notifier = SystemdNotifier()
         let reloader = ConfigReloader(
             configPath: configPath, registry: registry, poller: poller, notifier: notifier, log: log)

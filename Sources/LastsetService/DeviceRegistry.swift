@@ -24,6 +24,7 @@ actor DeviceRegistry {
         self.config = config
         resolved = [:]
         states = Self.states(for: config, keeping: states)
+        conformance = conformance.filter { id, _ in config.device(id) != nil }
     }
 
     private static func states(for config: CompiledConfig, keeping states: [String: DeviceStatus]) -> [String: DeviceStatus] {
@@ -119,6 +120,23 @@ actor DeviceRegistry {
         if let page, let live { s.live[page] = live }
         states[id] = s
     }
+
+    /// Conformance of polled device pages: device id → page id → last verdict.
+    private var conformance: [String: [String: PageConformance]] = [:]
+
+    /// Records a poll's conformance verdict; returns what changed (for the log).
+    func recordConformance(device: String, pageId: String, verdict: ConformanceVerdict, applied: AppliedSummary?)
+        -> DriftChange
+    {
+        let (next, change) = PageConformance.next(
+            after: conformance[device]?[pageId], verdict: verdict, device: device, pageId: pageId, applied: applied,
+            at: Date())
+        conformance[device, default: [:]][pageId] = next
+        return change
+    }
+
+    /// The last polled conformance of a device page (nil: not polled since start or reload).
+    func polledConformance(device: String, pageId: String) -> PageConformance? { conformance[device]?[pageId] }
 
     /// Every device's status, in config order.
     func statuses() async -> [DeviceStatus] {

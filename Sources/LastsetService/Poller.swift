@@ -7,11 +7,14 @@ import Synchronization
 /// Sleeps between polls (no CPU when idle); skips a device while a capture or replay holds it.
 final class Poller: Sendable {
     private let registry: DeviceRegistry
+    /// What each device page was last applied (compared with every poll).
+    private let deviceState: DeviceStateStore
     private let log: Logger
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
-    init(registry: DeviceRegistry, log: Logger) {
+    init(registry: DeviceRegistry, deviceState: DeviceStateStore, log: Logger) {
         self.registry = registry
+        self.deviceState = deviceState
         self.log = log
     }
 
@@ -23,11 +26,12 @@ final class Poller: Sendable {
             guard let interval = device.pollInterval else { continue }
             let pages = config.pages(of: device)
             let registry = self.registry
+            let deviceState = self.deviceState
             let log = self.log
             started.append(
                 Task {
                     while !Task.isCancelled {
-                        await Self.poll(device: device, pages: pages, registry: registry, log: log)
+                        await Self.poll(device: device, pages: pages, registry: registry, deviceState: deviceState, log: log)
                         try? await Task.sleep(for: interval)
                     }
                 })
@@ -44,7 +48,9 @@ final class Poller: Sendable {
         for t in running { t.cancel() }
     }
 
-    private static func poll(device: CompiledDevice, pages: [CompiledPage], registry: DeviceRegistry, log: Logger) async {
+    private static func poll(
+        device: CompiledDevice, pages: [CompiledPage], registry: DeviceRegistry, deviceState: DeviceStateStore, log: Logger
+    ) async {
         let target = await registry.target(for: device)
         let key = target.lockKey
         guard await registry.beginPoll(key) else { return }
@@ -55,6 +61,32 @@ final class Poller: Sendable {
                 log.debug("poll \(device.id) page \(page.id): \(error)")
             } else {
                 await registry.recordSuccess(device.id, page: page.id, live: values)
+            }
+            let state = await deviceState.state(device: device.id, pageId: page.id)
+            let verdict: ConformanceVerdict
+            if let mark = state?.unverified {
+                verdict = .unknown("unverified since \(TimeText.iso8601(mark.since)): \(mark.message)")
+            } else if let applied = state?.applied {
+                verdict = Conformance.compare(expected: applied.entries, live: values)
+            } else {
+                verdict = .unknown("no template applied by this daemon")
+            }
+            let change = await registry.recordConformance(
+                device: device.id, pageId: page.id, verdict: verdict, applied: state?.applied?.summary)
+            switch change {
+            case .none: break
+            case .appeared(let registers):
+                let list = registers.map {
+                    "\($0.registerId) expected \($0.expected) live \($0.live.map(String.init(describing:)) ?? "0x" + $0.liveData)"
+                }
+                let version = state?.applied.map { "v\($0.version)" } ?? "?"
+                log.warning(
+                    "drift on \(device.id) page \(page.id) (applied \(version)): \(registers.count) register\(registers.count == 1 ? "" : "s") changed: \(list.joined(separator: "; "))"
+                )
+            case .cleared(let since):
+                log.info(
+                    "drift on \(device.id) page \(page.id) cleared: conforms again to the applied template (drifted since \(TimeText.iso8601(since)))"
+                )
             }
         }
         await registry.endPoll(key)

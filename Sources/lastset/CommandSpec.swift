@@ -1,11 +1,13 @@
 /// The shape of one command: its name, one-line abstract, positional arguments and options; renders its help.
 struct CommandSpec: Equatable, Sendable {
-    /// A positional argument (always required).
+    /// A positional argument (required unless `isOptional`; optional ones come last).
     struct Argument: Equatable, Sendable {
         /// Shown in usage, e.g. `PAGE`.
         let name: String
         /// One line of help.
         let help: String
+        /// Whether it may be left out (usage shows `[PAGE]`).
+        var isOptional = false
     }
 
     /// A `--name` option: a flag, or an option taking one value.
@@ -59,7 +61,7 @@ struct CommandSpec: Equatable, Sendable {
     /// `lastset capture PAGE --from DEVICE [--json] …`, without the global options.
     var usage: String {
         var parts = ["lastset", name]
-        parts += arguments.map(\.name)
+        parts += arguments.map { $0.isOptional ? "[\($0.name)]" : $0.name }
         parts += options.map { $0.isRequired ? $0.synopsis : "[\($0.synopsis)]" }
         return parts.joined(separator: " ")
     }

@@ -61,7 +61,8 @@ struct ParsedArguments: Equatable, Sendable {
                 flags.insert(name)
             }
         }
-        if positionals.count < spec.arguments.count {
+        let required = spec.arguments.filter { !$0.isOptional }.count
+        if positionals.count < required {
             let missing = spec.arguments[positionals.count]
             throw UsageError("missing argument \(missing.name) (\(missing.help.lowercasedFirst))", command: spec)
         }
@@ -81,7 +82,15 @@ struct ParsedArguments: Equatable, Sendable {
         guard let index = spec.arguments.firstIndex(where: { $0.name == name }) else {
             preconditionFailure("\(spec.name) has no argument \(name)")
         }
-        return positionals[index]
+        return index < positionals.count ? positionals[index] : ""
+    }
+
+    /// The optional positional argument called `name`, nil when left out.
+    func optionalArgument(_ name: String) -> String? {
+        guard let index = spec.arguments.firstIndex(where: { $0.name == name }) else {
+            preconditionFailure("\(spec.name) has no argument \(name)")
+        }
+        return index < positionals.count ? positionals[index] : nil
     }
 
     /// The value of option `name`, if given.

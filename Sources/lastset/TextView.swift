@@ -14,7 +14,7 @@ enum TextView {
         guard !devices.isEmpty else { return ["no devices configured"] }
         var table = Table([
             .init("ID"), .init("ENDPOINT"), .init("UNIT", .right), .init("PAGES"), .init("POLL"), .init("STATE"), .init("JOB"),
-            .init("LAST ERROR"),
+            .init("APPLIED"), .init("LAST ERROR"),
         ])
         for device in devices {
             let state: String
@@ -25,10 +25,20 @@ enum TextView {
             }
             table.append([
                 device.id, device.endpoint, String(device.unit), device.pages.isEmpty ? "-" : device.pages.joined(separator: ","),
-                device.poll, state, device.busy?.rawValue ?? "-", device.lastError ?? "-",
+                device.poll, state, device.busy?.rawValue ?? "-", appliedColumn(device), device.lastError ?? "-",
             ])
         }
         return table.lines
+    }
+
+    /// "heating v3 conforms, cooling -" for the devices table.
+    static func appliedColumn(_ device: DeviceStatus) -> String {
+        let parts = device.pages.compactMap { page -> String? in
+            guard let a = device.applied?[page] else { return nil }
+            let state = device.conformance?[page].map { " \($0.rawValue)" } ?? ""
+            return "\(page) v\(a.version)\(state)"
+        }
+        return parts.isEmpty ? "-" : parts.joined(separator: ", ")
     }
 
     /// `lastset pages`.

@@ -17,10 +17,10 @@ final class FakeDaemonTests: XCTestCase {
         XCTAssertEqual(
             result.stdout,
             """
-            ID       ENDPOINT                       UNIT  PAGES            POLL  STATE        JOB    LAST ERROR
-            press-1  tcp://127.0.0.1:15020             1  heating,cooling  10s   reachable    -      -
-            press-2  rtu:///dev/ttyUSB0?baud=19200    17  heating          0s    unreachable  apply  timeout after 500ms
-            bench    tcp://10.0.0.9:502              255  -                0s    unknown      -      -
+            ID       ENDPOINT                       UNIT  PAGES            POLL  STATE        JOB    APPLIED             LAST ERROR
+            press-1  tcp://127.0.0.1:15020             1  heating,cooling  10s   reachable    -      heating v3 drifted  -
+            press-2  rtu:///dev/ttyUSB0?baud=19200    17  heating          0s    unreachable  apply  -                   timeout after 500ms
+            bench    tcp://10.0.0.9:502              255  -                0s    unknown      -      -                   -
 
             """)
     }

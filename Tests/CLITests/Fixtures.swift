@@ -10,10 +10,15 @@ enum Fixtures {
     static let t1 = Date(timeIntervalSince1970: 1_800_000_001.5)
 
     static let devices = [
-        DeviceStatus(
-            id: "press-1", endpoint: "tcp://127.0.0.1:15020", unit: 1, pages: ["heating", "cooling"], poll: "10s",
-            reachable: true,
-            lastSuccessAt: t0),
+        {
+            var d = DeviceStatus(
+                id: "press-1", endpoint: "tcp://127.0.0.1:15020", unit: 1, pages: ["heating", "cooling"], poll: "10s",
+                reachable: true,
+                lastSuccessAt: t0)
+            d.applied = ["heating": AppliedSummary(version: 3, appliedAt: t0, appliedBy: "uid:1000", job: nil)]
+            d.conformance = ["heating": .drifted, "cooling": .unknown]
+            return d
+        }(),
         DeviceStatus(
             id: "press-2", endpoint: "rtu:///dev/ttyUSB0?baud=19200", unit: 17, pages: ["heating"], poll: "0s", reachable: false,
             lastError: "timeout after 500ms", lastErrorAt: t0, busy: .apply),

@@ -53,9 +53,10 @@ final class DaemonHarness: @unchecked Sendable {
     let socketPath: String
     let dataDir: URL
     let notify: NotifySocket
-    let process: Process
-    private let stderrPipe = Pipe()
+    private(set) var process: Process
+    private var stderrPipe = Pipe()
     private let stderrData = LockedData()
+    private let environment: [String: String]
 
     /// Writes `config` (JSON5 text), starts the daemon and waits for READY=1 on the notify socket.
     /// `dataDirectory`: another (stopped) daemon's data directory, to restart on it.
@@ -66,7 +67,14 @@ final class DaemonHarness: @unchecked Sendable {
         socketPath = dir.appendingPathComponent("api.sock").path
         dataDir = dataDirectory ?? dir.appendingPathComponent("data")
         notify = try NotifySocket(path: dir.appendingPathComponent("notify.sock").path)
+        self.environment = environment
         process = Process()
+        try launch()
+    }
+
+    private func launch() throws {
+        process = Process()
+        stderrPipe = Pipe()
         process.executableURL = try TestPaths.executable("lastsetd")
         process.arguments = [
             "--config", configURL.path, "--data-dir", dataDir.path, "--socket", socketPath, "--log-level", "debug",
@@ -87,6 +95,13 @@ final class DaemonHarness: @unchecked Sendable {
             process.terminate()
             throw TestSupportError("lastsetd sent no READY=1 (got \(seen)); stderr:\n\(stderr)")
         }
+    }
+
+    /// Starts the daemon again on the same config, data directory and socket (after `stop`); its log is
+    /// appended to what `stderr` holds.
+    func restart() throws {
+        stderrPipe.fileHandleForReading.readabilityHandler = nil
+        try launch()
     }
 
     /// What the daemon logged so far.

@@ -1,0 +1,78 @@
+import Foundation
+
+/// Whether a device page still holds the template last applied to it.
+public enum ConformanceState: String, Codable, Sendable, Hashable, CaseIterable {
+    /// Every register written by the applied template reads back its value.
+    case conforms
+    /// Some register now holds another value (see `drifted`).
+    case drifted
+    /// Cannot tell: never applied, not polled, unreachable, registers not read, or partially written.
+    case unknown
+}
+
+/// One register whose live value is not what the applied template wrote.
+public struct DriftedRegister: Codable, Sendable, Hashable {
+    public var registerId: String
+    public var address: Int
+    /// What the template wrote (hex, and its readable view).
+    public var expectedData: String
+    public var expected: RegisterValue
+    /// What the device holds now.
+    public var liveData: String
+    public var live: RegisterValue?
+
+    /// Sets every field.
+    public init(
+        registerId: String, address: Int, expectedData: String, expected: RegisterValue, liveData: String,
+        live: RegisterValue?
+    ) {
+        self.registerId = registerId
+        self.address = address
+        self.expectedData = expectedData
+        self.expected = expected
+        self.liveData = liveData
+        self.live = live
+    }
+}
+
+/// The verdict of one comparison of live values with the applied template's values.
+public enum ConformanceVerdict: Sendable, Hashable {
+    case conforms
+    case drifted([DriftedRegister])
+    /// Why it cannot tell.
+    case unknown(String)
+}
+
+/// The pure comparison polling runs after each read of a page.
+public enum Conformance {
+    /// Compares the values `applied` wrote with `live` (one poll of the page), register by register by id.
+    /// A register that reads another value is drift, whatever else failed to read; otherwise a register
+    /// not read (or no longer on the page) makes the verdict unknown.
+    public static func compare(expected: [ExpectedValue], live: [LiveValue]) -> ConformanceVerdict {
+        guard !expected.isEmpty else { return .unknown("the applied template wrote no register") }
+        let byId = Dictionary(live.map { ($0.registerId, $0) }, uniquingKeysWith: { a, _ in a })
+        var drifted: [DriftedRegister] = []
+        var unread: [String] = []
+        for e in expected {
+            guard let l = byId[e.registerId] else {
+                unread.append("\(e.registerId) (no longer on the page)")
+                continue
+            }
+            guard let data = l.valueData else {
+                unread.append("\(e.registerId) (\(l.error ?? "not read"))")
+                continue
+            }
+            if data.lowercased() != e.valueData.lowercased() {
+                drifted.append(
+                    DriftedRegister(
+                        registerId: e.registerId, address: e.address, expectedData: e.valueData, expected: e.value,
+                        liveData: data, live: l.value))
+            }
+        }
+        if !drifted.isEmpty { return .drifted(drifted) }
+        if !unread.isEmpty {
+            return .unknown("not read: " + unread.prefix(3).joined(separator: ", ") + (unread.count > 3 ? ", …" : ""))
+        }
+        return .conforms
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// What the daemon knows a device page holds: the template last applied to it successfully, and whether
+/// a replay to it was interrupted since (a partial write). One record per device and page, kept in
+/// `<data>/device-state.json` and rebuilt from the audit log when that file is lost.
+public struct DevicePageState: Codable, Sendable, Hashable {
+    /// The device label (configured id, or endpoint and unit for an ad-hoc target).
+    public var device: String
+    public var pageId: String
+    /// The template version last applied and verified (nil: never, as far as the daemon knows).
+    public var applied: AppliedTemplate?
+    /// Set while an interrupted replay may have left the page partially written.
+    public var unverified: UnverifiedMark?
+
+    /// Sets every field.
+    public init(device: String, pageId: String, applied: AppliedTemplate? = nil, unverified: UnverifiedMark? = nil) {
+        self.device = device
+        self.pageId = pageId
+        self.applied = applied
+        self.unverified = unverified
+    }
+}
+
+/// The template a successful replay wrote to a device page: which version, when, by whom, and the values
+/// it wrote (what polling compares the live values with, even after the version is deleted).
+public struct AppliedTemplate: Codable, Sendable, Hashable {
+    /// Archive version applied.
+    public var version: Int
+    /// The template's page hash.
+    public var pageHash: String
+    /// When the replay ended.
+    public var appliedAt: Date
+    /// Who asked for it (`uid:…`, `token:…`).
+    public var appliedBy: String
+    /// The replay job (matches its audit record).
+    public var job: String?
+    /// The values written, in page order.
+    public var entries: [ExpectedValue]
+
+    /// Sets every field.
+    public init(
+        version: Int, pageHash: String, appliedAt: Date, appliedBy: String, job: String?, entries: [ExpectedValue]
+    ) {
+        self.version = version
+        self.pageHash = pageHash
+        self.appliedAt = appliedAt
+        self.appliedBy = appliedBy
+        self.job = job
+        self.entries = entries
+    }
+
+    /// The record of a successful replay of `template`.
+    public init(template: Template, appliedAt: Date, appliedBy: String, job: String?) {
+        self.init(
+            version: template.version, pageHash: template.pageHash, appliedAt: appliedAt, appliedBy: appliedBy, job: job,
+            entries: template.entries.map(ExpectedValue.init))
+    }
+
+    /// The same without its entries (device lists).
+    public var summary: AppliedSummary {
+        AppliedSummary(version: version, appliedAt: appliedAt, appliedBy: appliedBy, job: job)
+    }
+}
+
+/// Which version a device page holds, without the values (`GET /v1/devices`).
+public struct AppliedSummary: Codable, Sendable, Hashable {
+    public var version: Int
+    public var appliedAt: Date
+    public var appliedBy: String
+    public var job: String?
+
+    /// Sets every field.
+    public init(version: Int, appliedAt: Date, appliedBy: String, job: String?) {
+        self.version = version
+        self.appliedAt = appliedAt
+        self.appliedBy = appliedBy
+        self.job = job
+    }
+}
+
+/// One register's value as a template wrote it.
+public struct ExpectedValue: Codable, Sendable, Hashable {
+    public var registerId: String
+    public var address: Int
+    /// Raw bytes, hex (authoritative).
+    public var valueData: String
+    /// The readable view of valueData.
+    public var value: RegisterValue
+
+    /// Sets every field.
+    public init(registerId: String, address: Int, valueData: String, value: RegisterValue) {
+        self.registerId = registerId
+        self.address = address
+        self.valueData = valueData
+        self.value = value
+    }
+
+    /// The value a template entry writes.
+    public init(_ entry: TemplateEntry) {
+        self.init(registerId: entry.registerId, address: entry.address, valueData: entry.valueData, value: entry.value)
+    }
+}

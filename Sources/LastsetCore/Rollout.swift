@@ -1,0 +1,62 @@
+import Foundation
+
+/// Where one device stands with respect to a page's latest template.
+public enum RolloutStanding: String, Codable, Sendable, Hashable, CaseIterable {
+    /// Holds the latest version (and has not been seen to drift).
+    case latest
+    /// Holds an older version.
+    case older
+    /// Was applied a version, and polling shows registers changed since.
+    case drifted
+    /// An interrupted replay may have left it partially written.
+    case unverified
+    /// No version was ever applied to it (as far as this daemon knows).
+    case neverApplied
+}
+
+/// One device in a page's rollout view.
+public struct RolloutDevice: Codable, Sendable, Hashable {
+    public var device: String
+    public var standing: RolloutStanding
+    /// The version it holds (nil: never applied).
+    public var appliedVersion: Int?
+    /// Its conformance (state, drift, why unknown).
+    public var conformance: PageConformance
+
+    /// Sets every field.
+    public init(device: String, standing: RolloutStanding, appliedVersion: Int?, conformance: PageConformance) {
+        self.device = device
+        self.standing = standing
+        self.appliedVersion = appliedVersion
+        self.conformance = conformance
+    }
+}
+
+/// `GET /v1/pages/{page}/rollout`: which configured devices hold the latest template of a page.
+public struct Rollout: Codable, Sendable, Hashable {
+    public var pageId: String
+    /// The latest archived version (nil: none archived).
+    public var latestVersion: Int?
+    /// Every configured device with the page, in config order.
+    public var devices: [RolloutDevice]
+    /// How many devices stand where (every standing, zeros included).
+    public var counts: [String: Int]
+
+    /// Sets every field.
+    public init(pageId: String, latestVersion: Int?, devices: [RolloutDevice]) {
+        self.pageId = pageId
+        self.latestVersion = latestVersion
+        self.devices = devices
+        var counts: [String: Int] = [:]
+        for s in RolloutStanding.allCases { counts[s.rawValue] = devices.filter { $0.standing == s }.count }
+        self.counts = counts
+    }
+
+    /// A device's standing from its conformance and the latest version.
+    public static func standing(_ c: PageConformance, latestVersion: Int?, unverified: Bool) -> RolloutStanding {
+        guard let applied = c.applied else { return unverified ? .unverified : .neverApplied }
+        if unverified { return .unverified }
+        if c.state == .drifted { return .drifted }
+        return applied.version == latestVersion ? .latest : .older
+    }
+}

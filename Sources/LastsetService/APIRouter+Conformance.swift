@@ -1,0 +1,62 @@
+import Foundation
+import LastsetCore
+import LastsetEngine
+import LastsetHTTP
+
+/// The conformance routes: what each device page holds and whether it still does (docs/API.md).
+extension APIRouter {
+    /// Every device page's conformance (`page` narrows to one page), in config order.
+    func conformance(page pageId: String?) async -> [PageConformance] {
+        let config = await registry.config
+        var out: [PageConformance] = []
+        for device in config.devices {
+            for p in device.pageIds where pageId == nil || p == pageId {
+                let state = await engine.deviceState.state(device: device.id, pageId: p)
+                let last = await registry.polledConformance(device: device.id, pageId: p)
+                out.append(
+                    PageConformance.report(
+                        device: device.id, pageId: p, polled: device.pollInterval != nil, state: state, last: last))
+            }
+        }
+        return out
+    }
+
+    /// `GET /v1/pages/{page}/rollout`.
+    func rollout(page: CompiledPage) async -> Rollout {
+        let latest = try? await engine.archive.load(pageId: page.id).version
+        var devices: [RolloutDevice] = []
+        for c in await conformance(page: page.id) {
+            let unverified = await engine.deviceState.state(device: c.device, pageId: c.pageId)?.unverified != nil
+            devices.append(
+                RolloutDevice(
+                    device: c.device, standing: Rollout.standing(c, latestVersion: latest, unverified: unverified),
+                    appliedVersion: c.applied?.version, conformance: c))
+        }
+        return Rollout(pageId: page.id, latestVersion: latest, devices: devices)
+    }
+
+    /// Device statuses with what each page holds: the version applied, its conformance, and the pages an
+    /// interrupted replay left unverified.
+    func withDeviceState(_ statuses: [DeviceStatus]) async -> [DeviceStatus] {
+        let all = await conformance(page: nil)
+        var out: [DeviceStatus] = []
+        for var s in statuses {
+            let mine = all.filter { $0.device == s.id }
+            var applied: [String: AppliedSummary] = [:]
+            var states: [String: ConformanceState] = [:]
+            for c in mine {
+                if let a = c.applied { applied[c.pageId] = a }
+                states[c.pageId] = c.state
+            }
+            s.applied = applied.isEmpty ? nil : applied
+            s.conformance = states.isEmpty ? nil : states
+            var marks: [UnverifiedMark] = []
+            for p in s.pages {
+                if let m = await engine.deviceState.state(device: s.id, pageId: p)?.unverified { marks.append(m) }
+            }
+            s.unverified = marks.isEmpty ? nil : marks
+            out.append(s)
+        }
+        return out
+    }
+}
