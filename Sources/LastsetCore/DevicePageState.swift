@@ -24,8 +24,10 @@ public struct DevicePageState: Codable, Sendable, Hashable {
 /// The template a successful replay wrote to a device page: which version, when, by whom, and the values
 /// it wrote (what polling compares the live values with, even after the version is deleted).
 public struct AppliedTemplate: Codable, Sendable, Hashable {
-    /// Archive version applied.
+    /// Archive version applied: its number (this host's, or `host`'s in a fleet).
     public var version: Int
+    /// The version's id as users and the API name it: `3`, or `line-7-3` in a fleet.
+    public var versionId: String
     /// The template's page hash.
     public var pageHash: String
     /// When the replay ended.
@@ -39,9 +41,11 @@ public struct AppliedTemplate: Codable, Sendable, Hashable {
 
     /// Sets every field.
     public init(
-        version: Int, pageHash: String, appliedAt: Date, appliedBy: String, job: String?, entries: [ExpectedValue]
+        version: Int, versionId: String? = nil, pageHash: String, appliedAt: Date, appliedBy: String, job: String?,
+        entries: [ExpectedValue]
     ) {
         self.version = version
+        self.versionId = versionId ?? String(version)
         self.pageHash = pageHash
         self.appliedAt = appliedAt
         self.appliedBy = appliedBy
@@ -52,26 +56,30 @@ public struct AppliedTemplate: Codable, Sendable, Hashable {
     /// The record of a successful replay of `template`.
     public init(template: Template, appliedAt: Date, appliedBy: String, job: String?) {
         self.init(
-            version: template.version, pageHash: template.pageHash, appliedAt: appliedAt, appliedBy: appliedBy, job: job,
+            version: template.version, versionId: template.versionId.id, pageHash: template.pageHash, appliedAt: appliedAt,
+            appliedBy: appliedBy, job: job,
             entries: template.entries.map(ExpectedValue.init))
     }
 
     /// The same without its entries (device lists).
     public var summary: AppliedSummary {
-        AppliedSummary(version: version, appliedAt: appliedAt, appliedBy: appliedBy, job: job)
+        AppliedSummary(version: version, versionId: versionId, appliedAt: appliedAt, appliedBy: appliedBy, job: job)
     }
 }
 
 /// Which version a device page holds, without the values (`GET /v1/devices`).
 public struct AppliedSummary: Codable, Sendable, Hashable {
     public var version: Int
+    /// `3`, or `line-7-3` in a fleet.
+    public var versionId: String
     public var appliedAt: Date
     public var appliedBy: String
     public var job: String?
 
     /// Sets every field.
-    public init(version: Int, appliedAt: Date, appliedBy: String, job: String?) {
+    public init(version: Int, versionId: String? = nil, appliedAt: Date, appliedBy: String, job: String?) {
         self.version = version
+        self.versionId = versionId ?? String(version)
         self.appliedAt = appliedAt
         self.appliedBy = appliedBy
         self.job = job

@@ -18,13 +18,13 @@ public enum RolloutStanding: String, Codable, Sendable, Hashable, CaseIterable {
 public struct RolloutDevice: Codable, Sendable, Hashable {
     public var device: String
     public var standing: RolloutStanding
-    /// The version it holds (nil: never applied).
-    public var appliedVersion: Int?
+    /// The id of the version it holds (nil: never applied).
+    public var appliedVersion: String?
     /// Its conformance (state, drift, why unknown).
     public var conformance: PageConformance
 
     /// Sets every field.
-    public init(device: String, standing: RolloutStanding, appliedVersion: Int?, conformance: PageConformance) {
+    public init(device: String, standing: RolloutStanding, appliedVersion: String?, conformance: PageConformance) {
         self.device = device
         self.standing = standing
         self.appliedVersion = appliedVersion
@@ -35,15 +35,15 @@ public struct RolloutDevice: Codable, Sendable, Hashable {
 /// `GET /v1/pages/{page}/rollout`: which configured devices hold the latest template of a page.
 public struct Rollout: Codable, Sendable, Hashable {
     public var pageId: String
-    /// The latest archived version (nil: none archived).
-    public var latestVersion: Int?
+    /// The id of the latest archived version (`3`, `line-7-3`; nil: none archived).
+    public var latestVersion: String?
     /// Every configured device with the page, in config order.
     public var devices: [RolloutDevice]
     /// How many devices stand where (every standing, zeros included).
     public var counts: [String: Int]
 
     /// Sets every field.
-    public init(pageId: String, latestVersion: Int?, devices: [RolloutDevice]) {
+    public init(pageId: String, latestVersion: String?, devices: [RolloutDevice]) {
         self.pageId = pageId
         self.latestVersion = latestVersion
         self.devices = devices
@@ -53,10 +53,10 @@ public struct Rollout: Codable, Sendable, Hashable {
     }
 
     /// A device's standing from its conformance and the latest version.
-    public static func standing(_ c: PageConformance, latestVersion: Int?, unverified: Bool) -> RolloutStanding {
+    public static func standing(_ c: PageConformance, latestVersion: String?, unverified: Bool) -> RolloutStanding {
         guard let applied = c.applied else { return unverified ? .unverified : .neverApplied }
         if unverified { return .unverified }
         if c.state == .drifted { return .drifted }
-        return applied.version == latestVersion ? .latest : .older
+        return applied.versionId == latestVersion ? .latest : .older
     }
 }

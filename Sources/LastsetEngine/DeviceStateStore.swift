@@ -52,9 +52,9 @@ public actor DeviceStateStore {
     /// One device page's state (nil: nothing known).
     public func state(device: String, pageId: String) -> DevicePageState? { states[Self.key(device, pageId)] }
 
-    /// Devices recorded as holding `version` of `pageId`.
-    public func holders(pageId: String, version: Int) -> [String] {
-        all().filter { $0.pageId == pageId && $0.applied?.version == version }.map(\.device)
+    /// Devices recorded as holding the version `versionId` (`3`, `line-7-3`) of `pageId`.
+    public func holders(pageId: String, versionId: String) -> [String] {
+        all().filter { $0.pageId == pageId && $0.applied?.versionId == versionId }.map(\.device)
     }
 
     /// Records a successful replay (clears an unverified mark: the page was rewritten and verified).

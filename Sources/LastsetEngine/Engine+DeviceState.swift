@@ -36,7 +36,7 @@ extension Engine {
             var s = DevicePageState(device: device, pageId: pageId)
             if let r = applied[key], let version = r.templateVersion {
                 // The values come from the archive: the audit record keeps decoded values, the template the bytes.
-                if let template = try? await archive.load(pageId: pageId, version: version) {
+                if let template = try? await archive.load(pageId: pageId, version: .number(version)) {
                     s.applied = AppliedTemplate(template: template, appliedAt: r.time, appliedBy: r.who, job: r.job)
                 } else {
                     s.applied = AppliedTemplate(

@@ -23,14 +23,14 @@ extension APIRouter {
 
     /// `GET /v1/pages/{page}/rollout`.
     func rollout(page: CompiledPage) async -> Rollout {
-        let latest = try? await engine.archive.load(pageId: page.id).version
+        let latest = try? await engine.archive.load(pageId: page.id).versionId.id
         var devices: [RolloutDevice] = []
         for c in await conformance(page: page.id) {
             let unverified = await engine.deviceState.state(device: c.device, pageId: c.pageId)?.unverified != nil
             devices.append(
                 RolloutDevice(
                     device: c.device, standing: Rollout.standing(c, latestVersion: latest, unverified: unverified),
-                    appliedVersion: c.applied?.version, conformance: c))
+                    appliedVersion: c.applied?.versionId, conformance: c))
         }
         return Rollout(pageId: page.id, latestVersion: latest, devices: devices)
     }

@@ -79,7 +79,7 @@ final class Poller: Sendable {
                 let list = registers.map {
                     "\($0.registerId) expected \($0.expected) live \($0.live.map(String.init(describing:)) ?? "0x" + $0.liveData)"
                 }
-                let version = state?.applied.map { "v\($0.version)" } ?? "?"
+                let version = state?.applied.map { "v\($0.versionId)" } ?? "?"
                 log.warning(
                     "drift on \(device.id) page \(page.id) (applied \(version)): \(registers.count) register\(registers.count == 1 ? "" : "s") changed: \(list.joined(separator: "; "))"
                 )

@@ -5,7 +5,7 @@ extension TextView {
     /// "v3 by uid:1000(ops) at 2026-…" for an applied version.
     static func applied(_ a: AppliedSummary?) -> String {
         guard let a else { return "never" }
-        return "v\(a.version) (\(time(a.appliedAt)) by \(a.appliedBy))"
+        return "v\(a.versionId) (\(time(a.appliedAt)) by \(a.appliedBy))"
     }
 
     /// `lastset conformance`: one row per device page, then each drifted register.

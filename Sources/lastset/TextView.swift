@@ -36,7 +36,7 @@ enum TextView {
         let parts = device.pages.compactMap { page -> String? in
             guard let a = device.applied?[page] else { return nil }
             let state = device.conformance?[page].map { " \($0.rawValue)" } ?? ""
-            return "\(page) v\(a.version)\(state)"
+            return "\(page) v\(a.versionId)\(state)"
         }
         return parts.isEmpty ? "-" : parts.joined(separator: ", ")
     }

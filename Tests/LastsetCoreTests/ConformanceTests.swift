@@ -111,21 +111,21 @@ final class ConformanceTests: XCTestCase {
         func c(_ state: ConformanceState, _ applied: AppliedSummary?) -> PageConformance {
             PageConformance(device: "d", pageId: "p", state: state, applied: applied)
         }
-        let cases: [(PageConformance, Int?, Bool, RolloutStanding)] = [
-            (c(.unknown, nil), 2, false, .neverApplied),
-            (c(.unknown, nil), 2, true, .unverified),
-            (c(.conforms, a2), 2, false, .latest),
-            (c(.unknown, a2), 2, false, .latest),
-            (c(.conforms, a2), 3, false, .older),
-            (c(.drifted, a2), 2, false, .drifted),
-            (c(.conforms, a2), 2, true, .unverified),
+        let cases: [(PageConformance, String?, Bool, RolloutStanding)] = [
+            (c(.unknown, nil), "2", false, .neverApplied),
+            (c(.unknown, nil), "2", true, .unverified),
+            (c(.conforms, a2), "2", false, .latest),
+            (c(.unknown, a2), "2", false, .latest),
+            (c(.conforms, a2), "3", false, .older),
+            (c(.drifted, a2), "2", false, .drifted),
+            (c(.conforms, a2), "2", true, .unverified),
         ]
         for (i, (conf, latest, unverified, want)) in cases.enumerated() {
             XCTAssertEqual(Rollout.standing(conf, latestVersion: latest, unverified: unverified), want, "case \(i)")
         }
         let view = Rollout(
-            pageId: "p", latestVersion: 2,
-            devices: [RolloutDevice(device: "d", standing: .latest, appliedVersion: 2, conformance: c(.conforms, a2))])
+            pageId: "p", latestVersion: "2",
+            devices: [RolloutDevice(device: "d", standing: .latest, appliedVersion: "2", conformance: c(.conforms, a2))])
         XCTAssertEqual(view.counts, ["latest": 1, "older": 0, "drifted": 0, "unverified": 0, "neverApplied": 0])
     }
 }
