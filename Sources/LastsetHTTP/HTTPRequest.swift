@@ -27,9 +27,4 @@ public struct HTTPRequest: Sendable {
         self.body = body
         self.peer = peer
     }
-
-    /// Decodes the body as JSON into `type` (JSON5 is not accepted here: API bodies are strict JSON).
-    public func decodeJSON<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws -> T {
-        try decoder.decode(type, from: Data(body))
-    }
 }
