@@ -95,6 +95,10 @@ final class DaemonHarness: @unchecked Sendable {
             process.terminate()
             throw TestSupportError("lastsetd sent no READY=1 (got \(seen)); stderr:\n\(stderr)")
         }
+        // READY travels by datagram, the log through a pipe read on another thread: wait for the start-up
+        // line (the last one before READY), so a test reading `stderr` sees everything logged at start.
+        let end = Date().addingTimeInterval(5)
+        while !stderr.contains("; API on ") && Date() < end { usleep(2_000) }
     }
 
     /// Starts the daemon again on the same config, data directory and socket (after `stop`); its log is
