@@ -109,13 +109,16 @@ public struct PageSummary: Codable, Sendable, Hashable {
     /// Set when the latest template cannot be used.
     public var templateProblem: String?
     public var hash: String
+    /// The page's `description`, when it has one.
+    public var description: String?
 
     public init(
         id: String, title: String?, registers: Int, devices: [String], latestVersion: Int?, templateProblem: String?,
         hash: String,
-        latestVersionId: String? = nil
+        latestVersionId: String? = nil, description: String? = nil
     ) {
         self.latestVersionId = latestVersionId ?? latestVersion.map(String.init)
+        self.description = description
         self.id = id
         self.title = title
         self.registers = registers

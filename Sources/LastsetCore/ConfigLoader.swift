@@ -35,8 +35,11 @@ public struct ConfigErrors: Error, Sendable, CustomStringConvertible {
 
 /// Reads and checks `lastset.json` (JSON5).
 public enum ConfigLoader {
-    /// Decodes and checks config text; reports every problem, not just the first.
-    public static func check(_ data: Data, file: String) throws(ConfigErrors) -> LastsetConfig {
+    /// Decodes and checks config text; reports every problem, not just the first. Includes
+    /// (`ConfigIncludes`) are read with `read`, relative to `file`.
+    public static func check(_ data: Data, file: String, read: @escaping ConfigIncludes.Reader = ConfigIncludes.fileReader)
+        throws(ConfigErrors) -> LastsetConfig
+    {
         let document: StrictJSONParser.Document
         do throws(JSONSyntaxError) {
             document = try StrictJSONParser.parseDocument([UInt8](data), syntax: .json5)
@@ -50,10 +53,11 @@ public enum ConfigLoader {
         let repeated = document.duplicates.map {
             ConfigProblem(file: file, path: $0.path, value: "", message: "line \($0.line), column \($0.column): \($0.message)")
         }
+        let includes = ConfigIncludes(root, file: file, read: read)
         var checker = ConfigChecker(file: file)
-        let config = checker.config(root)
-        guard repeated.isEmpty, checker.problems.isEmpty, let config else {
-            throw ConfigErrors(problems: repeated + checker.problems)
+        let config = checker.config(includes.root)
+        guard repeated.isEmpty, includes.problems.isEmpty, checker.problems.isEmpty, let config else {
+            throw ConfigErrors(problems: repeated + includes.problems + includes.locate(checker.problems))
         }
         return config
     }

@@ -430,7 +430,8 @@ final class APIRouter: Sendable {
                 PageSummary(
                     id: page.id, title: page.title, registers: page.registers.count,
                     devices: config.devices.filter { $0.has(page: page.id) }.map(\.id), latestVersion: latest,
-                    templateProblem: problem, hash: page.hash, latestVersionId: latestId))
+                    templateProblem: problem, hash: page.hash, latestVersionId: latestId,
+                    description: page.definition.description))
         }
         return out
     }

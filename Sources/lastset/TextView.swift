@@ -55,7 +55,9 @@ enum TextView {
                 page.templateProblem ?? "-",
             ])
         }
-        return table.lines
+        // Descriptions are prose: one line each under the table rather than a column.
+        let described = pages.filter { $0.description != nil }
+        return table.lines + described.map { "\($0.id): \($0.description!)" }
     }
 
     /// `lastset status`: the daemon's health and its running jobs.
@@ -197,7 +199,7 @@ enum TextView {
     }
 
     /// A finished replay, or a dry run / diff.
-    static func replay(_ report: ReplayReport) -> [String] {
+    static func replay(_ report: ReplayReport, factory: [String: RegisterValue] = [:]) -> [String] {
         let planned = report.status == .planned || report.options.dryRun
         let action =
             planned
@@ -226,7 +228,7 @@ enum TextView {
             }
         }
         if !report.registers.isEmpty {
-            lines += registerTable(report.registers, planned: planned)
+            lines += registerTable(report.registers, planned: planned, factory: factory)
         }
         if planned {
             for request in report.plan {
@@ -274,7 +276,12 @@ enum TextView {
     }
 
     /// The per-register table of a replay: expected and actual, the value before when one was read, and any note.
-    static func registerTable(_ results: [RegisterResult], planned: Bool) -> [String] {
+    static func registerTable(_ results: [RegisterResult], planned: Bool, factory: [String: RegisterValue] = [:]) -> [String] {
+        /// A value that is the register's factory default says so.
+        func shown(_ v: RegisterValue?, _ registerId: String) -> String {
+            guard let v, let f = factory[registerId], Self.same(v, f) else { return value(v) }
+            return value(v) + " (factory)"
+        }
         let hasBefore = planned || results.contains { $0.before != nil }
         let hasNote = results.contains { $0.message != nil || $0.exceptionCode != nil }
         var columns: [Table.Column] = [.init("REGISTER"), .init("ADDRESS", .right), .init("STATUS")]
@@ -286,9 +293,11 @@ enum TextView {
         for result in results {
             var row = [result.registerId, String(result.address), statusText(result.status)]
             if hasBefore {
-                row.append(result.beforeUnset == true ? "(not set)" : value(result.before ?? (planned ? result.actual : nil)))
+                row.append(
+                    result.beforeUnset == true
+                        ? "(not set)" : shown(result.before ?? (planned ? result.actual : nil), result.registerId))
             }
-            row.append(value(result.expected))
+            row.append(shown(result.expected, result.registerId))
             if !planned { row.append(value(result.actual)) }
             if hasNote {
                 let parts = [result.exceptionCode.map { "exception \($0)" }, result.message].compactMap { $0 }
@@ -297,6 +306,13 @@ enum TextView {
             table.append(row)
         }
         return table.lines
+    }
+
+    /// Whether two values are the same number or the same text/bytes (a factory default of 5 is the
+    /// unsigned 5 read back).
+    static func same(_ a: RegisterValue, _ b: RegisterValue) -> Bool {
+        if let x = a.number, let y = b.number { return x == y }
+        return a == b
     }
 
     /// A register status as words (`notAttempted` → `not attempted`).

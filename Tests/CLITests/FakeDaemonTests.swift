@@ -150,6 +150,25 @@ final class FakeDaemonTests: XCTestCase {
             """)
     }
 
+    /// A vendor list's Default (the register's factoryDefault) is shown as "factory" in a diff, apart
+    /// from "(not set)".
+    func testDiffMarksFactoryDefaults() throws {
+        let page = PageDefinition(
+            id: "heating",
+            registers: [
+                RegisterDefinition(registerId: "heating.mode", address: 100, type: .u16, factoryDefault: .unsigned(1)),
+                RegisterDefinition(registerId: "heating.setpoint", address: 101, type: .s16, factoryDefault: .signed(35)),
+            ])
+        let daemon = try FakeDaemon(routes: [
+            "GET /v1/pages/heating/diff?device=press-1&version=2": [FakeDaemon.json(Fixtures.diff)],
+            "GET /v1/pages/heating": [FakeDaemon.json(page)],
+        ])
+        let result = try daemon.cli(["diff", "heating", "--device", "press-1", "--version", "2"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("heating.mode          100  unchanged  2             2"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("heating.setpoint      101  differs    35 (factory)  -150"), result.stdout)
+    }
+
     func testApplyPollsUntilFinishedAndSucceeds() throws {
         let daemon = try FakeDaemon(routes: [
             "POST /v1/pages/heating/apply": [FakeDaemon.json(Fixtures.job(), status: 202)],

@@ -195,4 +195,37 @@ final class VendorImportTests: XCTestCase {
 
             """)
     }
+
+    /// Split config on disk: `lastsetd --check-config` reads the included files relative to the config
+    /// and names the included file and its JSON path in a problem.
+    func testCheckConfigNamesTheIncludedFile() throws {
+        try FileManager.default.createDirectory(atPath: directory + "/maps", withIntermediateDirectories: true)
+        let good = "[ { registerId: \"boiler.mode\", address: 100, type: \"u16\", description: \"operating mode\" } ]"
+        _ = try write("maps/boiler.json5", good)
+        let config = try write(
+            "split.json",
+            """
+            { version: 1,
+              devices: [ { id: "dev", endpoint: "tcp://127.0.0.1:1502", unit: 1, pages: ["boiler"] } ],
+              pages: [ { id: "boiler", description: "the boiler's settings", registers: { include: "maps/boiler.json5" } } ] }
+            """)
+        func run() throws -> (Int32, String) {
+            let p = Process()
+            p.executableURL = try TestPaths.executable("lastsetd")
+            p.arguments = ["--check-config", "--config", config]
+            let err = Pipe()
+            p.standardError = err
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            return (p.waitForExit(), e)
+        }
+        let (ok, okErr) = try run()
+        XCTAssertEqual(ok, 0, okErr)
+        _ = try write("maps/boiler.json5", "[ { registerId: \"boiler.mode\", address: 100, type: \"u16\", max: \"ten\" } ]")
+        let (bad, badErr) = try run()
+        XCTAssertEqual(bad, 1)
+        XCTAssertTrue(
+            badErr.contains("\(directory)/maps/boiler.json5: $[0].max: must be a number, not a string (got \"ten\")"), badErr)
+    }
 }

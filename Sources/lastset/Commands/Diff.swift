@@ -37,7 +37,15 @@ struct Diff: Command {
         var path = "/v1/pages/\(DaemonAPI.escape(pageId))/diff?device=\(DaemonAPI.escape(device))"
         if let version { path += "&version=\(version)" }
         let report = try context.api.get(ReplayReport.self, path)
-        if context.options.json { try context.printJSON(report) } else { context.print(TextView.replay(report)) }
+        if context.options.json {
+            try context.printJSON(report)
+        } else {
+            // Factory defaults (a vendor list's Default) are shown as such next to the values.
+            let page = try? context.api.get(PageDefinition.self, "/v1/pages/\(DaemonAPI.escape(pageId))")
+            var factory: [String: RegisterValue] = [:]
+            for r in page?.registers ?? [] { if let f = r.factoryDefault { factory[r.registerId] = f } }
+            context.print(TextView.replay(report, factory: factory))
+        }
         return report.status == .planned ? .success : .failure
     }
 }
