@@ -96,7 +96,8 @@ public struct ConfigIncludes {
         guard case .object(let fields) = value, let target = fields["include"] else { return .none }
         guard case .string(let name) = target, !name.isEmpty else {
             problems.append(
-                ConfigProblem(file: file, path: "\(path).include", value: target.abbreviated(), message: "include must be a file name"))
+                ConfigProblem(
+                    file: file, path: "\(path).include", value: target.abbreviated(), message: "include must be a file name"))
             return .some(nil)
         }
         let extra = fields.keys.filter { $0 != "include" }.sorted()
@@ -121,7 +122,8 @@ public struct ConfigIncludes {
     private mutating func load(_ name: String, includePath: String, file: String, stack: [String]) -> (JSONValue, String)? {
         let resolved = Self.resolve(name, from: file)
         func problem(_ message: String) {
-            problems.append(ConfigProblem(file: file, path: "\(includePath).include", value: JSONValue.quote(name), message: message))
+            problems.append(
+                ConfigProblem(file: file, path: "\(includePath).include", value: JSONValue.quote(name), message: message))
         }
         if let at = stack.firstIndex(of: resolved) {
             problem("include cycle: " + (stack[at...] + [resolved]).joined(separator: " → "))
@@ -146,7 +148,8 @@ public struct ConfigIncludes {
             }
             for d in document.duplicates {
                 problems.append(
-                    ConfigProblem(file: resolved, path: d.path, value: "", message: "line \(d.line), column \(d.column): \(d.message)"))
+                    ConfigProblem(
+                        file: resolved, path: d.path, value: "", message: "line \(d.line), column \(d.column): \(d.message)"))
             }
             return (document.value, resolved)
         }

@@ -45,7 +45,8 @@ final class ConfigIncludesTests: XCTestCase {
             read: Self.reader([:]))
         let files = [
             "/etc/lastset/maps/heating.json5": Self.registers,
-            "/etc/lastset/pages/heating.json5": "{ id: \"heating\", title: \"Heating\", registers: { include: \"../maps/heating.json5\" } }",
+            "/etc/lastset/pages/heating.json5":
+                "{ id: \"heating\", title: \"Heating\", registers: { include: \"../maps/heating.json5\" } }",
         ]
         for pages in [
             "{ id: \"heating\", title: \"Heating\", registers: { include: \"maps/heating.json5\" } }",
