@@ -53,6 +53,9 @@ final class InterruptedReplayEndToEndTests: XCTestCase {
         defer { withExtendedLifetime(first) {} }  // its directory holds the data directory
 
         let second = try DaemonHarness(config: config(a: a.port!, b: b.port!), dataDirectory: first.dataDir)
+        // The log line arrives through a pipe read on another thread: wait for it rather than sample once.
+        let logged = Date().addingTimeInterval(5)
+        while !second.stderr.contains("interrupted") && Date() < logged { usleep(10_000) }
         XCTAssertTrue(second.stderr.contains("interrupted"), second.stderr)
         let page = try second.decode(AuditPage.self, try second.api("GET", "/v1/audit?limit=10"))
         let record = try XCTUnwrap(page.records.last)
