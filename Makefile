@@ -33,7 +33,18 @@ console:
 	scripts/embed-console.py
 
 format:
-	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks Package.swift
+	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks Fuzz Package.swift
+
+.PHONY: fuzz soak
+## libFuzzer on every fuzz target (Fuzz/Targets) for FUZZ_SECONDS each (default 60), from the seed corpus
+## Fuzz/corpus/<target>/; prints executions and crashes per target, exits 1 on a crash. docs/RELIABILITY.md.
+fuzz: setup
+	scripts/fuzz.sh
+
+## The daemon under load for SOAK_MINUTES (default 10): SOAK_DEVICES simulators polled at 200 ms and a loop of
+## CLI jobs; prints RSS, fds and threads per minute, fails on growth after the warm-up. docs/RELIABILITY.md.
+soak: setup
+	scripts/soak.sh
 
 .PHONY: bench
 ## Builds release and runs the benchmarks (C libmodbus loop, pymodbus, per-register; ~10 min): docs/BENCHMARKS.md.

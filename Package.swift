@@ -41,6 +41,12 @@ let package = Package(
         .executableTarget(
             name: "lastset-archive-stress", dependencies: ["LastsetEngine", "LastsetCore"], path: "Tests/ArchiveStress"),
 
+        // Fuzz targets: one entry point per input format, driven by libFuzzer (make fuzz) and, on the seed
+        // corpus Fuzz/corpus/<name>/, by FuzzCorpusTests in the normal suite.
+        .target(name: "FuzzTargets", dependencies: ["LastsetCore"], path: "Fuzz/Targets"),
+        .executableTarget(name: "lastset-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/Driver"),
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets", "LastsetCore"], path: "Tests/FuzzCorpusTests"),
+
         .testTarget(name: "LastsetCoreTests", dependencies: ["LastsetCore"]),
         // Helpers shared by the test targets: peer processes, socat pty pairs, built binaries.
         .target(name: "TestSupport", dependencies: ["LastsetCore"], path: "Tests/TestSupport"),

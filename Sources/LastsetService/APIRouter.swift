@@ -342,24 +342,10 @@ final class APIRouter: Sendable {
     /// Decodes a request body after `RequestBody`'s strict checks (unknown or repeated keys, nulls,
     /// non-boolean flags): a misspelt, null or doubled `dryRun` must never turn a dry run into a write.
     private func decode<T: Decodable & StrictKeys>(_ type: T.Type, _ request: HTTPRequest) throws -> T {
-        do throws(RequestBodyError) {
-            _ = try RequestBody.fields(request.body, shape: T.bodyShape)
+        do {
+            return try RequestBody.decode(type, from: request.body, shape: T.bodyShape)
         } catch {
             throw APIError.badRequest(error.code, error.message)
-        }
-        do {
-            return try APICoding.decoder().decode(type, from: Data(request.body))
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw APIError.badRequest("bad_json", "missing key \"\(key.stringValue)\"")
-        } catch let DecodingError.typeMismatch(_, ctx), let DecodingError.valueNotFound(_, ctx) {
-            let path = ctx.codingPath.map(\.stringValue).joined(separator: ".")
-            throw APIError.badRequest("bad_json", "wrong type at \"\(path)\": \(ctx.debugDescription)")
-        } catch let DecodingError.dataCorrupted(ctx) {
-            let path = ctx.codingPath.map(\.stringValue).joined(separator: ".")
-            throw APIError.badRequest(
-                "bad_json", "malformed JSON" + (path.isEmpty ? "" : " at \"\(path)\"") + ": \(ctx.debugDescription)")
-        } catch {
-            throw APIError.badRequest("bad_json", "malformed JSON: \(error)")
         }
     }
 

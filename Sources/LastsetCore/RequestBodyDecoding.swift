@@ -1,0 +1,24 @@
+import Foundation
+
+extension RequestBody {
+    /// The router's one path for a JSON body: the strict checks of `fields(_:shape:)`, then decoding into `T`,
+    /// each failure a `RequestBodyError` naming the key or path (fuzzed as `requestBody`).
+    public static func decode<T: Decodable>(_ type: T.Type, from body: [UInt8], shape: Shape) throws(RequestBodyError) -> T {
+        _ = try fields(body, shape: shape)
+        do {
+            return try APICoding.decoder().decode(type, from: Data(body))
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw RequestBodyError(code: "bad_json", message: "missing key \"\(key.stringValue)\"")
+        } catch let DecodingError.typeMismatch(_, ctx), let DecodingError.valueNotFound(_, ctx) {
+            let path = ctx.codingPath.map(\.stringValue).joined(separator: ".")
+            throw RequestBodyError(code: "bad_json", message: "wrong type at \"\(path)\": \(ctx.debugDescription)")
+        } catch let DecodingError.dataCorrupted(ctx) {
+            let path = ctx.codingPath.map(\.stringValue).joined(separator: ".")
+            throw RequestBodyError(
+                code: "bad_json",
+                message: "malformed JSON" + (path.isEmpty ? "" : " at \"\(path)\"") + ": \(ctx.debugDescription)")
+        } catch {
+            throw RequestBodyError(code: "bad_json", message: "malformed JSON: \(error)")
+        }
+    }
+}
