@@ -15,13 +15,22 @@ import ModbusLink
 public actor ReplayJournal {
     /// `<data>/journal`.
     public nonisolated let directory: URL
+    /// `<data>` and `<data>/journal`, opened once: every name below them is opened with `O_NOFOLLOW`, so
+    /// a link planted as `journal` or as a journal file is never followed.
+    private nonisolated let data: DirectoryHandle
+    private nonisolated let journal: DirectoryHandle
     private let executor = DispatchQueueExecutor(label: "lastset.journal")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Opens (creating) the journal directory.
     public init(dataDirectory: URL) throws(StorageError) {
         directory = dataDirectory.appendingPathComponent("journal")
-        try DurableFile.makeDirectory(directory)
+        try DurableFile.makeDirectory(dataDirectory)
+        data = try DirectoryHandle.open(dataDirectory.path)
+        guard let journal = try data.subdirectory("journal", create: true) else {
+            throw StorageError(operation: "open directory", path: directory.path, errno: ENOENT)
+        }
+        self.journal = journal
     }
 
     /// One running replay's journal file.
@@ -57,16 +66,17 @@ public actor ReplayJournal {
 
     /// Creates the job's journal with its intent, fsynced (file and directory) before returning.
     public func begin(_ intent: ReplayIntent) throws(StorageError) -> Entry {
-        let url = directory.appendingPathComponent("\(intent.job).jsonl")
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o640)
+        let name = "\(intent.job).jsonl"
+        let url = directory.appendingPathComponent(name)
+        let fd = openat(journal.fd, name, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o640)
         guard fd >= 0 else { throw StorageError(operation: "create", path: url.path, errno: errno) }
         let entry = Entry(fd: fd, url: url)
         do throws(StorageError) {
             try entry.append(ReplayEvent(.intent, intent: intent))
             guard fsync(fd) == 0 else { throw StorageError(operation: "fsync", path: url.path, errno: errno) }
-            try DurableFile.syncDirectory(directory.path)
+            try journal.sync()
         } catch {
-            unlink(url.path)
+            journal.remove(name)
             throw error
         }
         return entry
@@ -74,26 +84,25 @@ public actor ReplayJournal {
 
     /// Removes a finished replay's journal (its audit record is written).
     public func finish(_ entry: Entry) {
-        unlink(entry.url.path)
-        try? DurableFile.syncDirectory(directory.path)
+        journal.remove(entry.url.lastPathComponent)
+        try? journal.sync()
     }
 
     /// Journals left by replays that did not finish, folded (oldest first).
     public func leftovers() -> [(url: URL, ledger: ReplayLedger)] {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter {
-            $0.hasSuffix(".jsonl")
-        }
+        let names = journal.names().filter { $0.hasSuffix(".jsonl") }
         let decoder = APICoding.decoder()
         var out: [(URL, ReplayLedger)] = []
         for name in names.sorted() {
             let url = directory.appendingPathComponent(name)
-            guard let data = try? Data(contentsOf: url) else { continue }
+            // Never through a link, never a FIFO or device planted there.
+            guard let (data, _) = try? journal.readFile(name) else { continue }
             // A torn last line (killed mid-write) is skipped; every earlier line is whole.
             let events = data.split(separator: 0x0A).compactMap { try? decoder.decode(ReplayEvent.self, from: Data($0)) }
             let ledger = ReplayLedger(events: events)
             guard ledger.intent != nil else {
                 // Killed before the intent was complete: nothing was written yet.
-                unlink(url.path)
+                journal.remove(name)
                 continue
             }
             out.append((url, ledger))
@@ -103,7 +112,7 @@ public actor ReplayJournal {
 
     /// Forgets a recovered journal.
     public func remove(_ url: URL) {
-        unlink(url.path)
-        try? DurableFile.syncDirectory(directory.path)
+        journal.remove(url.lastPathComponent)
+        try? journal.sync()
     }
 }

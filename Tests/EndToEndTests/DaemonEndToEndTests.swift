@@ -151,7 +151,7 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertEqual(replay.result, .failed)
         XCTAssertTrue(replay.message?.contains("shutdown") ?? false, replay.message ?? "")
         XCTAssertTrue(replay.registers.contains { $0.status == .notAttempted })
-        XCTAssertTrue(daemon.stderr.contains("stopped shutdown before"), daemon.stderr)
+        XCTAssertTrue(eventually(timeout: 5) { daemon.stderr.contains("stopped shutdown before") }, daemon.stderr)
     }
 
     func testReadyAndWatchdogAreSentAndBadRequestsGetClearErrors() throws {
@@ -208,7 +208,7 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertTrue(daemon.notify.wait(for: "READY=1", timeout: 5).found)
         XCTAssertEqual(
             try daemon.decode([DeviceStatus].self, try daemon.api("GET", "/v1/devices")).map(\.id), ["press-a", "press-z"])
-        XCTAssertTrue(daemon.stderr.contains("reload refused"), daemon.stderr)
+        XCTAssertTrue(eventually(timeout: 5) { daemon.stderr.contains("reload refused") }, daemon.stderr)
         XCTAssertEqual(daemon.stop(signal: SIGINT), 0)
     }
 

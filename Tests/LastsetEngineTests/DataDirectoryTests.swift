@@ -82,4 +82,36 @@ final class DataDirectoryTests: XCTestCase {
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path), [])
     }
+    /// `journal` planted as a link to elsewhere: the replay journal refuses to open rather than write
+    /// journals (and their unlinks) there.
+    func testAJournalDirectoryPlantedAsASymlinkIsRefused() throws {
+        let elsewhere = dir.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try Data("{}\n".utf8).write(to: elsewhere.appendingPathComponent("victim.jsonl"))
+        let data = dir.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        XCTAssertEqual(symlink(elsewhere.path, data.appendingPathComponent("journal").path), 0)
+        XCTAssertThrowsError(try Engine(dataDirectory: data)) { error in
+            XCTAssertTrue("\(error)".contains("journal: it is a symbolic link"), "\(error)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path), ["victim.jsonl"])
+    }
+
+    /// `device-state.json` planted as a link to a file outside: never read through (the state says why it
+    /// could not be loaded), and the file outside is left as it was.
+    func testADeviceStateFilePlantedAsASymlinkIsNotReadThrough() async throws {
+        let outside = dir.appendingPathComponent("outside.json")
+        let planted =
+            #"{"format":"lastset-device-state","states":[{"device":"press-1","pageId":"heating"}]}"#
+        try Data(planted.utf8).write(to: outside)
+        let data = dir.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        XCTAssertEqual(symlink(outside.path, data.appendingPathComponent(DeviceStateStore.fileName).path), 0)
+        let store = try DeviceStateStore(dataDirectory: data)
+        let states = await store.all()
+        XCTAssertEqual(states.count, 0, "state was read through a planted link")
+        let problem = await store.loadProblem
+        XCTAssertTrue(problem?.contains("symbolic link") ?? false, problem ?? "no load problem noted")
+        XCTAssertEqual(try String(contentsOf: outside, encoding: .utf8), planted)
+    }
 }
