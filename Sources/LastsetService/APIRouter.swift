@@ -537,7 +537,12 @@ final class APIRouter: Sendable {
             }
             let unit = body.unit ?? 1
             guard (1...247).contains(unit) else { throw APIError.badRequest("bad_unit", "unit \(unit) is not in 1...247") }
-            target = await registry.adHocTarget(endpoint: endpoint, unit: unit)
+            let (adHoc, configured) = await registry.adHoc(endpoint: endpoint, unit: unit)
+            target = adHoc
+            // A configured machine reached by another spelling keeps its own page conventions.
+            if let configured, configured.has(page: resolvedPage.id) {
+                resolvedPage = try await self.page(id, on: configured.id)
+            }
         case (nil, nil):
             throw APIError.badRequest("missing_target", "give \"device\" (a configured id) or \"endpoint\" (+ \"unit\")")
         case (_?, _?):

@@ -58,20 +58,22 @@ actor DeviceRegistry {
         return (machine, connection)
     }
 
-    /// A job target for a machine not in the config. Its lock and connection are those of whatever
-    /// configured device resolves to the same machine and unit (whose quirks it also takes), however
-    /// the endpoint is spelt.
-    func adHocTarget(endpoint: Endpoint, unit: Int) async -> DeviceTarget {
+    /// A job target for a machine not in the config, and the configured device it turns out to be, if
+    /// any. Its lock and connection are those of whatever configured device resolves to the same machine
+    /// and unit (whose quirks and "not set" convention then apply), however the endpoint is spelt.
+    func adHoc(endpoint: Endpoint, unit: Int) async -> (target: DeviceTarget, configured: CompiledDevice?) {
         let (connection, machine) = await pool.connection(for: endpoint, options: LinkOptions(DeviceLimits()))
-        var limits = DeviceLimits()
+        var configured: CompiledDevice?
         for d in config.devices where d.unit == unit {
             if await resolve(d).machine == machine {
-                limits = d.limits
+                configured = d
                 break
             }
         }
-        return DeviceTarget(
-            deviceId: nil, endpoint: endpoint, unit: unit, limits: limits, connection: connection, machine: machine)
+        let target = DeviceTarget(
+            deviceId: nil, endpoint: endpoint, unit: unit, limits: configured?.limits ?? DeviceLimits(), connection: connection,
+            machine: machine)
+        return (target, configured)
     }
 
     /// Devices being polled right now.

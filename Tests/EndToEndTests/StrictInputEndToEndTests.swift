@@ -253,3 +253,29 @@ final class StrictInputEndToEndTests: XCTestCase {
         XCTAssertEqual(daemon.stop(), 0)
     }
 }
+
+extension StrictInputEndToEndTests {
+    /// A device's `unsetStyle` follows it when it is reached ad hoc by another spelling of its endpoint.
+    func testAnAdHocSpellingOfASunSpecDeviceKeepsItsConvention() throws {
+        // 0x7FFF is a value under SunSpec (its "not set" is 0x8000), but "not set" by default.
+        let a = try PymodbusPeer.startTCP(values: [100: [0x7FFF]])
+        defer { a.stop() }
+        let daemon = try DaemonHarness(
+            config: """
+                { version: 1,
+                  devices: [ { id: "inverter", endpoint: "tcp://127.0.0.1:\(a.port!)", unit: 1, pages: ["heating"],
+                               unsetStyle: "sunspec" } ],
+                  pages: [ { id: "heating", registers: [ { registerId: "trim", address: 100, type: "s16" } ] } ] }
+                """)
+        let capture = try daemon.decode(
+            JobInfo.self, try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"inverter"}"#))
+        XCTAssertEqual(capture.capture?.entryCount, 1, "\(String(describing: capture.capture))")
+        let r = try daemon.api(
+            "POST", "/v1/pages/heating/apply?wait=1", "{\"endpoint\":\"tcp://localhost:\(a.port!)\",\"unit\":1,\"dryRun\":true}")
+        XCTAssertEqual(r.status, 200, r.text)
+        let replay = try daemon.decode(JobInfo.self, r).replay
+        XCTAssertEqual(replay?.status, .planned, replay?.reason ?? "")
+        XCTAssertEqual(replay?.warnings.filter { $0.contains("page definition changed") }, [])
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+}
