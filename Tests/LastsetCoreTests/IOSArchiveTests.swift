@@ -1,5 +1,6 @@
 import Foundation
 import LastsetCore
+import Synchronization
 import XCTest
 
 /// The legacy iOS app's archives: built as iOS writes them (by Python's plistlib, an independent
@@ -156,12 +157,19 @@ final class IOSArchiveTests: XCTestCase {
 
     /// The archive plistlib writes for `specs`.
     func pythonArchive(_ specs: [Spec], format: String, mutable: Bool = true) throws -> [UInt8] {
+        let json = String(decoding: try JSONEncoder().encode(specs), as: UTF8.self)
+        let key = "\(format) \(mutable) \(json)"
+        // Each Python start costs ~0.1 s; several tests use the same archives.
+        if let done = Self.built.withLock({ $0[key] }) { return done }
         let url = temporaryFile("\(format)-\(mutable).plist")
         defer { try? FileManager.default.removeItem(at: url) }
-        let json = String(decoding: try JSONEncoder().encode(specs), as: UTF8.self)
         _ = try python(["-c", Self.builder, json, url.path, format, mutable ? "1" : "0"])
-        return [UInt8](try Data(contentsOf: url))
+        let bytes = [UInt8](try Data(contentsOf: url))
+        Self.built.withLock { $0[key] = bytes }
+        return bytes
     }
+
+    private static let built = Mutex<[String: [UInt8]]>([:])
 
     func importFixture(_ bytes: [UInt8], page: CompiledPage = page) throws(IOSArchiveError) -> Template {
         try IOSArchive.template(
