@@ -27,7 +27,8 @@ let package = Package(
         .target(name: "LastsetClient", dependencies: ["LastsetCore"]),
         // The daemon's services: API routes, poller, systemd notify, signals, logging.
         .target(
-            name: "LastsetService", dependencies: ["LastsetCore", "LastsetEngine", "LastsetHTTP", "ModbusLink", "LastsetClient"]),
+            name: "LastsetService",
+            dependencies: ["LastsetCore", "LastsetEngine", "LastsetFleet", "LastsetHTTP", "ModbusLink", "LastsetClient"]),
 
         .executableTarget(name: "lastsetd", dependencies: ["LastsetService"]),
         .executableTarget(name: "lastset", dependencies: ["LastsetCore", "LastsetClient"]),

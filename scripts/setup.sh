@@ -5,7 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-packages=(pkg-config libmodbus-dev libmicrohttpd-dev socat mbpoll systemd python3-venv curl bsdutils openssl)
+packages=(pkg-config libmodbus-dev libmicrohttpd-dev socat mbpoll systemd python3-venv curl bsdutils openssl git openssh-client)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

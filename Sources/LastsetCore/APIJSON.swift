@@ -87,6 +87,7 @@ extension AuditRecord {
         if let v = templateVersion {
             w.field("templateVersion", v)
         }
+        w.optional("templateVersionId", templateVersionId)
         w.field("time", time)
         w.field("unit", unit)
         w.field("who", who)

@@ -13,6 +13,8 @@ public struct HealthInfo: Codable, Sendable, Hashable {
     public var devices: Int
     public var pages: Int
     public var runningJobs: Int
+    /// The fleet (this host, its hub, the last sync); nil without a `fleet` section.
+    public var fleet: FleetStatus?
 
     public init(
         status: String, version: String, startedAt: Date, configFile: String, dataDirectory: String, devices: Int, pages: Int,
@@ -26,6 +28,7 @@ public struct HealthInfo: Codable, Sendable, Hashable {
         self.devices = devices
         self.pages = pages
         self.runningJobs = runningJobs
+        self.fleet = nil
     }
 }
 
@@ -216,9 +219,12 @@ public struct AuditPage: Codable, Sendable, Hashable {
     public var records: [AuditRecord]
     /// Lines of the log that could not be parsed.
     public var unreadable: Int
-    public init(records: [AuditRecord], unreadable: Int) {
+    /// With `?hosts=all` in a fleet: the host of each record (parallel to `records`).
+    public var hosts: [String]?
+    public init(records: [AuditRecord], unreadable: Int, hosts: [String]? = nil) {
         self.records = records
         self.unreadable = unreadable
+        self.hosts = hosts
     }
 }
 

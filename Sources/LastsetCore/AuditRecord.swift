@@ -151,6 +151,8 @@ public struct AuditRecord: Codable, Sendable, Hashable {
     public var unit: Int
     public var identity: [IdentityValue]
     public var templateVersion: Int?
+    /// The version's id (`3`, or `<host>-<n>` in a fleet, where the number alone is ambiguous).
+    public var templateVersionId: String?
     public var pageHash: String
     public var result: AuditResult
     public var message: String?
@@ -166,8 +168,10 @@ public struct AuditRecord: Codable, Sendable, Hashable {
     public init(
         time: Date, kind: AuditKind, who: String, pageId: String, device: String, endpoint: String, unit: Int,
         identity: [IdentityValue], templateVersion: Int?, pageHash: String, result: AuditResult, message: String?,
-        registers: [AuditRegister], job: String? = nil, rollback: AuditRollbackResult? = nil, writeFrames: Int? = nil
+        registers: [AuditRegister], job: String? = nil, rollback: AuditRollbackResult? = nil, writeFrames: Int? = nil,
+        templateVersionId: String? = nil
     ) {
+        self.templateVersionId = templateVersionId
         self.time = time
         self.kind = kind
         self.who = who

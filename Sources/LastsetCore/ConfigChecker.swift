@@ -12,7 +12,7 @@ struct ConfigChecker {
     // MARK: the config
 
     mutating func config(_ root: JSONValue) -> LastsetConfig? {
-        guard let fields = object(root, "$", keys: ["version", "api", "history", "devices", "pages"]) else { return nil }
+        guard let fields = object(root, "$", keys: ["version", "api", "history", "devices", "pages", "fleet"]) else { return nil }
         if let version = integer(fields, "version", in: "", required: true), version != 1 {
             add("version", .int(Int64(version)), "unsupported config version (only 1 is known)")
         }
@@ -58,7 +58,42 @@ struct ConfigChecker {
             }
         }
         duplicates(registerIds.map(\.value), paths: registerIds.map(\.path), what: "registerId")
-        return LastsetConfig(version: 1, api: api, history: history, devices: devices, pages: pages)
+        var fleet: FleetConfig?
+        if let f = field(fields, "fleet", in: "", required: false) { fleet = self.fleet(f, "fleet") }
+        return LastsetConfig(version: 1, api: api, history: history, devices: devices, pages: pages, fleet: fleet)
+    }
+
+    /// The optional `fleet` section (docs/FLEET.md).
+    mutating func fleet(_ value: JSONValue, _ path: String) -> FleetConfig? {
+        guard let f = object(value, path, keys: FleetConfig.keys) else { return nil }
+        let remote = string(f, "remote", in: path, required: true)
+        if let r = remote, r.isEmpty || r.hasPrefix("-") || r.contains(where: { $0.isNewline || $0 == "\0" }) {
+            add(join(path, "remote"), .string(r), "must be a git URL or path (ssh://…, git@host:repo, /srv/lastset.git)")
+        }
+        let interval = duration(f, "interval", in: path)
+        let branch = string(f, "branch", in: path)
+        if let b = branch { safeId(b, join(path, "branch"), what: "branch") }
+        let host = string(f, "host", in: path)
+        if let h = host { safeId(h, join(path, "host"), what: "host") }
+        var files: [String: String] = [:]
+        for key in ["sshKey", "allowedSigners", "signingKey"] {
+            guard let file = string(f, key, in: path) else { continue }
+            if !file.hasPrefix("/") { add(join(path, key), .string(file), "must be an absolute path") }
+            files[key] = file
+        }
+        let requireSigned = boolean(f, "requireSigned", in: path)
+        if requireSigned == true && files["allowedSigners"] == nil {
+            add(join(path, "requireSigned"), .bool(true), "needs \"allowedSigners\": the keys whose signatures are accepted")
+        }
+        if requireSigned == true && files["signingKey"] == nil {
+            add(
+                join(path, "requireSigned"), .bool(true),
+                "needs \"signingKey\": the other hosts accept only signed commits, so this host must sign its own")
+        }
+        guard let remote else { return nil }
+        return FleetConfig(
+            remote: remote, interval: interval, branch: branch, host: host, sshKey: files["sshKey"], requireSigned: requireSigned,
+            allowedSigners: files["allowedSigners"], signingKey: files["signingKey"])
     }
 
     mutating func api(_ value: JSONValue, _ path: String) -> APIConfig? {

@@ -104,9 +104,15 @@ public struct LastsetConfig: Codable, Sendable, Hashable {
     public var history: Int?
     public var devices: [DeviceConfig]
     public var pages: [PageDefinition]
+    /// Templates and audit records shared with other hosts through a git hub; nil: this host alone.
+    public var fleet: FleetConfig?
 
-    public init(version: Int = 1, api: APIConfig? = nil, history: Int? = nil, devices: [DeviceConfig], pages: [PageDefinition]) {
+    public init(
+        version: Int = 1, api: APIConfig? = nil, history: Int? = nil, devices: [DeviceConfig], pages: [PageDefinition],
+        fleet: FleetConfig? = nil
+    ) {
         self.version = version
+        self.fleet = fleet
         self.api = api
         self.history = history
         self.devices = devices

@@ -13,8 +13,11 @@ public struct Engine: Sendable {
     public let deviceState: DeviceStateStore
 
     /// Opens the archive, audit log and replay journal under the data directory.
-    public init(dataDirectory: URL, historyLimit: Int = 20, auditSegmentBytes: Int = AuditLog.defaultSegmentBytes) throws {
-        archive = try TemplateArchive(dataDirectory: dataDirectory, historyLimit: historyLimit)
+    /// `host`: this host's fleet name (nil without a fleet; see `TemplateArchive`).
+    public init(
+        dataDirectory: URL, historyLimit: Int = 20, auditSegmentBytes: Int = AuditLog.defaultSegmentBytes, host: String? = nil
+    ) throws {
+        archive = try TemplateArchive(dataDirectory: dataDirectory, historyLimit: historyLimit, host: host)
         audit = try AuditLog(dataDirectory: dataDirectory, segmentBytes: auditSegmentBytes)
         journal = try ReplayJournal(dataDirectory: dataDirectory)
         deviceState = try DeviceStateStore(dataDirectory: dataDirectory)
@@ -44,6 +47,7 @@ public struct Engine: Sendable {
         record.time = Date()
         record.pageHash = report.pageHash
         record.templateVersion = report.version
+        record.templateVersionId = report.versionId
         if let t = stored {
             record.identity = t.source.identity
             record.registers = t.entries.map {
@@ -115,7 +119,7 @@ public struct Engine: Sendable {
             .flatMap { $0.isEmpty ? nil : $0 },
             registers: registers, job: ledger.intent != nil ? job : nil,
             rollback: report.rollback.map { $0.restored ? .restored : .incomplete },
-            writeFrames: options.dryRun ? nil : report.writeFrames)
+            writeFrames: options.dryRun ? nil : report.writeFrames, templateVersionId: template.versionId.id)
         do {
             try await audit.append(record)
             if let e = entry.get() { await journal.finish(e) }
@@ -236,6 +240,7 @@ public struct Engine: Sendable {
         }
         record.time = Date()
         record.templateVersion = stored.version
+        record.templateVersionId = stored.versionId.id
         record.result = .archived
         record.message =
             "imported (captured \(TimeText.iso8601(template.capturedAt)) as version \(template.version))"

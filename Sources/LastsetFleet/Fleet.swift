@@ -65,6 +65,13 @@ public actor Fleet {
             if !FileManager.default.fileExists(atPath: tree.appendingPathComponent(".git").path) {
                 try git.run(["init", "-q", "-b", settings.branch], timeout: local)
             }
+            // Only this daemon uses the repository (the data directory is locked), so a lock file now is
+            // left by a git call killed at its deadline or by a crash: without removing it every commit fails.
+            for lock in [
+                "index.lock", "HEAD.lock", "refs/heads/\(settings.branch).lock", "refs/remotes/origin/\(settings.branch).lock",
+            ] {
+                unlink(tree.appendingPathComponent(".git/" + lock).path)
+            }
             let marker = tree.appendingPathComponent(".git/lastset-host")
             if let registered = Self.registeredHost(dataDirectory: tree.deletingLastPathComponent()) {
                 guard registered == settings.host else {
@@ -110,17 +117,31 @@ public actor Fleet {
     /// host; pushed at the next sync. Returns a warning when the commit failed (the version is archived
     /// all the same, and the next sync commits it).
     public func record(_ template: Template, kind: String, who: String) async -> String? {
-        let relative = archive.relativePath(of: template)
+        await record(pageId: template.pageId, versionId: template.versionId.id, kind: kind, who: who)
+    }
+
+    /// `record` by page and version id (`<host>-<n>`).
+    public func record(pageId: String, versionId: String, kind: String, who: String) async -> String? {
         do {
-            let data = try Data(contentsOf: archive.root.appendingPathComponent(relative))
-            let target = tree.appendingPathComponent("templates/" + relative)
+            guard
+                let name = try await archive.fileNames(pageId: pageId, host: settings.host).first(where: {
+                    TemplateVersion.parse(fileName: $0)?.id == versionId
+                }), let data = try await archive.fileData(pageId: pageId, fileName: name)
+            else {
+                return "fleet: version \(versionId) of \(pageId) is not in the archive (pruned already?); nothing committed"
+            }
+            let relative = "templates/\(pageId)/\(name)"
+            let target = tree.appendingPathComponent(relative)
+            // Already committed by a sync's catch-up that ran first.
+            if (try? Data(contentsOf: target)) == data { return nil }
             try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
             try data.write(to: target, options: .atomic)
-            try git.run(["add", "--", "templates/" + relative], timeout: settings.localTimeout)
-            try commit("\(kind) \(template.pageId) \(template.versionId.id)", who: who)
+            try git.run(["add", "--", relative], timeout: settings.localTimeout)
+            try commit("\(kind) \(pageId) \(versionId)", who: who)
             return nil
         } catch {
-            return "fleet: the \(kind) is archived but not yet committed (\(error)); the next sync commits it"
+            return
+                "fleet: the \(kind) of \(pageId) \(versionId) is archived but not yet committed (\(error)); the next sync commits it"
         }
     }
 

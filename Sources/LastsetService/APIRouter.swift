@@ -1,6 +1,7 @@
 import Foundation
 import LastsetCore
 import LastsetEngine
+import LastsetFleet
 import LastsetHTTP
 import Synchronization
 
@@ -9,6 +10,10 @@ final class APIRouter: Sendable {
     let registry: DeviceRegistry
     let jobs: JobTable
     let engine: Engine
+    /// The fleet this host is part of (nil without a `fleet` section).
+    let fleet: Fleet?
+    /// Where fleet warnings go (a commit that failed after a capture).
+    let fleetLog: @Sendable (String) -> Void
     let info: @Sendable () async -> HealthInfo
     /// Re-reads the config file (`POST /v1/reload`); the daemon passes its `ConfigReloader`.
     let reload: @Sendable () async -> ConfigReloader.Verdict
@@ -16,7 +21,8 @@ final class APIRouter: Sendable {
     private let currentAuth: Mutex<HTTPAuth>
 
     init(
-        registry: DeviceRegistry, jobs: JobTable, engine: Engine, auth: HTTPAuth,
+        registry: DeviceRegistry, jobs: JobTable, engine: Engine, auth: HTTPAuth, fleet: Fleet? = nil,
+        fleetLog: @escaping @Sendable (String) -> Void = { _ in },
         reload: @escaping @Sendable () async -> ConfigReloader.Verdict = {
             .refused(configFile: "", problems: ["this daemon cannot reload"])
         },
@@ -25,6 +31,8 @@ final class APIRouter: Sendable {
         self.registry = registry
         self.jobs = jobs
         self.engine = engine
+        self.fleet = fleet
+        self.fleetLog = fleetLog
         self.currentAuth = Mutex(auth)
         self.reload = reload
         self.info = info
@@ -170,7 +178,15 @@ final class APIRouter: Sendable {
         if match("GET", "health") != nil {
             var health = await info()
             if !accepting.withLock({ $0 }) { health.status = "stopping" }
+            health.fleet = fleet?.status()
             return json(200, health)
+        }
+        if match("POST", "sync") != nil {
+            guard let fleet else {
+                throw APIError(
+                    status: 409, code: "no_fleet", message: "this host is in no fleet: the config has no \"fleet\" section")
+            }
+            return json(200, await fleet.sync())
         }
         if match("POST", "reload") != nil {
             switch await reload() {
@@ -251,6 +267,7 @@ final class APIRouter: Sendable {
                 throw APIError.badRequest("bad_parameter", "format \"\(other)\" is not template or ios-archive")
             }
             let template = try await archive { try await self.engine.importTemplate(Data(request.body), into: page, who: who) }
+            publish(template, kind: "import", who: who)
             return json(201, template)
         }
         if let c = match("POST", "pages", "*", "capture") {
@@ -294,6 +311,24 @@ final class APIRouter: Sendable {
             let filter = try auditFilter(request.query)
             // Filters look at the last 10,000 records, then the limit keeps the newest matches.
             let (records, bad) = await engine.audit.read(limit: filter.isEmpty ? limit : 10_000)
+            switch request.query["hosts"] {
+            case nil: break
+            case "all"?:
+                guard let fleet else {
+                    throw APIError(status: 409, code: "no_fleet", message: "hosts=all needs a fleet; this host is in no fleet")
+                }
+                var all = records.filter(filter.matches).map { (fleet.settings.host, $0) }
+                var unreadable = bad
+                for other in await fleet.otherHostsAudit() {
+                    all += other.records.filter(filter.matches).map { (other.host, $0) }
+                    unreadable += other.unreadable
+                }
+                all.sort { ($0.1.time, $0.0) < ($1.1.time, $1.0) }
+                let page = all.suffix(limit)
+                return json(200, AuditPage(records: page.map(\.1), unreadable: unreadable, hosts: page.map(\.0)))
+            case let other?:
+                throw APIError.badRequest("bad_parameter", "hosts \"\(other)\" must be \"all\"")
+            }
             return json(200, AuditPage(records: Array(records.filter(filter.matches).suffix(limit)), unreadable: bad))
         }
         let allowed = Self.routes.filter { r in
@@ -312,7 +347,8 @@ final class APIRouter: Sendable {
 
     /// Every route, for 405 answers and their Allow header.
     private static let routes: [(method: String, pattern: [String])] = [
-        ("GET", ["health"]), ("GET", ["metrics"]), ("POST", ["reload"]), ("GET", ["devices"]), ("GET", ["devices", "*"]),
+        ("GET", ["health"]), ("GET", ["metrics"]), ("POST", ["reload"]), ("POST", ["sync"]), ("GET", ["devices"]),
+        ("GET", ["devices", "*"]),
         ("GET", ["pages"]),
         ("GET", ["pages", "*"]),
         ("GET", ["pages", "*", "templates"]), ("POST", ["pages", "*", "templates"]), ("GET", ["pages", "*", "templates", "*"]),
@@ -502,6 +538,9 @@ final class APIRouter: Sendable {
         let registry = self.registry
         return try await runJob(kind: .capture, page: page, target: target, who: who, wait: wait) { progress in
             let report = await engine.capture(page: page, from: target, who: who, progress: progress)
+            if report.archived, let id = report.versionId {
+                self.publish(pageId: page.id, versionId: id, kind: "capture", who: who)
+            }
             // The device's health follows the cause, never the wording of a message.
             if let lost = report.problems.first(where: { $0.cause != .invalidValue }) {
                 await registry.recordFailure(device.id, error: lost.description)
@@ -549,14 +588,17 @@ final class APIRouter: Sendable {
             throw APIError.badRequest("bad_request", "give either \"device\" or \"endpoint\", not both")
         }
         let page = resolvedPage
+        // What the hub has first, within a short bound; otherwise the replay says it used what is local.
+        let fleetWarning = await fleet?.refreshBeforeReplay()
         // Loaded here, once: a missing or corrupt template is an immediate error, not a failed job.
         let template = try await archive { try await self.engine.archive.load(pageId: page.id, version: body.version) }
         let options = ReplayOptions(dryRun: body.dryRun ?? false, onError: body.onError ?? .stop)
         let engine = self.engine
         let registry = self.registry
         return try await runJob(kind: .apply, page: page, target: target, who: who, wait: wait) { progress in
-            let report = await engine.apply(
+            var report = await engine.apply(
                 page: page, template: template, to: target, options: options, who: who, progress: progress)
+            if let fleetWarning { report.warnings.append(fleetWarning) }
             if let deviceId = target.deviceId {
                 // A register that failed without an exception code means the device did not answer.
                 if let lost = report.registers.first(where: { $0.status == .failed }) {
@@ -566,6 +608,20 @@ final class APIRouter: Sendable {
                 }
             }
             return JobOutcome(replay: report)
+        }
+    }
+
+    /// Commits a version this host just archived to the fleet repository, without holding up the job
+    /// (a sync in progress holds the repository; the next sync commits anything left behind).
+    private func publish(_ template: Template, kind: String, who: String) {
+        publish(pageId: template.pageId, versionId: template.versionId.id, kind: kind, who: who)
+    }
+
+    private func publish(pageId: String, versionId: String, kind: String, who: String) {
+        guard let fleet else { return }
+        let log = fleetLog
+        Task {
+            if let warning = await fleet.record(pageId: pageId, versionId: versionId, kind: kind, who: who) { log(warning) }
         }
     }
 

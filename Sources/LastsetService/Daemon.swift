@@ -1,6 +1,7 @@
 import Foundation
 import LastsetCore
 import LastsetEngine
+import LastsetFleet
 import LastsetHTTP
 
 #if canImport(Glibc)
@@ -94,7 +95,26 @@ public enum Daemon {
             return 1
         }
         defer { withExtendedLifetime(directoryLock) {} }
-        let engine = try Engine(dataDirectory: dataDirectory, historyLimit: config.historyLimit)
+        // A data directory that ever joined a fleet keeps its host's names (and refuses another name).
+        let fleetSettings = config.source.fleet.map { FleetSettings($0) }
+        let registeredHost = Fleet.registeredHost(dataDirectory: dataDirectory)
+        if let s = fleetSettings, let registeredHost, registeredHost != s.host {
+            log.error("refusing to start: \(FleetError.hostChanged(registered: registeredHost, configured: s.host))")
+            return 1
+        }
+        let engine = try Engine(
+            dataDirectory: dataDirectory, historyLimit: config.historyLimit, host: fleetSettings?.host ?? registeredHost)
+        var fleet: Fleet?
+        if let fleetSettings {
+            let f = Fleet(settings: fleetSettings, dataDirectory: dataDirectory, archive: engine.archive, audit: engine.audit)
+            do {
+                try await f.open()
+            } catch {
+                log.error("refusing to start: \(error)")
+                return 1
+            }
+            fleet = f
+        }
         if let note = await engine.loadDeviceState() { log.warning(note) }
         // A replay the last run did not finish: recorded as interrupted, its device page unverified; never resumed.
         for r in await engine.recoverInterrupted() {
@@ -119,7 +139,8 @@ public enum Daemon {
         let reloader = ConfigReloader(
             configPath: configPath, registry: registry, poller: poller, notifier: notifier, log: log)
         let router = APIRouter(
-            registry: registry, jobs: jobs, engine: engine, auth: auth, reload: { await reloader.reload() }
+            registry: registry, jobs: jobs, engine: engine, auth: auth, fleet: fleet, fleetLog: { log.warning($0) },
+            reload: { await reloader.reload() }
         ) {
             HealthInfo(
                 status: "ok", version: version, startedAt: startedAt, configFile: configPath, dataDirectory: dataDirectory.path,
@@ -165,6 +186,27 @@ public enum Daemon {
                 onError: { log.warning("watchdog notification failed: \($0)") })
         }
 
+        let syncing = fleet.map { fleet in
+            Task {
+                // At start, then every interval: what the hub has comes in, this host's work goes out.
+                var lastResult: SyncResult?
+                while !Task.isCancelled {
+                    let report = await fleet.sync()
+                    if report.result != .ok {
+                        log.warning(
+                            "fleet sync with \(fleet.settings.remote): \(report.result.rawValue): \(report.message ?? "")")
+                    } else if lastResult != .ok || !report.templatesIn.isEmpty || report.commitsOut > 0 {
+                        log.info(
+                            "fleet sync: \(report.templatesIn.count) version(s) in, \(report.commitsOut) commit(s) out; ahead \(report.ahead ?? 0), behind \(report.behind ?? 0)"
+                        )
+                    }
+                    lastResult = report.result
+                    guard let interval = fleet.settings.interval else { break }
+                    try? await Task.sleep(for: interval)
+                }
+            }
+        }
+
         for await signal in signals {
             if signal == .hangup {
                 _ = await reloader.reload()
@@ -186,6 +228,7 @@ public enum Daemon {
             log.info("job \(job.id) (\(job.kind) \(job.pageId) → \(job.device)) stopped \(job.replay!.stoppedAt!)")
         }
         server.stop()
+        syncing?.cancel()
         watchdog.cancel()
         await registry.closeAll()
         log.info("stopped")

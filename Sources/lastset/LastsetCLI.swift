@@ -10,7 +10,7 @@ enum LastsetCLI {
     static var commands: [any Command.Type] {
         [
             Devices.self, Pages.self, Status.self, Capture.self, Apply.self, Templates.self, Show.self, Diff.self, Export.self,
-            Import.self, Audit.self, ImportMap.self, Reload.self, ConformanceCommand.self, RolloutCommand.self,
+            Import.self, Audit.self, ImportMap.self, Reload.self, ConformanceCommand.self, RolloutCommand.self, Sync.self,
         ]
     }
 

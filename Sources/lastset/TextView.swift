@@ -147,16 +147,19 @@ enum TextView {
         if page.records.isEmpty {
             lines.append("no audit records")
         } else {
-            var table = Table([
-                .init("TIME"), .init("KIND"), .init("WHO"), .init("PAGE"), .init("DEVICE"), .init("VERSION", .right),
-                .init("RESULT"), .init("MESSAGE"),
-            ])
-            for record in page.records {
-                table.append([
-                    time(record.time), record.kind.rawValue, record.who, record.pageId, record.device,
-                    record.templateVersion.map(String.init) ?? "-", record.result.rawValue,
-                    record.message.flatMap { $0.isEmpty ? nil : $0 } ?? "-",
+            let hosts = page.hosts.flatMap { $0.count == page.records.count ? $0 : nil }
+            var table = Table(
+                (hosts == nil ? [] : [.init("HOST")]) + [
+                    .init("TIME"), .init("KIND"), .init("WHO"), .init("PAGE"), .init("DEVICE"), .init("VERSION", .right),
+                    .init("RESULT"), .init("MESSAGE"),
                 ])
+            for (i, record) in page.records.enumerated() {
+                table.append(
+                    (hosts.map { [$0[i]] } ?? []) + [
+                        time(record.time), record.kind.rawValue, record.who, record.pageId, record.device,
+                        record.templateVersionId ?? record.templateVersion.map(String.init) ?? "-", record.result.rawValue,
+                        record.message.flatMap { $0.isEmpty ? nil : $0 } ?? "-",
+                    ])
             }
             lines = table.lines
         }

@@ -100,17 +100,38 @@ public final class HubRepository: @unchecked Sendable {
 
     /// Runs git in `dir`; returns stdout, throws with stderr on a non-zero exit.
     @discardableResult
-    public static func git(_ arguments: [String], in dir: URL, environment extra: [String: String] = [:]) throws -> String {
+    public static func git(
+        _ arguments: [String], in dir: URL, environment extra: [String: String] = [:], input: String? = nil
+    ) throws -> String {
+        try run("/usr/bin/git", arguments, in: dir, environment: extra, input: input)
+    }
+
+    /// Runs a tool; returns stdout, throws with stderr on a non-zero exit.
+    @discardableResult
+    public static func run(
+        _ tool: String, _ arguments: [String], in dir: URL? = nil, environment extra: [String: String] = [:],
+        input: String? = nil
+    ) throws -> String {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        p.executableURL = URL(fileURLWithPath: tool)
         p.arguments = arguments
-        p.currentDirectoryURL = dir
+        if let dir { p.currentDirectoryURL = dir }
         p.environment = environment.merging(extra) { $1 }
         let out = Pipe()
         let err = Pipe()
         p.standardOutput = out
         p.standardError = err
-        p.standardInput = FileHandle.nullDevice
+        var inputFile: URL?
+        if let input {
+            // From a file, not a pipe: nothing to write while the child runs.
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("hub-input-\(UUID().uuidString)")
+            try Data(input.utf8).write(to: url)
+            p.standardInput = try FileHandle(forReadingFrom: url)
+            inputFile = url
+        } else {
+            p.standardInput = FileHandle.nullDevice
+        }
+        defer { if let inputFile { try? FileManager.default.removeItem(at: inputFile) } }
         try p.run()
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()

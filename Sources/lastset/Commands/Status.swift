@@ -20,7 +20,9 @@ struct Status: Command {
         if health.runningJobs > 0 {
             running = try context.api.get([JobInfo].self, "/v1/jobs").filter { $0.state == .running }
         }
-        context.print(TextView.status(health, socket: context.endpointDescription, runningJobs: running))
+        context.print(
+            TextView.status(health, socket: context.endpointDescription, runningJobs: running)
+                + (health.fleet.map(FleetView.status) ?? []))
         return .success
     }
 }
