@@ -40,6 +40,8 @@ public struct ReplayLedger: Sendable {
     public private(set) var events: [ReplayEvent] = []
     /// Write frames sent (retries included), register writes, steps and restores.
     public private(set) var writeFrames = 0
+    /// Registers with every word acknowledged (kept as events arrive: progress asks once a window).
+    public private(set) var acknowledgedRegisters = 0
     /// The end event's status, when the replay ended.
     public private(set) var ended: ReplayStatus?
     /// A rollback started.
@@ -61,6 +63,7 @@ public struct ReplayLedger: Sendable {
                 expectedData: $0.expectedData, before: $0.before, beforeData: $0.beforeData)
         }
         position = Dictionary(fates.enumerated().map { ($1.registerId, $0) }, uniquingKeysWith: { a, _ in a })
+        acknowledgedRegisters = 0
     }
 
     /// The fate of a register.
@@ -82,6 +85,8 @@ public struct ReplayLedger: Sendable {
         case .answer:
             writeFrames += event.frames ?? 0
             guard let request = event.request, let answer = event.answer else { return }
+            var acknowledged = 0
+            defer { acknowledgedRegisters += acknowledged }
             for id in request.registerIds {
                 update(id) { f in
                     if answer != .notSent || (event.frames ?? 0) > 0 { f.sent = true }
@@ -89,7 +94,9 @@ public struct ReplayLedger: Sendable {
                         // Words of this register inside the request.
                         let lo = max(f.address, request.address)
                         let hi = min(f.address + f.length, request.address + request.count)
+                        let wasComplete = f.wordsAcknowledged >= f.length
                         f.wordsAcknowledged += max(0, hi - lo)
+                        if !wasComplete && f.wordsAcknowledged >= f.length { acknowledged += 1 }
                         // An earlier word's doubt is settled only by a read-back, not by a later word;
                         // a refused request re-planned (FC06 fallback, shorter writes) is superseded.
                         if f.answer != .noAnswer {

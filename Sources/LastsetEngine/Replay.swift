@@ -483,7 +483,7 @@ public struct Replay {
                 return true
             }
             if !checks.isEmpty { record(ReplayEvent(.check, checks: checks)) }
-            acked = ledger.fates.filter { $0.wordsAcknowledged >= $0.length }.count
+            acked = ledger.acknowledgedRegisters
             progress?(JobProgress(phase: "writing", done: acked, total: total))
             let mismatch = checks.first {
                 $0.data != nil && $0.data != plan.entry($0.registerId)?.words.bigEndianBytes.hexString

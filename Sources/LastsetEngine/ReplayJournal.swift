@@ -38,7 +38,6 @@ public actor ReplayJournal {
         let fd: Int32
         let url: URL
         private let lock = NSLock()
-        private let encoder = APICoding.encoder()
         init(fd: Int32, url: URL) {
             self.fd = fd
             self.url = url
@@ -48,8 +47,7 @@ public actor ReplayJournal {
         /// Appends one transition (one write, no fsync: it survives the process being killed).
         func append(_ event: ReplayEvent) throws(StorageError) {
             let ok = lock.withLock { () -> Bool in
-                guard let json = try? encoder.encode(event) else { return false }
-                var bytes = [UInt8](json)
+                var bytes = event.journalLine
                 bytes.append(0x0A)
                 var offset = 0
                 while offset < bytes.count {

@@ -54,6 +54,9 @@ final class ReplayLedgerTests: XCTestCase {
         for c in table {
             let ledger = ReplayLedger(events: [intent()] + c.events)
             XCTAssertEqual(ledger.status(of: ledger.fates[0]), c.status, line: c.line)
+            // The running count agrees with a scan of the fates.
+            XCTAssertEqual(
+                ledger.acknowledgedRegisters, ledger.fates.filter { $0.wordsAcknowledged >= $0.length }.count, line: c.line)
         }
     }
 
