@@ -30,6 +30,8 @@ struct BenchReport: Codable {
         var lastsetOverC: Double?
         var lastsetCoreOverC: Double?
         var apiOverC: Double?
+        /// Lastset's engine over the C loop that also writes the template file durably (capture).
+        var lastsetOverDurableC: Double?
         var lastsetOverPymodbus: Double?
         var lastsetOverPerRegister: Double?
     }
@@ -46,8 +48,14 @@ struct BenchReport: Codable {
         var replayMinimumWrites: Int
         /// Reads needed to verify what was written, reading everything back once at the end.
         var replayMinimumReads: Int
-        /// Reads needed when every write group is verified before the next write (Lastset's rule).
+        /// Reads needed when every write group is verified before the next write (the old rule).
         var replayVerifyAsYouGoReads: Int
+        /// Lastset's plan (`ReplayPlan.counts`): snapshot reads, window reads, final-pass reads.
+        var plannedSnapshot: Int
+        var plannedWindowReads: Int
+        var plannedFinalPass: Int
+        /// Fewest reads covering every written register once (the minimum of each of the three).
+        var minimumReadPass: Int
         var replayStatus: String
         var note: String?
     }
@@ -63,6 +71,10 @@ struct BenchReport: Codable {
         var runs: Int
         /// Median wall time over the median for one machine.
         var overOneMachine: Double?
+        /// Median CPU time of the simulators serving the run (utime+stime, 10 ms ticks).
+        var simulatorCPUMs: Double?
+        /// Median CPU time of Lastset's side: lastsetd (api) or the bench process (engine).
+        var lastsetCPUMs: Double?
     }
     /// Resource figures of the daemon.
     struct Daemon: Codable {

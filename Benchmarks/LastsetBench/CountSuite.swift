@@ -49,12 +49,15 @@ extension Bench {
                 }
                 let afterReplay = await connection.counters
                 let minWrites = MinimumPlan.writes(page, maxWrite: 123)
+                let planned = BenchOp.replay(of: definition, limits: limits).counts
                 let result = BenchReport.RequestCount(
                     page: page.id, registers: page.registers.count, words: page.words, maxReadRegisters: maxRead,
                     captureRequests: afterCapture.total, captureMinimum: MinimumPlan.reads(page, maxRead: maxRead, maxGap: 8),
                     replayWrites: afterReplay.writes, replayReads: afterReplay.reads, replayMinimumWrites: minWrites,
                     replayMinimumReads: MinimumPlan.reads(page, maxRead: maxRead, maxGap: 8),
-                    replayVerifyAsYouGoReads: verifyAsYouGoReads(page, maxRead: maxRead), replayStatus: status, note: note)
+                    replayVerifyAsYouGoReads: verifyAsYouGoReads(page, maxRead: maxRead), plannedSnapshot: planned.snapshot,
+                    plannedWindowReads: planned.windowReads, plannedFinalPass: planned.finalPass,
+                    minimumReadPass: MinimumPlan.reads(page, maxRead: maxRead, maxGap: 8), replayStatus: status, note: note)
                 report.requestCounts.append(result)
                 say(
                     "counts: \(page.id) maxRead \(maxRead): capture \(result.captureRequests) (min \(result.captureMinimum)), replay \(result.replayWrites)+\(result.replayReads) (\(status))"

@@ -58,13 +58,26 @@ extension Bench {
             // Warm-up: every machine once through each path.
             _ = try await provisionEngine(engine, definition, ports: ports)
             _ = try provisionAPI(daemon, page: page.id, ports: ports)
+            // CPU seconds of the simulators serving a run, and of Lastset's side (the daemon through
+            // the API, this process through the engine), from /proc/<pid>/stat utime+stime.
+            var simCPU: [String: Samples] = [:]
+            var lastsetCPU: [String: Samples] = [:]
+            func cpu(_ pids: [Int32]) -> Double { pids.reduce(0) { $0 + ((try? ProcStats.read(pid: $1))?.cpuSeconds ?? 0) } }
             for rep in 0..<options.provisionReps {
                 let order = rep % 2 == 0 ? Self.provisionCounts : Self.provisionCounts.reversed()
                 for n in order {
-                    samples["engine|\(n)", default: Samples()].add(
-                        try await provisionEngine(engine, definition, ports: Array(ports.prefix(n))))
-                    samples["api|\(n)", default: Samples()].add(
-                        try provisionAPI(daemon, page: page.id, ports: Array(ports.prefix(n))))
+                    let sims = machines.prefix(n).map(\.pid)
+                    for via in ["engine", "api"] {
+                        let own = via == "engine" ? getpid() : daemon.pid
+                        let (s0, l0) = (cpu(sims), cpu([own]))
+                        let elapsed =
+                            via == "engine"
+                            ? try await provisionEngine(engine, definition, ports: Array(ports.prefix(n)))
+                            : try provisionAPI(daemon, page: page.id, ports: Array(ports.prefix(n)))
+                        samples["\(via)|\(n)", default: Samples()].add(elapsed)
+                        simCPU["\(via)|\(n)", default: Samples()].add(.milliseconds(Int((cpu(sims) - s0) * 1000)))
+                        lastsetCPU["\(via)|\(n)", default: Samples()].add(.milliseconds(Int((cpu([own]) - l0) * 1000)))
+                    }
                 }
             }
             for via in ["engine", "api"] {
@@ -75,7 +88,8 @@ extension Bench {
                         BenchReport.Provisioning(
                             delayMs: delay, via: via, machines: n, registers: words, medianMs: s.median, minMs: s.min,
                             maxMs: s.max,
-                            runs: s.runsMs.count, overOneMachine: one.map { s.median / $0 }))
+                            runs: s.runsMs.count, overOneMachine: one.map { s.median / $0 },
+                            simulatorCPUMs: simCPU["\(via)|\(n)"]?.median, lastsetCPUMs: lastsetCPU["\(via)|\(n)"]?.median))
                 }
             }
             say("provision: delay \(delay) ms done")

@@ -22,5 +22,8 @@ final class SimServer {
     }
 
     /// Stops the simulator.
+    /// The simulator's process id (for its CPU time in /proc).
+    var pid: Int32 { process.pid }
+
     func stop() { process.stop(grace: .seconds(3)) }
 }

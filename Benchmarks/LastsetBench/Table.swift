@@ -9,8 +9,8 @@ extension Bench {
             out += "\n## Capture and replay: median [min–max] ms (requests per operation)\n\n"
             out +=
                 "| delay | registers | operation | " + Self.implementations.joined(separator: " | ")
-                + " | Lastset/C | core/C | API/C | Lastset/pymodbus | Lastset/per-register |\n"
-            out += "|---|---|---|" + String(repeating: "---|", count: Self.implementations.count + 5) + "\n"
+                + " | Lastset/C | core/C | API/C | Lastset/C-durable | Lastset/pymodbus | Lastset/per-register |\n"
+            out += "|---|---|---|" + String(repeating: "---|", count: Self.implementations.count + 6) + "\n"
             for ratio in report.ratios {
                 let cells = Self.implementations.map { impl -> String in
                     guard
@@ -24,25 +24,31 @@ extension Bench {
                 }
                 out +=
                     "| \(ratio.delayMs) ms | \(ratio.registers) | \(ratio.operation) | " + cells.joined(separator: " | ")
-                    + " | \(Format.ratio(ratio.lastsetOverC)) | \(Format.ratio(ratio.lastsetCoreOverC)) | \(Format.ratio(ratio.apiOverC)) | \(Format.ratio(ratio.lastsetOverPymodbus)) | \(Format.ratio(ratio.lastsetOverPerRegister)) |\n"
+                    + " | \(Format.ratio(ratio.lastsetOverC)) | \(Format.ratio(ratio.lastsetCoreOverC)) | \(Format.ratio(ratio.apiOverC)) | \(Format.ratio(ratio.lastsetOverDurableC)) | \(Format.ratio(ratio.lastsetOverPymodbus)) | \(Format.ratio(ratio.lastsetOverPerRegister)) |\n"
             }
         }
         if !report.requestCounts.isEmpty {
             out += "\n## Requests against the minimum\n\n"
             out +=
-                "| page | registers (words) | maxRead | capture | capture min | replay writes | min writes | replay reads | min reads (verify at end) | reads (verify each write) | replay |\n"
+                "Replay reads on the wire = snapshot + window reads + final pass (Lastset's plan); each against its minimum"
+                + " (the fewest reads covering every register once). \"verify each write\" is what reading back every write"
+                + " group separately would send.\n\n"
+            out +=
+                "| page | registers (words) | maxRead | capture / min | writes / min | snapshot / min | window reads / min | final pass / min | replay reads on the wire / min | verify each write | replay |\n"
             out += "|---|---|---|---|---|---|---|---|---|---|---|\n"
             for c in report.requestCounts {
+                let m = c.minimumReadPass
                 out +=
-                    "| \(c.page) | \(c.registers) (\(c.words)) | \(c.maxReadRegisters) | \(c.captureRequests) | \(c.captureMinimum) | \(c.replayWrites) | \(c.replayMinimumWrites) | \(c.replayReads) | \(c.replayMinimumReads) | \(c.replayVerifyAsYouGoReads) | \(c.replayStatus)\(c.note.map { ": " + $0.prefix(120) } ?? "") |\n"
+                    "| \(c.page) | \(c.registers) (\(c.words)) | \(c.maxReadRegisters) | \(c.captureRequests) / \(c.captureMinimum) | \(c.replayWrites) / \(c.replayMinimumWrites) | \(c.plannedSnapshot) / \(m) | \(c.plannedWindowReads) / \(m) | \(c.plannedFinalPass) / \(m) | \(c.replayReads) / \(3 * m) | \(c.plannedSnapshot + c.replayVerifyAsYouGoReads + c.plannedFinalPass) | \(c.replayStatus)\(c.note.map { ": " + $0.prefix(120) } ?? "") |\n"
             }
         }
         if !report.provisioning.isEmpty {
             out += "\n## Provisioning machines at once (replay with verification)\n\n"
-            out += "| delay | via | machines | registers | median [min–max] ms | × one machine |\n|---|---|---|---|---|---|\n"
+            out +=
+                "| delay | via | machines | registers | median [min–max] ms | × one machine | simulators' CPU ms | Lastset's CPU ms |\n|---|---|---|---|---|---|---|---|\n"
             for p in report.provisioning {
                 out +=
-                    "| \(p.delayMs) ms | \(p.via) | \(p.machines) | \(p.registers) | \(Format.ms(p.medianMs)) [\(Format.ms(p.minMs))–\(Format.ms(p.maxMs))] | \(Format.ratio(p.overOneMachine)) |\n"
+                    "| \(p.delayMs) ms | \(p.via) | \(p.machines) | \(p.registers) | \(Format.ms(p.medianMs)) [\(Format.ms(p.minMs))–\(Format.ms(p.maxMs))] | \(Format.ratio(p.overOneMachine)) | \(p.simulatorCPUMs.map { Format.ms($0) } ?? "—") | \(p.lastsetCPUMs.map { Format.ms($0) } ?? "—") |\n"
             }
         }
         if let d = report.daemon {

@@ -8,7 +8,7 @@ import ModbusLink
 /// simulator, interleaved and repeated.
 extension Bench {
     /// Implementations compared, in the order of the first repetition (rotated afterwards).
-    static let implementations = ["lastset-engine", "lastset-core", "lastset-api", "c", "pymodbus", "per-register"]
+    static let implementations = ["lastset-engine", "lastset-core", "lastset-api", "c", "c-durable", "pymodbus", "per-register"]
 
     /// One simulator and everything needed to run both operations against it.
     private struct Slot {
@@ -21,8 +21,10 @@ extension Bench {
         var template: Template?
         /// Reads of at most 125 registers, registers unsplit (the baselines' capture plan).
         var readPlan: [(address: Int, count: Int)] { page.chunks(max: 125) }
-        /// Writes of at most 123 registers, registers unsplit (the baselines' replay plan).
-        var writePlan: [(address: Int, count: Int)] { page.chunks(max: 123) }
+        /// Lastset's replay as requests (snapshot, windows, final pass): the baselines' replay plan.
+        var replayOps: [BenchOp] = []
+        /// Bytes of the template file Lastset archives for this page (the durable baseline writes as many).
+        var templateBytes = 0
     }
 
     func wireSuite() async throws {
@@ -57,7 +59,7 @@ extension Bench {
             slots.append(
                 Slot(
                     delayMs: delay, page: page, definition: definition, port: port, deviceId: "d\(delay)-\(page.id)",
-                    target: target))
+                    target: target, replayOps: BenchOp.replay(of: definition, limits: limits).ops))
         }
         say("wire: \(slots.count) simulators up; starting lastsetd and the C and pymodbus workers")
         let daemon = try DaemonProcess(
@@ -77,8 +79,9 @@ extension Bench {
             _ = try await run("lastset-engine", "capture", s, engine: engine, daemon: daemon, c: c, py: py)
             let template = try await engine.archive.load(pageId: s.page.id)
             slots[i].template = template
+            slots[i].templateBytes = try templateFileBytes(page: s.page.id)
             for impl in Self.implementations where impl != "per-register" {
-                for op in ["capture", "replay"] {
+                for op in ["capture", "replay"] where op == "capture" || impl != "c-durable" {
                     _ = try await run(impl, op, slots[i], engine: engine, daemon: daemon, c: c, py: py)
                 }
             }
@@ -92,7 +95,7 @@ extension Bench {
                 let n = Self.implementations.count
                 let order = (0..<n).map { Self.implementations[($0 + rep) % n] }
                 for op in ["capture", "replay"] {
-                    for impl in order {
+                    for impl in order where op == "capture" || impl != "c-durable" {
                         let reps = options.repetitions(
                             delayMs: s.delayMs, words: s.page.words, perRegister: impl == "per-register")
                         guard rep < reps else { continue }
@@ -129,10 +132,27 @@ extension Bench {
                     BenchReport.Ratio(
                         delayMs: s.delayMs, registers: s.page.words, operation: op, lastsetOverC: over("lastset-engine", "c"),
                         lastsetCoreOverC: over("lastset-core", "c"), apiOverC: over("lastset-api", "c"),
+                        lastsetOverDurableC: over("lastset-engine", "c-durable"),
                         lastsetOverPymodbus: over("lastset-engine", "pymodbus"),
                         lastsetOverPerRegister: over("lastset-engine", "per-register")))
             }
         }
+    }
+
+    /// Size of the newest template file the engine archived for `page`.
+    private func templateFileBytes(page: String) throws -> Int {
+        let directory = "\(temp)/engine-data/templates/\(page)"
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        let sizes = names.compactMap { name -> (Date, Int)? in
+            guard let a = try? FileManager.default.attributesOfItem(atPath: "\(directory)/\(name)"),
+                a[.type] as? FileAttributeType == .typeRegular, let size = a[.size] as? Int,
+                let date = a[.modificationDate] as? Date
+            else { return nil }
+            return (date, size)
+        }
+        guard let newest = sizes.max(by: { $0.0 < $1.0 }) else { throw BenchError("no template file of \(page) in \(directory)") }
+        try FileManager.default.createDirectory(atPath: "\(temp)/c-durable", withIntermediateDirectories: true)
+        return newest.1
     }
 
     /// Runs one operation with one implementation; returns the time and the requests it sent.
@@ -185,9 +205,14 @@ extension Bench {
                 let r = try worker.run("readplan", port: s.port, plan: s.readPlan)
                 return (r.elapsed, r.requests)
             }
-            let before = try worker.run("readplan", port: s.port, plan: s.readPlan)
-            let r = try worker.run("replayplan", port: s.port, plan: s.writePlan)
-            return (before.elapsed + r.elapsed, before.requests + r.requests)
+            let r = try worker.runWindows(port: s.port, ops: s.replayOps)
+            return (r.elapsed, r.requests)
+        case "c-durable":
+            // The C capture plus the durable write Lastset's archive does (temp file, fsync, rename,
+            // fsync directory) of a file as large as Lastset's template: the fair baseline for small pages.
+            let r = try c.run("readplan", port: s.port, plan: s.readPlan)
+            let write = try c.durableWrite(path: "\(temp)/c-durable/\(s.page.id)-d\(s.delayMs).json", bytes: s.templateBytes)
+            return (r.elapsed + write, r.requests)
         case "per-register":
             let r = try c.run(
                 capture ? "perreg-read" : "perreg-replay", port: s.port, start: s.page.start, count: s.page.words,

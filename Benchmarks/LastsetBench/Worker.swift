@@ -71,6 +71,26 @@ final class Worker {
         return Run(elapsed: .nanoseconds(ns), requests: requests, mismatches: mismatches)
     }
 
+    /// Runs `windowplan`: writes (FC16) and reads (FC03, compared) in the order given.
+    func runWindows(port: Int, unit: Int = 1, ops: [BenchOp], timeout: Duration = .seconds(120)) throws -> Run {
+        let id = try context(port: port)
+        let line =
+            "windowplan \(id) \(unit) " + ops.map { "\($0.write ? "w" : "r")\($0.address):\($0.count)" }.joined(separator: ",")
+        let parts = try ask(line, timeout: timeout)
+        guard parts.count >= 3, let ns = Int64(parts[0]), let requests = Int(parts[1]), let mismatches = Int(parts[2]) else {
+            throw BenchError("\(name) worker: unparsable answer \(parts) to windowplan with \(ops.count) requests")
+        }
+        guard mismatches == 0 else { throw BenchError("\(name) worker: \(mismatches) read-back mismatches in windowplan") }
+        return Run(elapsed: .nanoseconds(ns), requests: requests, mismatches: mismatches)
+    }
+
+    /// Writes `bytes` bytes to `path` durably (temp file, fsync, rename, fsync directory); the time taken.
+    func durableWrite(path: String, bytes: Int) throws -> Duration {
+        let parts = try ask("durable \(path) \(bytes)", timeout: .seconds(60))
+        guard parts.count == 1, let ns = Int64(parts[0]) else { throw BenchError("\(name) worker: durable answered \(parts)") }
+        return .nanoseconds(ns)
+    }
+
     /// Asks it to quit, then stops it.
     func stop() {
         try? process.send("quit")

@@ -12,6 +12,12 @@
  *        one FC03 per A:N pair: the minimal plan the harness computed without splitting a register
  *   replayplan ID UNIT A:N,A:N,...            -> "ok NS REQUESTS MISMATCHES"
  *        one FC16 per A:N pair, each read back (FC03) and compared before the next write
+ *   windowplan ID UNIT wA:N,rA:N,...          -> "ok NS REQUESTS MISMATCHES"
+ *        the requests in the order given: wA:N one FC16 of bench values, rA:N one FC03 compared with
+ *        them (the harness lays out Lastset's replay: snapshot, verification windows, final pass)
+ *   durable PATH BYTES                        -> "ok NS"
+ *        writes BYTES bytes to PATH.tmp, fsync, rename to PATH, fsync the directory (Lastset's
+ *        durable archive write, without the template encoding)
  *   perreg-read ID UNIT START COUNT           -> "ok NS REQUESTS"   one FC03 per register
  *   perreg-replay ID UNIT START COUNT         -> "ok NS REQUESTS MISMATCHES"  FC06 + FC03 read-back per register
  *   quit
@@ -21,12 +27,15 @@
  * Build: cc -O2 -o lastset-bench-c lastset_bench_c.c $(pkg-config --cflags --libs libmodbus)
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <modbus.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAX_CONTEXTS 64
 #define MAX_PLAN 4096
@@ -78,6 +87,74 @@ int main(void) {
             if (modbus_connect(ctx) == -1) { fail("modbus_connect"); modbus_free(ctx); continue; }
             contexts[id] = ctx;
             printf("ok\n");
+            continue;
+        }
+        if (strcmp(command, "durable") == 0) {
+            static char path[4096], tmp[4200], dir[4096];
+            static char data[4 << 20];
+            long bytes;
+            if (sscanf(line, "%*s %4095s %ld", path, &bytes) != 2 || bytes < 0 || bytes > (long)sizeof data) {
+                printf("err bad durable line\n");
+                continue;
+            }
+            snprintf(tmp, sizeof tmp, "%s.tmp", path);
+            snprintf(dir, sizeof dir, "%s", path);
+            long long t0 = now_ns();
+            memset(data, 'x', (size_t)bytes);
+            int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+            if (fd < 0) { printf("err open %s: %s\n", tmp, strerror(errno)); continue; }
+            long done = 0;
+            while (done < bytes) {
+                ssize_t n = write(fd, data + done, (size_t)(bytes - done));
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0) break;
+                done += n;
+            }
+            int ok = done == bytes && fsync(fd) == 0;
+            ok = close(fd) == 0 && ok;
+            ok = ok && rename(tmp, path) == 0;
+            int dfd = ok ? open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+            ok = ok && dfd >= 0 && fsync(dfd) == 0;
+            if (dfd >= 0) close(dfd);
+            long long elapsed = now_ns() - t0;
+            if (!ok) { printf("err durable write of %s: %s\n", path, strerror(errno)); continue; }
+            printf("ok %lld\n", elapsed);
+            continue;
+        }
+        if (strcmp(command, "windowplan") == 0) {
+            static char kind[MAX_PLAN];
+            int offset = 0;
+            if (sscanf(line, "%*s %d %d %n", &id, &unit, &offset) != 2 || !context(id)) {
+                printf("err bad plan line\n");
+                continue;
+            }
+            int n = 0, bad = 0;
+            for (char *item = strtok(line + offset, ",\n"); item && !bad; item = strtok(NULL, ",\n")) {
+                if (n == MAX_PLAN || (item[0] != 'w' && item[0] != 'r')
+                    || sscanf(item + 1, "%ld:%ld", &planAddress[n], &planCount[n]) != 2 || planCount[n] < 1
+                    || planCount[n] > (item[0] == 'w' ? 123 : 125)) bad = 1;
+                else kind[n++] = item[0];
+            }
+            if (bad || n == 0) { printf("err bad plan\n"); continue; }
+            modbus_t *ctx = context(id);
+            modbus_set_slave(ctx, unit);
+            long requests = 0, mismatches = 0;
+            int ok = 1;
+            long long t0 = now_ns();
+            for (int i = 0; i < n && ok; i++) {
+                int a = (int)planAddress[i], count = (int)planCount[i];
+                for (int k = 0; k < count; k++) values[k] = bench_value(a + k);
+                requests++;
+                if (kind[i] == 'w') {
+                    if (modbus_write_registers(ctx, a, count, values) != count) { fail("write"); ok = 0; }
+                } else {
+                    if (modbus_read_registers(ctx, a, count, buffer) != count) { fail("read"); ok = 0; }
+                    else if (memcmp(values, buffer, (size_t)count * sizeof(uint16_t)) != 0) mismatches++;
+                }
+            }
+            long long elapsed = now_ns() - t0;
+            if (!ok) continue;
+            printf("ok %lld %ld %ld\n", elapsed, requests, mismatches);
             continue;
         }
         if (strcmp(command, "readplan") == 0 || strcmp(command, "replayplan") == 0) {

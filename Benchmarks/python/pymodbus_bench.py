@@ -45,6 +45,30 @@ def main() -> None:
                     out.write("ok\n")
                 out.flush()
                 continue
+            if command == "windowplan":
+                cid, unit = int(parts[1]), int(parts[2])
+                plan = [(item[0], *(int(x) for x in item[1:].split(":"))) for item in parts[3].split(",")]
+                client = clients[cid]
+                requests = 0
+                mismatches = 0
+                t0 = time.perf_counter_ns()
+                for kind, a, n in plan:
+                    values = [bench_value(x) for x in range(a, a + n)]
+                    requests += 1
+                    if kind == "w":
+                        wr = client.write_registers(a, values, device_id=unit)
+                        if wr.isError():
+                            raise RuntimeError(f"write {a}+{n}: {wr}")
+                    else:
+                        rr = client.read_holding_registers(a, count=n, device_id=unit)
+                        if rr.isError() or len(rr.registers) != n:
+                            raise RuntimeError(f"read {a}+{n}: {rr}")
+                        if list(rr.registers) != values:
+                            mismatches += 1
+                elapsed = time.perf_counter_ns() - t0
+                out.write(f"ok {elapsed} {requests} {mismatches}\n")
+                out.flush()
+                continue
             if command in ("readplan", "replayplan"):
                 cid, unit = int(parts[1]), int(parts[2])
                 plan = [tuple(int(x) for x in item.split(":")) for item in parts[3].split(",")]
