@@ -227,17 +227,29 @@ struct ConfigChecker {
         let unsetStyle: UnsetStyle? = choice(fields, "unsetStyle", in: path)
 
         var registers: [RegisterDefinition] = []
+        // Spans for the overlap check: every register whose address and type are sound, even one with
+        // other problems (every problem in one run).
+        var spans: [RegisterDefinition] = []
         var indices: [Int] = []
         if let list = array(fields, "registers", in: path, required: true) {
             for (j, item) in list.enumerated() {
                 if let r = register(item, "\(path).registers[\(j)]") {
                     registers.append(r)
+                    spans.append(r)
+                    indices.append(j)
+                } else if case .object(let f) = item, let address = f["address"]?.number.flatMap({ Int(exactly: $0) }),
+                    case .string(let t)? = f["type"], let type = RegisterType(parsing: t),
+                    RegisterRules.addressProblems(address: address, type: type).isEmpty
+                {
+                    let id: String
+                    if case .string(let s)? = f["registerId"] { id = s } else { id = "registers[\(j)]" }
+                    spans.append(RegisterDefinition(registerId: id, address: address, type: type))
                     indices.append(j)
                 }
             }
         }
         // Overlaps: compare each register with the one reaching furthest among those before it by address.
-        let byAddress = zip(registers, indices).sorted {
+        let byAddress = zip(spans, indices).sorted {
             $0.0.address != $1.0.address ? $0.0.address < $1.0.address : $0.1 < $1.1
         }
         var furthest: (RegisterDefinition, Int)?

@@ -274,6 +274,16 @@ final class ConfigLoaderTests: XCTestCase {
                 ("pages[0].registers[1].registerId", ["duplicate registerId", "first used at pages[0].registers[0].registerId"]),
             ]),
         Bad(
+            name: "an overlap is reported even when the register has another problem",
+            text: config(
+                registers: #"""
+                    { registerId: "p.a", address: 10, type: "u32" }, { registerId: "p.b", address: 11, type: "u16", access: "w" }
+                    """#),
+            expected: [
+                ("pages[0].registers[1].access", ["one of: rw, ro", #""w""#]),
+                ("pages[0].registers[1].address", [#"register "p.b" (11...11) overlaps "p.a" (10...11)"#]),
+            ]),
+        Bad(
             name: "null is never a default, and unsetStyle is checked",
             text: #"""
                 { version: 1, history: null,
