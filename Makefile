@@ -1,7 +1,7 @@
 # Lastset — the two commands a newcomer needs are `make demo` and `make test` (see README.md).
 SWIFT ?= swift
 
-.PHONY: setup build demo demo-stop test check-systemd format install console
+.PHONY: setup build demo demo-stop test check-systemd format install console console-screenshots
 
 setup:
 	scripts/setup.sh
@@ -31,6 +31,11 @@ check-systemd:
 ## Builds the console's files (Console/) into lastsetd: regenerates Sources/LastsetService/ConsoleAssets.swift.
 console:
 	scripts/embed-console.py
+
+## Runs the console's browser test and keeps its screenshots in docs/console/ (for docs/CONSOLE.md).
+console-screenshots: build
+	$(SWIFT) build --build-tests
+	LASTSET_SCREENSHOTS=$(CURDIR)/docs/console $(SWIFT) test --filter ConsoleBrowserTests
 
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Benchmarks Fuzz Package.swift

@@ -1,0 +1,82 @@
+// Devices: health (reachable, last error with its time), identity as last seen, busy with what, live values.
+import { api, seg } from './api.js';
+import { h, table, replace } from './dom.js';
+import { badge, timeNode, valueNode } from './format.js';
+
+async function identityOf(device) {
+  // The audit log carries each device's identity values as read by its last capture or replay.
+  try {
+    const page = await api('GET', `/v1/audit?limit=1&device=${seg(device.id)}`);
+    const record = page.records[page.records.length - 1];
+    return record ? { values: record.identity, time: record.time } : null;
+  } catch {
+    return null;
+  }
+}
+
+async function card(device, ctx) {
+  const health = badge(device.reachable === undefined ? 'not polled yet' : device.reachable ? 'reachable' : 'unreachable');
+  const identity = await identityOf(device);
+  const live = [];
+  for (const [pageId, values] of Object.entries(device.live || {})) {
+    const regs = await ctx.registers(pageId);
+    const page = await ctx.page(pageId);
+    live.push(
+      h('h4', {}, `Live: ${page.title || pageId}`),
+      table(
+        ['Register', 'Value', 'Read at'],
+        values.map((v) => {
+          const reg = regs.get(v.registerId);
+          return h(
+            'tr',
+            { dataset: { register: v.registerId } },
+            h('td', {}, reg && reg.name ? `${reg.name} ` : '', h('span.muted', {}, v.registerId)),
+            h('td.value', {}, v.error ? h('span.error', {}, v.error) : valueNode(v.value, reg, v.valueData)),
+            h('td', {}, timeNode(v.lastDate)),
+          );
+        }),
+      ),
+    );
+  }
+  return h(
+    'article.card.device',
+    { dataset: { device: device.id }, 'aria-labelledby': `dev-${device.id}` },
+    h('h3', { id: `dev-${device.id}` }, device.id, ' ', health, device.busy ? h('span.badge.warn', {}, `busy: ${device.busy}`) : null),
+    h(
+      'dl.facts',
+      {},
+      h('dt', {}, 'Endpoint'),
+      h('dd', {}, `${device.endpoint} unit ${device.unit}`),
+      h('dt', {}, 'Pages'),
+      h('dd', {}, device.pages.join(', ') || '—'),
+      h('dt', {}, 'Polled'),
+      h('dd', {}, device.poll === '0s' ? 'no' : `every ${device.poll}`),
+      h('dt', {}, 'Last success'),
+      h('dd', {}, timeNode(device.lastSuccessAt)),
+      h('dt', {}, 'Last error'),
+      h('dd', {}, device.lastError ? [h('span.error', {}, device.lastError), ' at ', timeNode(device.lastErrorAt)] : 'none'),
+      h('dt', {}, 'Identity'),
+      h(
+        'dd',
+        {},
+        identity && identity.values.length
+          ? [identity.values.map((v) => h('span.ident', {}, `${v.registerId} = `, valueNode(v.value, null, v.valueData), ' ')), h('span.muted', {}, '(seen ', timeNode(identity.time), ')')]
+          : h('span.muted', {}, 'not read yet'),
+      ),
+    ),
+    live,
+  );
+}
+
+/** Renders the device list and refreshes it every 5 s while shown. */
+export async function render(root, ctx) {
+  async function refresh() {
+    const list = await api('GET', '/v1/devices');
+    const cards = [];
+    for (const device of list) cards.push(await card(device, ctx));
+    replace(root, h('h2', {}, 'Devices'), h('div.cards', {}, cards.length ? cards : h('p.muted', {}, 'No devices are configured.')));
+  }
+  await refresh();
+  const timer = setInterval(() => refresh().catch((error) => ctx.error(root, error)), 5000);
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Glibc
+import LastsetClient
+import LastsetCore
+import TestSupport
+import XCTest
+
+/// The console in a real browser: Tests/browser/console_test.py (Selenium from the pinned .venv driving
+/// Debian's headless chromium through chromedriver) against the real lastsetd and two lastset-sim presses;
+/// afterwards mbpoll, an independent client, confirms what the console's apply wrote to press-b.
+///
+/// Screenshots go to a temporary directory, or to `$LASTSET_SCREENSHOTS` (`make console-screenshots` sets
+/// it to docs/console).
+final class ConsoleBrowserTests: XCTestCase {
+    static let operatorSecret = "olga-console-operator-0123456789"
+    static let viewerSecret = "vic-console-viewer-0123456789"
+
+    func testConsoleInChromium() throws {
+        for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
+            // Installed by scripts/setup.sh (make test): missing is a failure, never a skip.
+            XCTAssertTrue(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing: run scripts/setup.sh")
+        }
+        let demo = TestPaths.repoRoot.appendingPathComponent("Config/demo")
+        let demoConfig = demo.appendingPathComponent("lastset.json").path
+        let pressA = try SimulatorProcess.start([
+            "--config", demoConfig, "--device", "press-a", "--tcp", "127.0.0.1:0", "--values",
+            demo.appendingPathComponent("press-a.values.json").path,
+        ])
+        defer { pressA.stop() }
+        let pressB = try SimulatorProcess.start([
+            "--config", demoConfig, "--device", "press-b", "--tcp", "127.0.0.1:0", "--values",
+            demo.appendingPathComponent("press-b.values.json").path,
+        ])
+        defer { pressB.stop() }
+        let port = try freeLoopbackPort()
+        func hash(_ s: String) -> String { SHA256.hex(Array(s.utf8)) }
+        var config = try String(contentsOfFile: demoConfig, encoding: .utf8)
+            .replacingOccurrences(of: "tcp://127.0.0.1:15020", with: "tcp://127.0.0.1:\(pressA.port!)")
+            .replacingOccurrences(of: "tcp://127.0.0.1:15021", with: "tcp://127.0.0.1:\(pressB.port!)")
+        let api = """
+              api: { tcp: { listen: "127.0.0.1:\(port)", tokens: [
+                { name: "olga", role: "operator", sha256: "\(hash(Self.operatorSecret))" },
+                { name: "vic", role: "viewer", sha256: "\(hash(Self.viewerSecret))" } ] } },
+            """
+        config = config.replacingOccurrences(of: "  version: 1,\n", with: "  version: 1,\n\(api)\n")
+        XCTAssertTrue(config.contains("listen: \"127.0.0.1:\(port)\""))
+        let daemon = try DaemonHarness(config: config)
+
+        let shots = ProcessInfo.processInfo.environment["LASTSET_SCREENSHOTS"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? daemon.dir.appendingPathComponent("screenshots").path
+        let log = daemon.dir.appendingPathComponent("browser.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let output = try FileHandle(forWritingTo: log)
+        let python = Process()
+        python.executableURL = try PymodbusPeer.python()
+        python.arguments = [TestPaths.repoRoot.appendingPathComponent("Tests/browser/console_test.py").path]
+        var env = ProcessInfo.processInfo.environment
+        env["LASTSET_URL"] = "http://127.0.0.1:\(port)"
+        env["LASTSET_OPERATOR_TOKEN"] = Self.operatorSecret
+        env["LASTSET_VIEWER_TOKEN"] = Self.viewerSecret
+        env["LASTSET_OPERATOR_NAME"] = "olga"
+        env["LASTSET_SCREENSHOTS"] = shots
+        env["SE_OFFLINE"] = "true"
+        python.environment = env
+        python.standardOutput = output
+        python.standardError = output
+        python.standardInput = FileHandle.nullDevice
+        let started = Date()
+        try PeerProcess.runWithCleanSignalMask(python)
+        let status = python.waitForExit(timeout: 240)
+        try output.close()
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        print(text)
+        print("browser tests took \(String(format: "%.1f", Date().timeIntervalSince(started))) s; screenshots in \(shots)")
+        XCTAssertEqual(status, 0, "the browser tests failed:\n\(text)\nlastsetd:\n\(daemon.stderr)")
+        XCTAssertTrue(text.contains("Ran 5 tests") && text.contains("\nOK"), text)
+
+        // mbpoll, outside everything above, reads press-b: it holds the template the console applied.
+        let template = try daemon.decode(Template.self, try daemon.api("GET", "/v1/pages/heating/templates/latest"))
+        XCTAssertEqual(template.capturedBy, "token:olga")
+        XCTAssertFalse(template.entries.isEmpty)
+        for entry in template.entries {
+            let words = try Mbpoll.readHolding(port: pressB.port!, unit: 1, address: entry.address, count: entry.length)
+            XCTAssertEqual(words, entry.words, "press-b \(entry.registerId) at \(entry.address)")
+        }
+        let audit = try daemon.auditRecords()
+        XCTAssertEqual(audit.filter { $0.kind == "replay" }.map(\.who), ["token:olga"])
+        XCTAssertEqual(audit.filter { $0.kind == "replay" }.first?.result, "succeeded")
+        for name in ["devices.png", "capture.png", "dry-run.png", "apply-confirm.png", "apply-result.png", "viewer-apply.png", "audit.png"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: "\(shots)/\(name)"), "no screenshot \(name)")
+        }
+    }
+}

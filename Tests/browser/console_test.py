@@ -1,0 +1,320 @@
+"""The technicians' console in a real browser: Debian's chromium, headless, driven by Selenium through
+Debian's chromedriver (nothing is downloaded: the paths are given, Selenium Manager is kept offline).
+
+Run by Tests/EndToEndTests/ConsoleBrowserTests.swift (part of `make test`) against a real lastsetd whose
+devices are lastset-sim presses on 127.0.0.1: press-a configured, press-b blank. The environment names
+the console's URL, an operator's and a viewer's token, and where screenshots go.
+"""
+import http.server
+import json
+import os
+import threading
+import time
+import unittest
+import urllib.error
+import urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+URL = os.environ["LASTSET_URL"].rstrip("/")
+OPERATOR = os.environ["LASTSET_OPERATOR_TOKEN"]
+VIEWER = os.environ["LASTSET_VIEWER_TOKEN"]
+OPERATOR_NAME = os.environ.get("LASTSET_OPERATOR_NAME", "olga")
+SHOTS = os.environ["LASTSET_SCREENSHOTS"]
+CHROMIUM = os.environ.get("LASTSET_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("LASTSET_CHROMEDRIVER", "/usr/bin/chromedriver")
+
+driver = None
+
+
+def setUpModule():
+    global driver
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must never fetch a browser or a driver
+    for path in (CHROMIUM, CHROMEDRIVER):
+        if not os.access(path, os.X_OK):
+            raise RuntimeError(f"{path} is missing: scripts/setup.sh installs chromium and chromium-driver")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1280,800", "--no-first-run", "--disable-extensions", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--metrics-recording-only", "--lang=en-GB"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_script_timeout(20)
+
+
+def tearDownModule():
+    if driver:
+        driver.quit()
+
+
+def api(method, path, token=OPERATOR, body=None, headers=None):
+    """The API outside the browser (urllib): status and decoded body."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(URL + path, data=data, method=method)
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    for k, v in (headers or {}).items():
+        request.add_header(k, v)
+    try:
+        with urllib.request.urlopen(request, timeout=20) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+class Console(unittest.TestCase):
+    """Each test starts signed out on a fresh page."""
+
+    def setUp(self):
+        self.started = time.monotonic()
+        driver.delete_all_cookies()
+        driver.get(URL + "/")
+        # Views re-render (devices every 5 s, tables after a filter): an element found a moment ago may be replaced.
+        self.wait = WebDriverWait(driver, 20, ignored_exceptions=(StaleElementReferenceException,))
+        self.wait.until(lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
+        driver.get_log("browser")  # start each test with an empty console log
+        driver.get_log("performance")
+
+    def tearDown(self):
+        print(f"  {self._testMethodName}: {time.monotonic() - self.started:.1f} s", flush=True)
+
+    def shot(self, name):
+        print(f"    {time.monotonic() - self.started:.1f} s: {name}", flush=True)
+        os.makedirs(SHOTS, exist_ok=True)
+        # The whole page, not just the first screen: grow the window to the content for the picture.
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(1280, min(max(800, height + 150), 3000))
+        time.sleep(0.2)  # let the new layout settle for the picture (not a readiness wait)
+        driver.save_screenshot(os.path.join(SHOTS, name))
+        driver.set_window_size(1280, 800)
+
+    def visible(self, css):
+        return self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, css)))
+
+    def gone(self, css):
+        return self.wait.until(EC.invisibility_of_element_located((By.CSS_SELECTOR, css)))
+
+    def sign_in(self, token):
+        field = self.visible("#token")
+        field.clear()
+        field.send_keys(token)
+        driver.find_element(By.CSS_SELECTOR, "#signin-form button[type=submit]").click()
+
+    def view(self, name):
+        driver.find_element(By.CSS_SELECTOR, f'#nav button[data-view="{name}"]').click()
+
+    def confirm(self):
+        dialog = self.visible("dialog#confirm")
+        return dialog
+
+    def console_errors(self, allow=()):
+        """Errors the page logged (SEVERE), except messages containing one of `allow`."""
+        return [e for e in driver.get_log("browser")
+                if e["level"] == "SEVERE" and not any(a in e["message"] for a in allow)]
+
+    def fetch(self, method, path, body=None, csrf=True):
+        """fetch() from inside the page, as its own script would (the session cookie goes along)."""
+        return driver.execute_async_script(
+            """
+            const [method, path, body, csrf, done] = arguments;
+            (async () => {
+              const headers = {'Content-Type': 'application/json'};
+              if (csrf) {
+                const s = await (await fetch('/v1/session')).json();
+                headers['X-CSRF-Token'] = s.csrfToken;
+              }
+              const r = await fetch(path, {method, headers, body: body === null ? undefined : JSON.stringify(body)});
+              done({status: r.status, body: await r.json()});
+            })().catch(e => done({status: -1, body: String(e)}));
+            """, method, path, body, csrf)
+
+    # --- the tests, in order (unittest sorts by name) -------------------------------------------------
+
+    def test_1_wrong_token_is_refused(self):
+        self.sign_in("not-a-token-0123456789")
+        error = self.wait.until(EC.text_to_be_present_in_element((By.ID, "signin-error"), "not valid"))
+        self.assertTrue(error)
+        self.assertFalse(driver.find_element(By.ID, "nav").is_displayed())
+        self.assertIsNone(driver.get_cookie("lastset_session"))
+        self.shot("sign-in-refused.png")
+        # The one error logged is the refused sign-in itself (401).
+        self.assertEqual(self.console_errors(allow=("/v1/session",)), [])
+
+    def test_2_operator_captures_sees_the_diff_applies_and_every_register_verifies(self):
+        self.sign_in(OPERATOR)
+        self.visible("article.device[data-device='press-a']")
+        self.wait.until(EC.text_to_be_present_in_element((By.ID, "role"), "operator"))
+        self.visible("article.device[data-device='press-a'] td.value")
+        self.shot("devices.png")
+
+        self.view("capture")
+        Select(self.visible("#cap-page")).select_by_value("heating")
+        Select(self.visible("#cap-device")).select_by_value("press-a")
+        self.visible("#capture-button").click()
+        dialog = self.confirm()
+        self.assertIn("press-a", dialog.text)
+        self.shot("capture-confirm.png")
+        driver.find_element(By.ID, "confirm-ok").click()
+        result = self.visible("#capture-result")
+        self.wait.until(EC.text_to_be_present_in_element((By.ID, "capture-result"), "Archived heating v"))
+        version = int(result.get_attribute("data-version"))
+        skipped = driver.find_element(By.ID, "capture-out").text
+        for why in ("still at its \"not set\" default", "not cloned", "read-only"):
+            self.assertIn(why, skipped)
+        self.shot("capture.png")
+
+        self.view("templates")
+        self.visible("#template-entries tr[data-register='heating.setpoint']")
+        setpoint = driver.find_element(By.CSS_SELECTOR, "#template-entries tr[data-register='heating.setpoint'] td.value")
+        self.assertEqual(setpoint.text, "-15.0 °C")  # scaled with its unit: raw -150, scale 0.1
+        self.shot("template.png")
+        driver.find_element(By.ID, "raw").click()
+        self.wait.until(EC.text_to_be_present_in_element(
+            (By.CSS_SELECTOR, "#template-entries tr[data-register='heating.setpoint'] td.value"), "-150 [FF6A]"))
+        driver.find_element(By.ID, "raw").click()
+
+        self.view("apply")
+        Select(self.visible("#apply-page")).select_by_value("heating")
+        Select(self.visible("#apply-device")).select_by_value("press-b")
+        self.assertEqual(driver.find_elements(By.ID, "apply-button"), [])  # never before a dry run
+        self.visible("#dry-run-button").click()
+        self.visible("#diff")
+        rows = driver.find_elements(By.CSS_SELECTOR, "#diff tbody tr")
+        self.assertGreater(len(rows), 0)
+        self.assertEqual({r.get_attribute("data-status") for r in rows}, {"differs"})
+        self.assertIn("match", driver.find_element(By.ID, "identity").text)
+        self.assertIn("not set", driver.find_element(By.ID, "diff").text)
+        self.shot("dry-run.png")
+
+        self.visible("#apply-button").click()
+        dialog = self.confirm()
+        self.assertIn("press-b", dialog.text)
+        self.assertIn("model = “PRS-200”", dialog.text)
+        self.shot("apply-confirm.png")
+        driver.find_element(By.ID, "confirm-ok").click()
+        self.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#apply-status[data-status='succeeded']")
+                        or d.find_elements(By.CSS_SELECTOR, "#apply-status[data-status='failed']"))
+        self.assertEqual(driver.find_element(By.ID, "apply-status").get_attribute("data-status"), "succeeded")
+        results = driver.find_elements(By.CSS_SELECTOR, "#results tbody tr")
+        self.assertEqual(len(results), len(rows))
+        self.assertEqual({r.get_attribute("data-status") for r in results}, {"verified"})
+        self.shot("apply-result.png")
+
+        self.view("audit")
+        self.visible("#audit-table")
+        Select(driver.find_element(By.ID, "audit-device")).select_by_value("press-b")
+        driver.find_element(By.CSS_SELECTOR, "#audit-filter button[type=submit]").click()
+        self.wait.until(lambda d: all(r.get_attribute("data-kind") != "capture"
+                                      for r in d.find_elements(By.CSS_SELECTOR, "#audit-table tbody tr")))
+        kinds = [r.get_attribute("data-kind") for r in driver.find_elements(By.CSS_SELECTOR, "#audit-table tbody tr")]
+        self.assertEqual(kinds[:2], ["replay", "dry-run"])
+        whos = {r.get_attribute("data-who") for r in driver.find_elements(By.CSS_SELECTOR, "#audit-table tbody tr")}
+        self.assertEqual(whos, {f"token:{OPERATOR_NAME}"})
+        self.shot("audit.png")
+        self.assertEqual(self.console_errors(), [])
+        # What the page showed is what the archive holds (the caller's Swift test checks press-b with mbpoll).
+        status, template = api("GET", f"/v1/pages/heating/templates/{version}")
+        self.assertEqual(status, 200)
+        self.assertEqual(template["capturedBy"], f"token:{OPERATOR_NAME}")
+
+    def test_3_cross_origin_post_is_refused(self):
+        self.sign_in(OPERATOR)
+        self.visible("article.device")
+        _, before = api("GET", "/v1/jobs")
+        # Another origin on the same host (same site: the SameSite=Strict cookie is sent; the Origin check refuses).
+        page = f"""<!doctype html><title>evil</title><script>
+          fetch('{URL}/v1/pages/heating/capture?wait=1', {{method: 'POST', mode: 'no-cors', credentials: 'include',
+            headers: {{'Content-Type': 'text/plain'}}, body: JSON.stringify({{device: 'press-a'}})}})
+            .then(() => document.title = 'sent', () => document.title = 'sent');
+        </script>"""
+
+        class Evil(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = page.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+            timeout = 5
+
+        # Threaded: Chrome may open a speculative second connection that sends nothing; it must not block the page.
+        with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Evil) as evil:
+            evil.daemon_threads = True
+            threading.Thread(target=evil.serve_forever, daemon=True).start()
+            evil_origin = f"http://127.0.0.1:{evil.server_address[1]}"
+            driver.get(evil_origin + "/")
+            self.wait.until(lambda d: d.title == "sent")
+            evil.shutdown()
+        # The browser did send it, and lastsetd answered 403 (seen in the browser's own network log).
+        answered = []
+        for entry in driver.get_log("performance"):
+            message = json.loads(entry["message"])["message"]
+            if message.get("method") == "Network.responseReceived":
+                response = message["params"]["response"]
+                if "/v1/pages/heating/capture" in response["url"]:
+                    answered.append(response["status"])
+        self.assertEqual(answered, [403])
+        _, after = api("GET", "/v1/jobs")
+        self.assertEqual(len(after), len(before), "a cross-origin POST started a job")
+        # The same request with the browser's own session cookie, outside the browser: 403 forbidden_origin.
+        cookie = driver.get_cookie("lastset_session")
+        self.assertTrue(cookie["httpOnly"])
+        self.assertEqual(cookie["sameSite"], "Strict")
+        status, body = api("POST", "/v1/pages/heating/capture?wait=1", token=None, body={"device": "press-a"},
+                           headers={"Cookie": f"lastset_session={cookie['value']}", "Origin": evil_origin})
+        self.assertEqual((status, body["error"]["code"]), (403, "forbidden_origin"))
+
+    def test_4_viewer_has_no_capture_nor_apply_and_a_forced_post_gets_403(self):
+        self.sign_in(VIEWER)
+        self.wait.until(EC.text_to_be_present_in_element((By.ID, "role"), "viewer"))
+        self.view("capture")
+        self.visible("#capture-denied")
+        self.assertEqual(driver.find_elements(By.ID, "capture-button"), [])
+        self.view("apply")
+        Select(self.visible("#apply-page")).select_by_value("heating")
+        Select(self.visible("#apply-device")).select_by_value("press-b")
+        self.visible("#dry-run-button").click()  # a viewer may dry-run
+        self.visible("#diff")
+        self.visible("#apply-denied")
+        self.assertEqual(driver.find_elements(By.ID, "apply-button"), [])
+        self.shot("viewer-apply.png")
+        self.assertEqual(self.console_errors(), [])
+        # Forced: the page's own script, with the session's CSRF token, cannot do what the role does not allow.
+        forced = self.fetch("POST", "/v1/pages/heating/apply?wait=1", {"device": "press-b"})
+        self.assertEqual((forced["status"], forced["body"]["error"]["code"]), (403, "forbidden_role"))
+        forced = self.fetch("POST", "/v1/pages/heating/capture?wait=1", {"device": "press-a"})
+        self.assertEqual((forced["status"], forced["body"]["error"]["code"]), (403, "forbidden_role"))
+        # Without the CSRF token even an allowed change (a dry run) is refused.
+        forced = self.fetch("POST", "/v1/pages/heating/apply?wait=1", {"device": "press-b", "dryRun": True}, csrf=False)
+        self.assertEqual((forced["status"], forced["body"]["error"]["code"]), (403, "csrf_failed"))
+
+    def test_5_sign_out_ends_the_session_on_the_server(self):
+        self.sign_in(OPERATOR)
+        self.visible("article.device")
+        cookie = driver.get_cookie("lastset_session")["value"]
+        status, _ = api("GET", "/v1/devices", token=None, headers={"Cookie": f"lastset_session={cookie}"})
+        self.assertEqual(status, 200)
+        driver.find_element(By.ID, "signout").click()
+        self.visible("#token")
+        self.wait.until(EC.text_to_be_present_in_element((By.ID, "signin-error"), "Signed out"))
+        self.assertIsNone(driver.get_cookie("lastset_session"))
+        # The old cookie, replayed from elsewhere, is dead: the server ended the session, not just the browser.
+        status, body = api("GET", "/v1/devices", token=None, headers={"Cookie": f"lastset_session={cookie}"})
+        self.assertEqual((status, body["error"]["code"]), (401, "unauthorized"))
+        self.assertEqual(self.console_errors(), [])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
