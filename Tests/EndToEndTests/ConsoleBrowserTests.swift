@@ -46,7 +46,8 @@ final class ConsoleBrowserTests: XCTestCase {
         XCTAssertTrue(config.contains("listen: \"127.0.0.1:\(port)\""))
         let daemon = try DaemonHarness(config: config)
 
-        let shots = ProcessInfo.processInfo.environment["LASTSET_SCREENSHOTS"].flatMap { $0.isEmpty ? nil : $0 }
+        let shots =
+            ProcessInfo.processInfo.environment["LASTSET_SCREENSHOTS"].flatMap { $0.isEmpty ? nil : $0 }
             ?? daemon.dir.appendingPathComponent("screenshots").path
         let log = daemon.dir.appendingPathComponent("browser.log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -86,7 +87,9 @@ final class ConsoleBrowserTests: XCTestCase {
         let audit = try daemon.auditRecords()
         XCTAssertEqual(audit.filter { $0.kind == "replay" }.map(\.who), ["token:olga"])
         XCTAssertEqual(audit.filter { $0.kind == "replay" }.first?.result, "succeeded")
-        for name in ["devices.png", "capture.png", "dry-run.png", "apply-confirm.png", "apply-result.png", "viewer-apply.png", "audit.png"] {
+        for name in [
+            "devices.png", "capture.png", "dry-run.png", "apply-confirm.png", "apply-result.png", "viewer-apply.png", "audit.png",
+        ] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: "\(shots)/\(name)"), "no screenshot \(name)")
         }
     }
