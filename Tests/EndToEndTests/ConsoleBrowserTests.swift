@@ -85,8 +85,8 @@ final class ConsoleBrowserTests: XCTestCase {
             XCTAssertEqual(words, entry.words, "press-b \(entry.registerId) at \(entry.address)")
         }
         let audit = try daemon.auditRecords()
-        XCTAssertEqual(audit.filter { $0.kind == "replay" }.map(\.who), ["token:olga"])
-        XCTAssertEqual(audit.filter { $0.kind == "replay" }.first?.result, "succeeded")
+        XCTAssertEqual(audit.filter { $0.kind == .replay }.map(\.who), ["token:olga"])
+        XCTAssertEqual(audit.filter { $0.kind == .replay }.first?.result, .succeeded)
         for name in [
             "devices.png", "capture.png", "dry-run.png", "apply-confirm.png", "apply-result.png", "viewer-apply.png", "audit.png",
         ] {
