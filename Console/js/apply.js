@@ -109,8 +109,8 @@ export async function render(root, ctx) {
     const versions = await api('GET', `/v1/pages/${seg(page.id)}/templates`);
     replace(
       versionPicker,
-      h('option', { value: '' }, `latest (v${page.latestVersion})`),
-      [...versions].sort((a, b) => b.version - a.version).map((v) => h('option', { value: v.version, disabled: !v.checksumOK }, `v${v.version} — ${v.sourceDevice || '?'}, captured ${v.capturedAt ? v.capturedAt.slice(0, 16).replace('T', ' ') : '?'}`)),
+      h('option', { value: '' }, `latest (v${page.latestVersionId || page.latestVersion})`),
+      versions.map((v) => h('option', { value: v.id || v.version, disabled: !v.checksumOK }, `v${v.id || v.version} — ${v.sourceDevice || '?'}, captured ${v.capturedAt ? v.capturedAt.slice(0, 16).replace('T', ' ') : '?'}`)),
     );
     const candidates = devices.filter((d) => d.pages.includes(page.id)).map((d) => d.id);
     const previous = devicePicker.value;
@@ -120,7 +120,7 @@ export async function render(root, ctx) {
 
   function request() {
     const body = { onError: onError.value };
-    if (versionPicker.value) body.version = Number(versionPicker.value);
+    if (versionPicker.value) body.version = versionPicker.value; // "3" or "<host>-<n>" in a fleet
     if (targetKind.value === 'device') body.device = devicePicker.value;
     else {
       body.endpoint = endpoint.value.trim();

@@ -9,7 +9,7 @@ const skipReasons = { unset: 'still at its "not set" default', notCloned: 'not c
 function outcome(report, regs) {
   if (report.archived) {
     return [
-      h('p.result.ok', { id: 'capture-result', dataset: { version: report.version } }, `Archived ${report.pageId} v${report.version}: ${report.entryCount} registers from ${report.device} in ${report.requests} requests.`),
+      h('p.result.ok', { id: 'capture-result', dataset: { version: report.version } }, `Archived ${report.pageId} v${report.versionId || report.version}: ${report.entryCount} registers from ${report.device} in ${report.requests} requests.`),
       report.skipped.length
         ? [
             h('h4', {}, `Skipped (${report.skipped.length})`),

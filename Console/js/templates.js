@@ -12,7 +12,7 @@ async function detail(pageId, version, ctx, out) {
     const regs = await ctx.registers(pageId);
     replace(
       out,
-      h('h3', {}, `${pageId} v${t.version}`),
+      h('h3', {}, `${pageId} v${t.versionId || t.version}`),
       h(
         'dl.facts',
         {},
@@ -70,7 +70,8 @@ export async function render(root, ctx) {
       replace(versions, h('p.muted', {}, 'No template has been captured for this page yet.'));
       return;
     }
-    const newestFirst = [...list].sort((a, b) => b.version - a.version);
+    // The daemon lists newest first (in a fleet: by archive time, then host, then number).
+    const newestFirst = list;
     replace(
       versions,
       table(
@@ -78,18 +79,18 @@ export async function render(root, ctx) {
         newestFirst.map((t) =>
           h(
             'tr',
-            { dataset: { version: t.version } },
-            h('td.num', {}, `v${t.version}`),
+            { dataset: { version: t.id || t.version } },
+            h('td.num', {}, `v${t.id || t.version}`),
             h('td', {}, timeNode(t.capturedAt)),
             h('td', {}, t.sourceDevice || '—'),
             h('td.num', {}, t.entryCount ?? '—'),
             h('td', {}, t.checksumOK ? badge('ok') : h('span.error', {}, t.problem || 'corrupt')),
-            h('td', {}, h('button', { type: 'button', onclick: () => detail(pageId, t.version, ctx, out), disabled: !t.checksumOK }, 'Show')),
+            h('td', {}, h('button', { type: 'button', onclick: () => detail(pageId, t.id || t.version, ctx, out), disabled: !t.checksumOK }, 'Show')),
           ),
         ),
       ),
     );
-    if (newestFirst[0].checksumOK) await detail(pageId, newestFirst[0].version, ctx, out);
+    if (newestFirst[0].checksumOK) await detail(pageId, newestFirst[0].id || newestFirst[0].version, ctx, out);
   }
   picker.addEventListener('change', () => load().catch((e) => ctx.error(versions, e)));
   replace(root, h('h2', {}, 'Pages and templates'), h('div.card', {}, field('Page', picker), versions), h('div.card', {}, out));
