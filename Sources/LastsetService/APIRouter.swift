@@ -85,10 +85,11 @@ final class APIRouter: Sendable {
     /// 403 `forbidden_role` when the principal's role is below what the route needs (APIAccess).
     private func roleRefusal(_ request: HTTPRequest, route: [String], principal: HTTPAuth.Principal) -> HTTPResponse? {
         var dryRun = false
+        // Only a body the strict parser reads as a dry run counts as one (a repeated key is no dry run).
         if request.method == "POST", route.last == "apply",
-            let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
+            case .object(let fields)? = try? StrictJSONParser.parse(request.body, syntax: .json), fields["dryRun"] == .bool(true)
         {
-            dryRun = (object["dryRun"] as? Bool) == true
+            dryRun = true
         }
         guard let needed = APIAccess.requiredRole(method: request.method, route: route, dryRun: dryRun), principal.role < needed
         else { return nil }
