@@ -260,9 +260,11 @@ final class APIRouter: Sendable {
         if let c = match("POST", "pages", "*", "templates") {
             let page = try await self.page(c[0])
             switch request.query["format"] {
-            case "ios-archive"?: return json(201, try await importIOSArchive(request, page: page, who: who))
-            case nil where IOSArchive.recognises(request.body):
-                return json(201, try await importIOSArchive(request, page: page, who: who))
+            case "ios-archive"?,
+                nil where IOSArchive.recognises(request.body):
+                let template = try await importIOSArchive(request, page: page, who: who)
+                publish(template, kind: "import", who: who)
+                return json(201, template)
             case nil, "template"?: break
             case let other?:
                 throw APIError.badRequest("bad_parameter", "format \"\(other)\" is not template or ios-archive")

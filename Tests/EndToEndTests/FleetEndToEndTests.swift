@@ -118,6 +118,28 @@ final class FleetEndToEndTests: XCTestCase {
         for host in [a, b, c] { XCTAssertEqual(host.stop(), 0) }
     }
 
+    /// A legacy iOS archive imported on one host is committed as an import, like a template file, and
+    /// reaches the other hosts.
+    func testAnImportedIOSArchiveIsCommittedAndReachesTheOtherHosts() throws {
+        let hub = try HubRepository()
+        let url = try hub.serve()
+        let ref = try peer(DaemonEndToEndTests.reference)
+        let a = try DaemonHarness(config: config(host: "line-a", remote: url, ref: ref.port!, blank: ref.port!))
+        let b = try DaemonHarness(config: config(host: "line-b", remote: url, ref: ref.port!, blank: ref.port!))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-ios-\(getpid())-Heating")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(IOSArchiveEndToEndTests.archive()).write(to: file)
+        let imported = try a.cli(["import", file.path, "--page", "heating", "--identity", "model=PRS-200"])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertEqual(try sync(a).result, .ok)
+        let log = try HubRepository.git(["log", "--format=%s", "main"], in: hub.path)
+        XCTAssertTrue(log.contains("import heating line-a-1"), log)
+        let into = try sync(b)
+        XCTAssertEqual(into.templatesIn, ["heating/line-a-1"])
+        XCTAssertEqual(try ids(b), ["line-a-1"])
+        for host in [a, b] { XCTAssertEqual(host.stop(), 0) }
+    }
+
     /// An ssh key pair for signing (`ssh-keygen` from openssh-client), and its allowed-signers line.
     private func key(_ name: String, in dir: URL) throws -> (privateKey: String, signer: String) {
         let path = dir.appendingPathComponent(name).path
