@@ -10,6 +10,8 @@ public enum APIAccess {
         switch method {
         case "GET", "HEAD": return .viewer
         case "POST" where route.count == 3 && route[0] == "pages" && route[2] == "apply" && dryRun: return .viewer
+        // A whole-machine dry run writes nothing either.
+        case "POST" where route.count == 3 && route[0] == "devices" && route[2] == "apply" && dryRun: return .viewer
         default: return .operator
         }
     }

@@ -205,6 +205,9 @@ extension CaptureReport {
             w.endObject()
         }
         w.endArray()
+        if let unchanged {
+            w.field("unchanged", unchanged)
+        }
         w.optional("version", version)
         w.optional("versionId", versionId)
         w.endObject()
@@ -215,6 +218,10 @@ extension JobInfo {
     /// Writes the job as `JSONEncoder` with sorted keys would.
     public func write(to w: inout JSONWriter) {
         w.beginObject()
+        if let applyAll {
+            w.key("applyAll")
+            applyAll.write(to: &w)
+        }
         if let capture {
             w.key("capture")
             capture.write(to: &w)

@@ -183,6 +183,8 @@ public struct JobInfo: Codable, Sendable, Hashable {
     public var finishedAt: Date?
     public var capture: CaptureReport?
     public var replay: ReplayReport?
+    /// A whole-machine apply: every page's outcome.
+    public var applyAll: ApplyAllReport?
     /// Set when the job could not run at all (e.g. the template is corrupt).
     public var error: String?
 
@@ -208,8 +210,9 @@ public struct JobInfo: Codable, Sendable, Hashable {
     /// True when the job finished and did what was asked (archived; replay succeeded or dry run planned).
     public var succeeded: Bool {
         guard state == .finished, error == nil else { return false }
-        if let capture { return capture.archived }
+        if let capture { return capture.archived || capture.unchanged == true }
         if let replay { return replay.status == .succeeded || replay.status == .planned }
+        if let applyAll { return applyAll.succeeded }
         return false
     }
 }

@@ -10,6 +10,10 @@ public enum AuditKind: String, Codable, Sendable, Hashable, CaseIterable {
     case dryRun = "dry-run"
     /// A template file imported from elsewhere.
     case `import`
+    /// An older version archived again as the latest (`templateVersion` is the new version).
+    case promote
+    /// A version removed from the archive (`templateVersion` is the one removed).
+    case delete
 }
 
 /// How the job an audit record is about ended.
@@ -21,6 +25,10 @@ public enum AuditResult: String, Codable, Sendable, Hashable, CaseIterable {
     case archived
     /// Capture: a register was invalid, nothing archived.
     case invalid
+    /// Capture: identical to the latest version, nothing archived (`templateVersion` is that version).
+    case unchanged
+    /// Delete: the version was removed.
+    case deleted
     /// Replay: every register written and verified, afterWrite done.
     case succeeded
     /// The job failed (see the registers and the message).

@@ -58,6 +58,9 @@ public struct CaptureReport: Codable, Sendable, Hashable {
     public var requests: Int
     /// Set when the archive itself failed (the previous template stays current).
     public var error: String?
+    /// True when the capture held exactly what the latest version holds: nothing archived, `version` is
+    /// that latest version ("unchanged, still vN").
+    public var unchanged: Bool?
 
     public init(
         pageId: String, device: String, archived: Bool = false, version: Int? = nil, pageHash: String, entryCount: Int = 0,

@@ -6,6 +6,8 @@ public enum JobKind: String, Codable, Sendable, Hashable, CustomStringConvertibl
     case apply
     /// The identity read of an iOS-archive import (`identityFrom=DEVICE`).
     case identityRead = "identity read"
+    /// Every page of a device, in config order, in one job (`POST /v1/devices/{id}/apply`).
+    case applyAll = "apply-all"
 
     /// The raw value, as the API and the CLI show it.
     public var description: String { rawValue }

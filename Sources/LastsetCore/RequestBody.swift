@@ -82,3 +82,8 @@ extension ApplyRequest {
     public static let bodyShape = RequestBody.Shape(
         keys: ["device", "endpoint", "unit", "version", "dryRun", "onError"], booleans: ["dryRun"])
 }
+
+extension ApplyAllRequest {
+    /// The keys of a whole-machine apply body; `dryRun` is exactly a boolean.
+    public static let bodyShape = RequestBody.Shape(keys: ["dryRun", "onError", "onPageFailure"], booleans: ["dryRun"])
+}

@@ -86,6 +86,13 @@ public enum Capture {
             source: TemplateSource(
                 deviceId: target.deviceId, endpoint: target.endpoint.description, unit: target.unit, identity: identityValues),
             entries: entries, skipped: report.skipped)
+        // The same content as the latest version is not a new version: history stays meaningful.
+        if let latest = try? await archive.load(pageId: page.id), TemplateComparison.sameContent(template, as: latest) {
+            report.unchanged = true
+            report.version = latest.version
+            report.versionId = latest.versionId.id
+            return (report, nil)
+        }
         do {
             try await beforeArchive?(template)
         } catch {

@@ -36,11 +36,13 @@ extension Engine {
             var s = DevicePageState(device: device, pageId: pageId)
             if let r = applied[key], let version = r.templateVersion {
                 // The values come from the archive: the audit record keeps decoded values, the template the bytes.
-                if let template = try? await archive.load(pageId: pageId, version: .number(version)) {
+                let ref = r.templateVersionId.flatMap(TemplateVersionRef.parse) ?? .number(version)
+                if let template = try? await archive.load(pageId: pageId, version: ref) {
                     s.applied = AppliedTemplate(template: template, appliedAt: r.time, appliedBy: r.who, job: r.job)
                 } else {
                     s.applied = AppliedTemplate(
-                        version: version, pageHash: r.pageHash, appliedAt: r.time, appliedBy: r.who, job: r.job, entries: [])
+                        version: version, versionId: r.templateVersionId, pageHash: r.pageHash, appliedAt: r.time,
+                        appliedBy: r.who, job: r.job, entries: [])
                     missing.append("\(device)/\(pageId) v\(version)")
                 }
             }

@@ -59,6 +59,10 @@ public struct Engine: Sendable {
         }
         record.result = report.archived ? .archived : (report.error != nil ? .failed : .invalid)
         record.message = report.error
+        if report.unchanged == true {
+            record.result = .unchanged
+            record.message = "unchanged, still version \(report.versionId ?? "?"): nothing archived"
+        }
         do {
             try await audit.append(record)
         } catch {

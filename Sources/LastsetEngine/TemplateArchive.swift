@@ -118,7 +118,9 @@ public actor TemplateArchive {
         }
         let existing = versions(in: dir)
         var stored = template.roundedToMilliseconds()
-        stored.version = (existing.filter { $0.host == host }.map(\.number).max() ?? 0) + 1
+        // A deleted version's number is never given again (its tombstone stays): an id keeps its meaning.
+        let used = existing.filter { $0.host == host }.map(\.number) + deletedNumbers(in: dir)
+        stored.version = (used.max() ?? 0) + 1
         stored.host = host
         stored.archivedAt = host == nil ? nil : TemplateVersion.milliseconds(Date())
         let version = stored.versionId
@@ -183,6 +185,50 @@ public actor TemplateArchive {
             throw .storage(error)
         }
         return .added(version)
+    }
+
+    /// The tombstone a deleted version leaves: its file name with `.deleted` for `.json` (never parsed as a version).
+    private nonisolated static func tombstoneName(_ v: TemplateVersion) -> String {
+        String(v.fileName.dropLast(5)) + ".deleted"
+    }
+
+    /// Numbers of this host's deleted versions (their tombstones).
+    private nonisolated func deletedNumbers(in dir: DirectoryHandle) -> [Int] {
+        dir.names().compactMap { name -> Int? in
+            guard name.hasSuffix(".deleted"), let v = TemplateVersion.parse(fileName: String(name.dropLast(8)) + ".json"),
+                v.host == host
+            else { return nil }
+            return v.number
+        }
+    }
+
+    /// The version a reference names (`.latest`, a number, a fleet id), without reading it: a corrupt file
+    /// resolves too, so it can be deleted.
+    public func resolveVersion(pageId: String, _ ref: TemplateVersionRef) throws(ArchiveError) -> TemplateVersion {
+        try resolve(ref, pageId: pageId, in: try directory(pageId))
+    }
+
+    /// Removes one version's file (the next latest is the version before it). A tombstone is written first
+    /// so the number is never given to another template; the directory is fsynced.
+    public func remove(pageId: String, version ref: TemplateVersionRef) throws(ArchiveError) -> TemplateVersion {
+        let dir = try directory(pageId)
+        let v = try resolve(ref, pageId: pageId, in: dir)
+        guard let dir else { throw .notFound(pageId: pageId, version: v.id) }
+        do {
+            try dir.write(Data(), to: Self.tombstoneName(v), sync: false)
+        } catch {
+            throw .storage(error)
+        }
+        guard dir.remove(v.fileName) else {
+            throw .storage(StorageError(operation: "remove", path: root.path + "/\(pageId)/" + v.fileName, errno: errno))
+        }
+        cache[Self.cacheKey(pageId, v)] = nil
+        do {
+            try dir.sync()
+        } catch {
+            throw .storage(error)
+        }
+        return v
     }
 
     /// Removes the oldest versions beyond the history limit (the caller fsyncs the directory). This

@@ -214,6 +214,7 @@ final class APIRouter: Sendable {
             }
             return json(200, s)
         }
+        if let response = try await historyRoute(request, route: route, who: who) { return response }
         if match("GET", "conformance") != nil {
             if let p = request.query["page"], !p.isEmpty { _ = try await page(p) }
             return json(200, await conformance(page: request.query["page"].flatMap { $0.isEmpty ? nil : $0 }))
@@ -334,7 +335,7 @@ final class APIRouter: Sendable {
             }
             return json(200, AuditPage(records: Array(records.filter(filter.matches).suffix(limit)), unreadable: bad))
         }
-        let allowed = Self.routes.filter { r in
+        let allowed = (Self.routes + Self.historyRoutes).filter { r in
             r.pattern.count == route.count && zip(r.pattern, route).allSatisfy { $0 == "*" || $0 == $1 }
         }.map(\.method)
         guard allowed.isEmpty else {
@@ -376,11 +377,11 @@ final class APIRouter: Sendable {
             page: value("page"), device: value("device"), who: value("who"), since: try date("since"), until: try date("until"))
     }
 
-    private func isTrue(_ s: String) -> Bool { ["", "1", "true", "yes"].contains(s.lowercased()) }
+    func isTrue(_ s: String) -> Bool { ["", "1", "true", "yes"].contains(s.lowercased()) }
 
     /// Decodes a request body after `RequestBody`'s strict checks (unknown or repeated keys, nulls,
     /// non-boolean flags): a misspelt, null or doubled `dryRun` must never turn a dry run into a write.
-    private func decode<T: Decodable & StrictKeys>(_ type: T.Type, _ request: HTTPRequest) throws -> T {
+    func decode<T: Decodable & StrictKeys>(_ type: T.Type, _ request: HTTPRequest) throws -> T {
         do {
             return try RequestBody.decode(type, from: request.body, shape: T.bodyShape)
         } catch {
@@ -388,7 +389,7 @@ final class APIRouter: Sendable {
         }
     }
 
-    private func versionNumber(_ text: String) throws -> TemplateVersionRef? {
+    func versionNumber(_ text: String) throws -> TemplateVersionRef? {
         guard let ref = TemplateVersionRef.parse(text) else {
             throw APIError.badRequest(
                 "bad_version", "version \"\(text)\" is not a positive number, \"<host>-<number>\" or \"latest\"")
@@ -396,11 +397,11 @@ final class APIRouter: Sendable {
         return ref == .latest ? nil : ref
     }
 
-    private func unknownDevice(_ id: String) -> APIError {
+    func unknownDevice(_ id: String) -> APIError {
         APIError.notFound("unknown device \"\(id)\"").with(code: "unknown_device")
     }
 
-    private func page(_ id: String, on deviceId: String? = nil) async throws -> CompiledPage {
+    func page(_ id: String, on deviceId: String? = nil) async throws -> CompiledPage {
         guard SafeName.isValid(id) else {
             throw APIError.badRequest("invalid_name", "invalid page id \"\(id)\": only [A-Za-z0-9][A-Za-z0-9._-]* (max 64)")
         }
@@ -410,7 +411,7 @@ final class APIRouter: Sendable {
         return page
     }
 
-    private func archive<T>(_ body: () async throws -> T) async throws -> T {
+    func archive<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as ArchiveError {
@@ -522,7 +523,7 @@ final class APIRouter: Sendable {
 
     // MARK: jobs
 
-    private func ensureAccepting() throws {
+    func ensureAccepting() throws {
         guard accepting.withLock({ $0 }) else {
             throw APIError(status: 503, code: "shutting_down", message: "lastsetd is shutting down and takes no new jobs")
         }
@@ -616,7 +617,7 @@ final class APIRouter: Sendable {
 
     /// Commits a version this host just archived to the fleet repository, without holding up the job
     /// (a sync in progress holds the repository; the next sync commits anything left behind).
-    private func publish(_ template: Template, kind: String, who: String) {
+    func publish(_ template: Template, kind: String, who: String) {
         publish(pageId: template.pageId, versionId: template.versionId.id, kind: kind, who: who)
     }
 
@@ -630,8 +631,16 @@ final class APIRouter: Sendable {
 
     /// Holds the device, starts the job, releases the device when it ends; 409 when the device is held.
     /// Returns the running job, or the finished one when `wait`.
-    private func runJob(
+    func runJob(
         kind: JobKind, page: CompiledPage, target: DeviceTarget, who: String, wait: Bool,
+        work: @escaping @Sendable (@escaping ProgressHandler) async -> JobOutcome
+    ) async throws -> JobInfo {
+        try await runJob(kind: kind, pageId: page.id, target: target, who: who, wait: wait, work: work)
+    }
+
+    /// `runJob` for a job about several pages (`pageId` lists them).
+    func runJob(
+        kind: JobKind, pageId: String, target: DeviceTarget, who: String, wait: Bool,
         work: @escaping @Sendable (@escaping ProgressHandler) async -> JobOutcome
     ) async throws -> JobInfo {
         let key = target.lockKey
@@ -642,7 +651,7 @@ final class APIRouter: Sendable {
         }
         let jobs = self.jobs
         let registry = self.registry
-        let job = await jobs.start(JobInfo(id: "", kind: kind, pageId: page.id, device: target.label, who: who)) { id in
+        let job = await jobs.start(JobInfo(id: "", kind: kind, pageId: pageId, device: target.label, who: who)) { id in
             let progress: ProgressHandler = { p in Task { await jobs.update(id, progress: p) } }
             let outcome = await work(progress)
             await registry.release(key)

@@ -5,6 +5,7 @@ import LastsetCore
 struct JobOutcome: Sendable {
     var capture: CaptureReport?
     var replay: ReplayReport?
+    var applyAll: ApplyAllReport? = nil
 }
 
 /// Running and recent capture/replay jobs: their progress, their reports, and waiters for completion.
@@ -43,6 +44,7 @@ actor JobTable {
         guard var job = jobs[id] else { return }
         job.capture = outcome.capture
         job.replay = outcome.replay
+        job.applyAll = outcome.applyAll
         job.state = .finished
         job.finishedAt = Date()
         jobs[id] = job

@@ -46,6 +46,11 @@ struct DaemonAPI: Sendable {
         try decode(type, send("GET", path), "GET", path)
     }
 
+    /// DELETEs `path` and decodes the JSON reply as `T`.
+    func delete<T: Decodable>(_ type: T.Type, _ path: String) throws(CLIError) -> T {
+        try decode(type, send("DELETE", path), "DELETE", path)
+    }
+
     /// POSTs `body` to `path` and decodes the JSON reply as `T`.
     func post<T: Decodable>(_ type: T.Type, _ path: String, body: [UInt8]) throws(CLIError) -> T {
         try decode(type, send("POST", path, body: body), "POST", path)

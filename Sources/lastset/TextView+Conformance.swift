@@ -62,3 +62,43 @@ extension TextView {
         return lines
     }
 }
+
+extension TextView {
+    /// `lastset diff PAGE --version A --against B`.
+    static func templateDiff(_ d: TemplateDiff) -> [String] {
+        var lines = [
+            "\(d.pageId): version \(d.version) against version \(d.against): \(d.added.count) added, \(d.removed.count) removed, \(d.changed.count) changed, \(d.unchanged) unchanged"
+        ]
+        if !d.samePageHash { lines.append("captured against different page definitions") }
+        if !d.sameIdentity { lines.append("source identity values differ") }
+        guard !(d.added.isEmpty && d.removed.isEmpty && d.changed.isEmpty) else { return lines }
+        var table = Table([
+            .init("REGISTER"), .init("ADDRESS", .right), .init("CHANGE"), .init("v" + d.against), .init("v" + d.version),
+        ])
+        for c in d.changed { table.append([c.registerId, String(c.address), "changed", value(c.from.value), value(c.to.value)]) }
+        for e in d.added { table.append([e.registerId, String(e.address), "added", "-", value(e.value)]) }
+        for e in d.removed { table.append([e.registerId, String(e.address), "removed", value(e.value), "-"]) }
+        return lines + table.lines
+    }
+
+    /// A whole-machine apply: a line per page, then each page's own report.
+    static func applyAll(_ r: ApplyAllReport) -> [String] {
+        let done = r.pages.filter { $0.status == (r.dryRun ? .planned : .succeeded) }.count
+        var lines = [
+            "\(r.dryRun ? "dry run of every page" : "apply of every page") on \(r.device): \(done) of \(plural(r.pages.count, "page")) \(r.dryRun ? "planned" : "succeeded")"
+                + (r.stoppedAt.map { "; stopped at page \($0)" } ?? "")
+        ]
+        var table = Table([.init("PAGE"), .init("VERSION"), .init("RESULT"), .init("DETAIL")])
+        for p in r.pages {
+            let detail = p.error ?? p.report?.reason ?? p.report?.stoppedAt.map { "stopped \($0)" } ?? "-"
+            table.append([p.pageId, p.versionId.map { "v\($0)" } ?? "-", p.status.rawValue, detail])
+        }
+        lines += table.lines
+        for p in r.pages {
+            guard let report = p.report else { continue }
+            lines.append("")
+            lines += replay(report)
+        }
+        return lines
+    }
+}

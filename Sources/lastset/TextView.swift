@@ -173,7 +173,11 @@ enum TextView {
     static func capture(_ report: CaptureReport) -> [String] {
         var lines: [String] = []
         let what = "capture of \(report.pageId) from \(report.device)"
-        if report.archived {
+        if report.unchanged == true {
+            lines.append(
+                "\(what): unchanged, still v\(report.versionId ?? "?") (identical to the latest version, nothing archived; \(plural(report.entryCount, "entry", "entries")), \(plural(report.requests, "read request")))"
+            )
+        } else if report.archived {
             let version = (report.versionId ?? report.version.map(String.init)).map { " as version \($0)" } ?? ""
             lines.append(
                 "\(what): archived\(version) (\(plural(report.entryCount, "entry", "entries")), \(plural(report.requests, "read request")))"
@@ -270,6 +274,7 @@ enum TextView {
         var lines: [String] = []
         if let capture = job.capture { lines += self.capture(capture) }
         if let replay = job.replay { lines += self.replay(replay) }
+        if let all = job.applyAll { lines += applyAll(all) }
         if let error = job.error {
             lines.append("\(job.kind) of \(job.pageId) on \(job.device) failed: \(error)")
         } else if lines.isEmpty {

@@ -143,7 +143,7 @@ final class UsageTests: XCTestCase {
 
     func testBadValuesAreQuoted() throws {
         let applyUsage =
-            "usage: lastset apply PAGE --to DEVICE|ENDPOINT [--unit N] [--dry-run] [--version N] [--on-error stop|continue|rollback]\nsee \"lastset apply --help\"\n"
+            "usage: lastset apply [PAGE] --to DEVICE|ENDPOINT [--unit N] [--dry-run] [--version N] [--on-error stop|continue|rollback] [--all] [--continue]\nsee \"lastset apply --help\"\n"
         try assertUsageError(
             ["apply", "heating", "--to", "press-1", "--on-error", "retry"],
             "error: --on-error must be stop, continue or rollback (got \"retry\")\n" + applyUsage)
@@ -164,6 +164,13 @@ final class UsageTests: XCTestCase {
             ["apply", "heating", "--to", "press-1", "--unit", "2"],
             "error: --unit 2 applies only to an endpoint; device \"press-1\" has its unit in the config\n" + applyUsage)
         try assertUsageError(
+            ["apply", "heating", "--all", "--to", "press-1"],
+            "error: give PAGE or --all, not both (--all applies every page of the device)\n" + applyUsage)
+        try assertUsageError(
+            ["apply", "--all", "--to", "tcp://10.0.0.5:502"],
+            "error: --all needs a configured device for --to (its pages come from the config), not an endpoint\n" + applyUsage)
+        try assertUsageError(["apply", "--to", "press-1"], "error: missing argument PAGE (or --all)\n" + applyUsage)
+        try assertUsageError(
             ["apply", "../etc", "--to", "press-1"],
             "error: invalid page id \"../etc\" (expected [A-Za-z0-9][A-Za-z0-9._-]*, at most 64 characters)\n" + applyUsage)
         try assertUsageError(
@@ -178,7 +185,7 @@ final class UsageTests: XCTestCase {
             ["diff", "heating", "--device", "a/b"],
             """
             error: invalid device id "a/b" for --device (expected [A-Za-z0-9][A-Za-z0-9._-]*, at most 64 characters)
-            usage: lastset diff PAGE --device DEVICE [--version N]
+            usage: lastset diff PAGE [--device DEVICE] [--version N] [--against N]
             see "lastset diff --help"
 
             """)

@@ -69,7 +69,14 @@ final class DataDirectoryEndToEndTests: XCTestCase {
         """
     }
 
+    private var hysteresis: UInt16 = 20
+
+    /// Captures after giving the device's hysteresis a fresh value (an identical capture makes no new version).
     private func capture(_ daemon: DaemonHarness) throws -> CaptureReport {
+        if let port = peers.last?.port {
+            try Mbpoll.writeHolding(port: port, unit: 1, address: 120, values: [hysteresis])
+            hysteresis += 1
+        }
         let r = try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#)
         return try XCTUnwrap(try daemon.decode(JobInfo.self, r).capture, r.text)
     }

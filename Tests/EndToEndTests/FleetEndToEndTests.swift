@@ -77,7 +77,9 @@ final class FleetEndToEndTests: XCTestCase {
         XCTAssertEqual(replay.templateVersionId, "line-a-1")
 
         // Hub down: both capture the same page; capture and apply keep working; health says it is failing.
+        // The reference changed first (a capture identical to a host's latest makes no new version).
         hub.stop()
+        try Mbpoll.writeHolding(port: ref.port!, unit: 1, address: 120, values: [13])
         XCTAssertEqual(try a.cli(["capture", "heating", "--from", "press-ref"]).status, 0)
         XCTAssertEqual(try b.cli(["capture", "heating", "--from", "press-ref"]).status, 0)
         let offline = try b.cli(["sync"])

@@ -8,10 +8,12 @@ struct Apply: Command {
         discussion: """
             --to takes a configured device id, or an endpoint (tcp://HOST:PORT, rtu:///dev/ttyUSB0?baud=19200&parity=N)
             for a machine not in the config (--unit sets its unit id, default 1). --dry-run plans and compares against
-            the target's current values without writing anything. Exit status: 0 when every register verified (or the
-            dry run was planned), 1 otherwise.
+            the target's current values without writing anything. --all (instead of PAGE) applies every page of a
+            configured device in one job, in the order the config lists them, each with its latest template, identity
+            check, steps and verification; it stops at the first page that does not succeed (--continue goes on).
+            Exit status: 0 when every register verified (or the dry run was planned), 1 otherwise.
             """,
-        arguments: [.init(name: "PAGE", help: "Page id, e.g. heating")],
+        arguments: [.init(name: "PAGE", help: "Page id, e.g. heating (not with --all)", isOptional: true)],
         options: [
             .value("--to", "DEVICE|ENDPOINT", required: true, "Configured device id, or tcp://… / rtu://… endpoint"),
             .value(
@@ -19,10 +21,16 @@ struct Apply: Command {
             .flag("--dry-run", "Plan and diff only: no write is sent"),
             .value("--version", "N", "Template version to apply: N, or HOST-N in a fleet (default: the latest)"),
             .value("--on-error", "stop|continue|rollback", "After the first permanent failure (default: stop)"),
+            .flag("--all", "Every page of the device given to --to, in config order, in one job"),
+            .flag("--continue", "With --all: go on with the next page after one that does not succeed"),
         ])
 
-    /// The page to replay.
+    /// The page to replay ("" with --all).
     let pageId: String
+    /// `--all`: every page of the device.
+    let all: Bool
+    /// `--continue`: with --all, go on after a page that did not succeed.
+    let continueAfterFailure: Bool
     /// `--to` as given.
     let target: String
     /// `--unit`.
@@ -36,7 +44,9 @@ struct Apply: Command {
 
     /// Takes PAGE and the options; numbers and --on-error must parse.
     init(_ arguments: ParsedArguments) throws(UsageError) {
-        pageId = arguments.argument("PAGE")
+        pageId = arguments.optionalArgument("PAGE") ?? ""
+        all = arguments.flag("--all")
+        continueAfterFailure = arguments.flag("--continue")
         target = arguments.value("--to") ?? ""
         unit = try arguments.integer("--unit", in: 1...247)
         dryRun = arguments.flag("--dry-run")
@@ -56,6 +66,26 @@ struct Apply: Command {
 
     /// The page id, the target (device id or endpoint) and --unit only with an endpoint.
     func validate() throws(UsageError) {
+        if all {
+            guard pageId.isEmpty else {
+                throw UsageError("give PAGE or --all, not both (--all applies every page of the device)", command: Self.spec)
+            }
+            guard !targetIsEndpoint else {
+                throw UsageError(
+                    "--all needs a configured device for --to (its pages come from the config), not an endpoint",
+                    command: Self.spec)
+            }
+            if version != nil {
+                throw UsageError("--version names one page's version; --all applies each page's latest", command: Self.spec)
+            }
+            _ = try ArgumentCheck.deviceId(target, option: "--to", Self.spec)
+            if let unit {
+                throw UsageError("--unit \(unit) applies only to an endpoint", command: Self.spec)
+            }
+            return
+        }
+        if continueAfterFailure { throw UsageError("--continue goes with --all", command: Self.spec) }
+        guard !pageId.isEmpty else { throw UsageError("missing argument PAGE (or --all)", command: Self.spec) }
         _ = try ArgumentCheck.pageId(pageId, Self.spec)
         if targetIsEndpoint {
             do {
@@ -82,6 +112,12 @@ struct Apply: Command {
 
     /// Starts the replay, follows it and prints its report.
     func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        try JobRunner(context: context).run(path: "/v1/pages/\(DaemonAPI.escape(pageId))/apply", body: request)
+        if all {
+            return try JobRunner(context: context).run(
+                path: "/v1/devices/\(DaemonAPI.escape(target))/apply",
+                body: ApplyAllRequest(
+                    dryRun: dryRun ? true : nil, onError: onError, onPageFailure: continueAfterFailure ? .continue : nil))
+        }
+        return try JobRunner(context: context).run(path: "/v1/pages/\(DaemonAPI.escape(pageId))/apply", body: request)
     }
 }
