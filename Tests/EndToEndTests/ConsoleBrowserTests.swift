@@ -50,7 +50,7 @@ final class ConsoleBrowserTests: XCTestCase {
             ProcessInfo.processInfo.environment["LASTSET_SCREENSHOTS"].flatMap { $0.isEmpty ? nil : $0 }
             ?? daemon.dir.appendingPathComponent("screenshots").path
         let log = daemon.dir.appendingPathComponent("browser.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: log.path, contents: nil))
         let output = try FileHandle(forWritingTo: log)
         let python = Process()
         python.executableURL = try PymodbusPeer.python()
@@ -60,6 +60,7 @@ final class ConsoleBrowserTests: XCTestCase {
         env["LASTSET_OPERATOR_TOKEN"] = Self.operatorSecret
         env["LASTSET_VIEWER_TOKEN"] = Self.viewerSecret
         env["LASTSET_OPERATOR_NAME"] = "olga"
+        env["LASTSET_PRESS_B_ENDPOINT"] = "tcp://127.0.0.1:\(pressB.port!)"
         env["LASTSET_SCREENSHOTS"] = shots
         env["SE_OFFLINE"] = "true"
         python.environment = env

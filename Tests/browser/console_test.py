@@ -18,6 +18,7 @@ from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -25,6 +26,7 @@ URL = os.environ["LASTSET_URL"].rstrip("/")
 OPERATOR = os.environ["LASTSET_OPERATOR_TOKEN"]
 VIEWER = os.environ["LASTSET_VIEWER_TOKEN"]
 OPERATOR_NAME = os.environ.get("LASTSET_OPERATOR_NAME", "olga")
+PRESS_B = os.environ["LASTSET_PRESS_B_ENDPOINT"]  # press-b's tcp://host:port, for an ad-hoc target
 SHOTS = os.environ["LASTSET_SCREENSHOTS"]
 CHROMIUM = os.environ.get("LASTSET_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("LASTSET_CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -101,11 +103,14 @@ class Console(unittest.TestCase):
     def gone(self, css):
         return self.wait.until(EC.invisibility_of_element_located((By.CSS_SELECTOR, css)))
 
-    def sign_in(self, token):
+    def sign_in(self, token, keyboard=False):
         field = self.visible("#token")
         field.clear()
-        field.send_keys(token)
-        driver.find_element(By.CSS_SELECTOR, "#signin-form button[type=submit]").click()
+        if keyboard:
+            field.send_keys(token + Keys.ENTER)  # the form works without a pointer
+        else:
+            field.send_keys(token)
+            driver.find_element(By.CSS_SELECTOR, "#signin-form button[type=submit]").click()
 
     def view(self, name):
         driver.find_element(By.CSS_SELECTOR, f'#nav button[data-view="{name}"]').click()
@@ -148,7 +153,7 @@ class Console(unittest.TestCase):
         self.assertEqual(self.console_errors(allow=("/v1/session",)), [])
 
     def test_2_operator_captures_sees_the_diff_applies_and_every_register_verifies(self):
-        self.sign_in(OPERATOR)
+        self.sign_in(OPERATOR, keyboard=True)
         self.visible("article.device[data-device='press-a']")
         self.wait.until(EC.text_to_be_present_in_element((By.ID, "role"), "operator"))
         self.visible("article.device[data-device='press-a'] td.value")
@@ -290,6 +295,15 @@ class Console(unittest.TestCase):
         self.visible("#apply-denied")
         self.assertEqual(driver.find_elements(By.ID, "apply-button"), [])
         self.shot("viewer-apply.png")
+        # An ad-hoc target (a machine not in the config): endpoint + unit, dry run only for a viewer.
+        Select(driver.find_element(By.ID, "apply-target-kind")).select_by_value("endpoint")
+        self.visible("#apply-endpoint").send_keys(PRESS_B)
+        self.wait.until(EC.invisibility_of_element_located((By.ID, "diff")))  # the old dry run is discarded
+        driver.find_element(By.ID, "dry-run-button").click()
+        self.wait.until(EC.text_to_be_present_in_element((By.ID, "apply-status"), f"→ {PRESS_B} unit 1"))
+        self.assertEqual({r.get_attribute("data-status") for r in driver.find_elements(By.CSS_SELECTOR, "#diff tbody tr")},
+                         {"unchanged"})
+        self.assertEqual(driver.find_elements(By.ID, "apply-button"), [])
         self.assertEqual(self.console_errors(), [])
         # Forced: the page's own script, with the session's CSRF token, cannot do what the role does not allow.
         forced = self.fetch("POST", "/v1/pages/heating/apply?wait=1", {"device": "press-b"})
