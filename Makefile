@@ -51,7 +51,12 @@ fuzz: setup
 soak: setup
 	scripts/soak.sh
 
-.PHONY: bench
+.PHONY: bench bench-fleet
+## Fleet figures (per-capture commit cost, a 200 pages × 20 versions sync between two hosts; ~1 min).
+bench-fleet:
+	$(SWIFT) build -c release --product lastset-fleet-bench
+	$$($(SWIFT) build -c release --show-bin-path)/lastset-fleet-bench
+
 ## Builds release and runs the benchmarks (C libmodbus loop, pymodbus, per-register; ~10 min): docs/BENCHMARKS.md.
 bench:
 	Benchmarks/run.sh

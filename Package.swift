@@ -38,6 +38,10 @@ let package = Package(
         .executableTarget(
             name: "lastset-bench", dependencies: ["LastsetEngine", "LastsetCore", "ModbusLink", "LastsetClient"],
             path: "Benchmarks/LastsetBench"),
+        // make bench-fleet: the per-capture cost of the fleet commit and a 200 pages × 20 versions sync.
+        .executableTarget(
+            name: "lastset-fleet-bench", dependencies: ["LastsetFleet", "LastsetEngine", "LastsetCore"],
+            path: "Benchmarks/FleetBench"),
         // Writes templates in a loop until killed: the crash-consistency test's victim.
         .executableTarget(
             name: "lastset-archive-stress", dependencies: ["LastsetEngine", "LastsetCore"], path: "Tests/ArchiveStress"),

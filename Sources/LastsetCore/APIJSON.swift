@@ -162,6 +162,7 @@ extension ReplayReport {
         w.optional("stoppedAt", stoppedAt)
         w.field("target", target)
         w.field("templateVersion", templateVersion)
+        w.optional("templateVersionId", templateVersionId)
         w.field("unit", unit)
         w.key("warnings")
         w.encodable(warnings)

@@ -183,6 +183,8 @@ public struct IdentityCheck: Codable, Sendable, Hashable {
 public struct ReplayReport: Codable, Sendable, Hashable {
     public var pageId: String
     public var templateVersion: Int
+    /// The template version's id (`3`, or `<host>-<n>` in a fleet, where the number alone is ambiguous).
+    public var templateVersionId: String?
     public var pageHash: String
     public var target: String
     public var endpoint: String
@@ -226,6 +228,7 @@ public struct ReplayReport: Codable, Sendable, Hashable {
     ) {
         self.pageId = pageId
         self.templateVersion = templateVersion
+        self.templateVersionId = String(templateVersion)
         self.pageHash = pageHash
         self.target = target
         self.endpoint = endpoint

@@ -76,6 +76,7 @@ public struct Replay {
             endpoint: target.endpoint.description, unit: target.unit, options: options, status: .failed, reason: nil,
             stoppedAt: nil, warnings: [], identity: [], beforeWrite: [], afterWrite: [], registers: [], plan: [],
             fellBackToFC06: false, rollback: nil, requests: 0, writeFrames: 0)
+        report.templateVersionId = template.versionId.id
     }
 
     /// Records a transition in the ledger and the journal.

@@ -81,7 +81,7 @@ public actor Fleet {
                 try Data((settings.host + "\n").utf8).write(to: marker, options: .atomic)
             }
             var config: [(String, String)] = [
-                ("core.symlinks", "false"), ("core.fsync", "committed,index"), ("core.fsyncMethod", "fsync"),
+                ("core.symlinks", "false"), ("core.fsync", "committed"), ("core.fsyncMethod", "fsync"),
                 ("gc.autoDetach", "false"), ("merge.renames", "false"), ("diff.renames", "false"),
                 ("user.name", "lastsetd on \(settings.host)"), ("user.email", "lastsetd@\(settings.host)"),
                 ("gpg.format", "ssh"), ("commit.gpgSign", settings.signingKey == nil ? "false" : "true"),

@@ -210,7 +210,7 @@ enum TextView {
         let planned = report.status == .planned || report.options.dryRun
         let action =
             planned
-            ? "dry run of \(report.pageId) v\(report.templateVersion) on" : "apply \(report.pageId) v\(report.templateVersion) to"
+            ? "dry run of \(report.pageId) \(versionLabel(report)) on" : "apply \(report.pageId) \(versionLabel(report)) to"
         // An ad-hoc target is named by its endpoint already.
         let target =
             report.target.contains("://")
@@ -350,6 +350,12 @@ enum TextView {
             table.append([register.registerId, String(register.address), reason])
         }
         return table.lines
+    }
+
+    /// `v3` for a local number, the id itself in a fleet (`line-7-3`).
+    static func versionLabel(_ report: ReplayReport) -> String {
+        let id = report.templateVersionId ?? String(report.templateVersion)
+        return id.allSatisfy(\.isNumber) ? "v\(id)" : id
     }
 
     /// "1 entry", "3 entries".

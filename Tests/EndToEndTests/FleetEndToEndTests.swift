@@ -66,6 +66,7 @@ final class FleetEndToEndTests: XCTestCase {
         XCTAssertEqual(into.templatesIn, ["heating/line-a-1"])
         let apply = try b.cli(["apply", "heating", "--to", "press-new", "--version", "line-a-1"])
         XCTAssertEqual(apply.status, 0, apply.stdout + apply.stderr)
+        XCTAssertTrue(apply.stdout.hasPrefix("apply heating line-a-1 to press-new"), apply.stdout)
         XCTAssertEqual(
             try Mbpoll.readHolding(port: blank.port!, unit: 1, address: 100, count: 4),
             [2, UInt16(bitPattern: -150), 0xE240, 0x0001])
