@@ -313,8 +313,8 @@ final class APIRouter: Sendable {
                 throw APIError.badRequest("bad_parameter", "limit \"\(request.query["limit"] ?? "")\" must be 1...10000")
             }
             let filter = try auditFilter(request.query)
-            // Filters look at the last 10,000 records, then the limit keeps the newest matches.
-            let (records, bad) = await engine.audit.read(limit: filter.isEmpty ? limit : 10_000)
+            // Filters walk back at most 100,000 records (newest first) and keep the newest `limit` matches.
+            let (records, bad) = await engine.audit.read(limit: limit, matching: filter, scanLimit: Self.auditScanLimit)
             switch request.query["hosts"] {
             case nil: break
             case "all"?:
@@ -349,6 +349,9 @@ final class APIRouter: Sendable {
         throw APIError.notFound("no such path \"\(request.path)\"")
     }
 
+    /// How many records a filtered audit read looks at, at most (newest first).
+    static let auditScanLimit = 100_000
+
     /// Every route, for 405 answers and their Allow header.
     private static let routes: [(method: String, pattern: [String])] = [
         ("GET", ["health"]), ("GET", ["metrics"]), ("POST", ["reload"]), ("POST", ["sync"]), ("GET", ["devices"]),
@@ -373,8 +376,16 @@ final class APIRouter: Sendable {
             }
             return date
         }
+        func list<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) throws -> Set<T>?
+        where T.RawValue == String {
+            guard let text = value(key) else { return nil }
+            let (set, why) = AuditFilter.parseList(text, as: type)
+            guard let set else { throw APIError.badRequest("bad_parameter", "\(key): \(why ?? text)") }
+            return set
+        }
         return AuditFilter(
-            page: value("page"), device: value("device"), who: value("who"), since: try date("since"), until: try date("until"))
+            page: value("page"), device: value("device"), who: value("who"), since: try date("since"), until: try date("until"),
+            results: try list("result", AuditResult.self), kinds: try list("kind", AuditKind.self), job: value("job"))
     }
 
     func isTrue(_ s: String) -> Bool { ["", "1", "true", "yes"].contains(s.lowercased()) }

@@ -10,11 +10,14 @@ struct GlobalOptions: Equatable, Sendable {
     var help = false
     /// `--version` before the command word: print the CLI's version.
     var version = false
+    /// `--raw`: register values as stored, not scaled with their unit.
+    var raw = false
 
     /// Help rows shown under GLOBAL OPTIONS.
     static let helpRows: [(String, String)] = [
         ("--socket PATH", "The daemon's API socket (default: $LASTSET_SOCKET, else /run/lastset/api.sock)"),
         ("--json", "Print the API's JSON instead of tables"),
+        ("--raw", "Show register values as stored, not scaled with their unit"),
         ("-h, --help", "Show help for the command"),
     ]
 
@@ -36,6 +39,7 @@ struct GlobalOptions: Equatable, Sendable {
             }
             switch token {
             case "--json": options.json = true
+            case "--raw": options.raw = true
             case "--help", "-h": options.help = true
             case "--version" where command == nil: options.version = true
             case "--socket":

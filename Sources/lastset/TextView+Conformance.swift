@@ -33,8 +33,8 @@ extension TextView {
             for c in drifted {
                 for r in c.drifted {
                     regs.append([
-                        c.device, c.pageId, r.registerId, String(r.address), value(r.expected),
-                        r.live.map(value) ?? "0x" + r.liveData,
+                        c.device, c.pageId, r.registerId, String(r.address), value(r.expected, r.registerId),
+                        r.live.map { value($0, r.registerId) } ?? "0x" + r.liveData,
                     ])
                 }
             }
@@ -75,9 +75,13 @@ extension TextView {
         var table = Table([
             .init("REGISTER"), .init("ADDRESS", .right), .init("CHANGE"), .init("v" + d.against), .init("v" + d.version),
         ])
-        for c in d.changed { table.append([c.registerId, String(c.address), "changed", value(c.from.value), value(c.to.value)]) }
-        for e in d.added { table.append([e.registerId, String(e.address), "added", "-", value(e.value)]) }
-        for e in d.removed { table.append([e.registerId, String(e.address), "removed", value(e.value), "-"]) }
+        for c in d.changed {
+            table.append([
+                c.registerId, String(c.address), "changed", value(c.from.value, c.registerId), value(c.to.value, c.registerId),
+            ])
+        }
+        for e in d.added { table.append([e.registerId, String(e.address), "added", "-", value(e.value, e.registerId)]) }
+        for e in d.removed { table.append([e.registerId, String(e.address), "removed", value(e.value, e.registerId), "-"]) }
         return lines + table.lines
     }
 
@@ -100,5 +104,80 @@ extension TextView {
             lines += replay(report)
         }
         return lines
+    }
+}
+
+extension TextView {
+    /// One audit record in full (`lastset audit --job ID`): who, what, result, then every register's before,
+    /// what was written, what was read back and what the machine holds after.
+    static func auditRecord(_ r: AuditRecord) -> [String] {
+        let version: String = r.templateVersionId ?? r.templateVersion.map(String.init) ?? "-"
+        var rows: [(String, String)] = [
+            ("time", time(r.time)), ("kind", r.kind.rawValue), ("result", r.result.rawValue), ("who", r.who),
+            ("page", r.pageId), ("device", "\(r.device) (\(r.endpoint), unit \(r.unit))"), ("version", version),
+            ("job", r.job ?? "-"),
+        ]
+        if let m = r.message { rows.append(("message", m)) }
+        if let f = r.writeFrames { rows.append(("write frames", String(f))) }
+        if let rb = r.rollback { rows.append(("rollback", rb.rawValue)) }
+        let lines = CommandSpec.helpRows(rows)
+        guard !r.registers.isEmpty else { return lines }
+        var table = Table([
+            .init("REGISTER"), .init("STATUS"), .init("BEFORE"), .init("WRITTEN"), .init("READ BACK"), .init("AFTER"),
+            .init("NOTE"),
+        ])
+        for reg in r.registers {
+            table.append([
+                reg.registerId, reg.status.rawValue, value(reg.before, reg.registerId), value(reg.written, reg.registerId),
+                value(reg.readBack, reg.registerId), value(reg.after, reg.registerId),
+                reg.rollback.map { "rolled back to \(value($0.restored, reg.registerId)): \($0.status.rawValue)" }
+                    ?? reg.message ?? "-",
+            ])
+        }
+        return lines + [""] + table.lines
+    }
+}
+
+extension TextView {
+    /// A number from the config as written: `900`, `-15.5`.
+    private static func number(_ d: Double) -> String {
+        d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)
+    }
+
+    /// `lastset pages PAGE`: the page's definition — identity, steps, and every register in write order.
+    static func pageDefinition(_ p: PageDefinition) -> [String] {
+        var lines = [
+            "page \(p.id)" + (p.title.map { " (\($0))" } ?? "") + ": \(plural(p.registers.count, "register")), in write order"
+        ]
+        if let d = p.description { lines.append(d) }
+        if let style = p.unsetStyle { lines.append("not set: \(style.rawValue)") }
+        if let identity = p.identity, !identity.isEmpty {
+            lines.append(
+                "identity (must match before a replay): "
+                    + identity.map { "\($0.registerId) at \($0.address) (\($0.type.description))" }.joined(separator: ", "))
+        }
+        if let steps = p.beforeWrite, !steps.isEmpty {
+            lines.append("before writing: " + steps.map { "write \($0.value) to \($0.address)" }.joined(separator: ", "))
+        }
+        if let steps = p.afterWrite, !steps.isEmpty {
+            lines.append("after writing: " + steps.map { "write \($0.value) to \($0.address)" }.joined(separator: ", "))
+        }
+        var table = Table([
+            .init("REGISTER"), .init("ADDRESS", .right), .init("TYPE"), .init("ACCESS"), .init("CLONE"), .init("RANGE"),
+            .init("SCALE"), .init("UNIT"), .init("NAME"),
+        ])
+        for r in p.registers {
+            var range = "-"
+            if let values = r.enum {
+                range = "one of " + values.map(number).joined(separator: ",")
+            } else if r.min != nil || r.max != nil {
+                range = (r.min.map(number) ?? "") + "…" + (r.max.map(number) ?? "")
+            }
+            table.append([
+                r.registerId, String(r.address), r.type.description, r.isWritable ? "rw" : "ro", r.isCloned ? "yes" : "no",
+                range, r.scale.map(number) ?? "-", r.unit ?? "-", r.name ?? "-",
+            ])
+        }
+        return lines + [""] + table.lines
     }
 }

@@ -129,7 +129,8 @@ enum TextView {
             ])
             for entry in template.entries {
                 table.append([
-                    entry.registerId, String(entry.address), String(entry.length), entry.value.description, entry.valueData,
+                    entry.registerId, String(entry.address), String(entry.length), value(entry.value, entry.registerId),
+                    entry.valueData,
                     time(entry.lastDate),
                 ])
             }
@@ -151,15 +152,18 @@ enum TextView {
             var table = Table(
                 (hosts == nil ? [] : [.init("HOST")]) + [
                     .init("TIME"), .init("KIND"), .init("WHO"), .init("PAGE"), .init("DEVICE"), .init("VERSION", .right),
-                    .init("RESULT"), .init("MESSAGE"),
+                    .init("RESULT"), .init("JOB"), .init("MESSAGE"),
                 ])
             for (i, record) in page.records.enumerated() {
-                table.append(
-                    (hosts.map { [$0[i]] } ?? []) + [
-                        time(record.time), record.kind.rawValue, record.who, record.pageId, record.device,
-                        record.templateVersionId ?? record.templateVersion.map(String.init) ?? "-", record.result.rawValue,
-                        record.message.flatMap { $0.isEmpty ? nil : $0 } ?? "-",
-                    ])
+                let version: String = record.templateVersionId ?? record.templateVersion.map(String.init) ?? "-"
+                let job: String = record.job.map { String($0.prefix(8)) } ?? "-"
+                let message: String = record.message.flatMap { $0.isEmpty ? nil : $0 } ?? "-"
+                let host: [String] = hosts.map { [$0[i]] } ?? []
+                let cells: [String] = [
+                    time(record.time), record.kind.rawValue, record.who, record.pageId, record.device, version,
+                    record.result.rawValue, job, message,
+                ]
+                table.append(host + cells)
             }
             lines = table.lines
         }
@@ -193,7 +197,8 @@ enum TextView {
             var table = Table([.init("REGISTER"), .init("ADDRESS", .right), .init("VALUE"), .init("RAW"), .init("PROBLEM")])
             for problem in report.problems {
                 table.append([
-                    problem.registerId, String(problem.address), value(problem.value), problem.valueData ?? "-", problem.rule,
+                    problem.registerId, String(problem.address), value(problem.value, problem.registerId),
+                    problem.valueData ?? "-", problem.rule,
                 ])
             }
             lines += table.lines
@@ -221,7 +226,10 @@ enum TextView {
         if !badIdentity.isEmpty {
             var table = Table([.init("IDENTITY"), .init("EXPECTED"), .init("ACTUAL"), .init("PROBLEM")])
             for check in badIdentity {
-                table.append([check.registerId, value(check.expected), value(check.actual), check.message ?? "does not match"])
+                table.append([
+                    check.registerId, value(check.expected, check.registerId), value(check.actual, check.registerId),
+                    check.message ?? "does not match",
+                ])
             }
             lines += table.lines
         } else if !report.identity.isEmpty {
@@ -287,8 +295,8 @@ enum TextView {
     static func registerTable(_ results: [RegisterResult], planned: Bool, factory: [String: RegisterValue] = [:]) -> [String] {
         /// A value that is the register's factory default says so.
         func shown(_ v: RegisterValue?, _ registerId: String) -> String {
-            guard let v, let f = factory[registerId], Self.same(v, f) else { return value(v) }
-            return value(v) + " (factory)"
+            guard let v, let f = factory[registerId], Self.same(v, f) else { return value(v, registerId) }
+            return value(v, registerId) + " (factory)"
         }
         let hasBefore = planned || results.contains { $0.before != nil }
         let hasNote = results.contains { $0.message != nil || $0.exceptionCode != nil }
@@ -306,7 +314,7 @@ enum TextView {
                         ? "(not set)" : shown(result.before ?? (planned ? result.actual : nil), result.registerId))
             }
             row.append(shown(result.expected, result.registerId))
-            if !planned { row.append(value(result.actual)) }
+            if !planned { row.append(value(result.actual, result.registerId)) }
             if hasNote {
                 let parts = [result.exceptionCode.map { "exception \($0)" }, result.message].compactMap { $0 }
                 row.append(parts.isEmpty ? "-" : parts.joined(separator: ": "))

@@ -119,15 +119,18 @@ final class FakeDaemonTests: XCTestCase {
         XCTAssertEqual(
             audit.stdout,
             """
-            TIME                      KIND     WHO        PAGE     DEVICE   VERSION  RESULT   MESSAGE
-            2027-01-15T08:00:01.500Z  replay   uid:1000   heating  press-2        3  failed   heating.setpoint read back -100
-            2027-01-15T08:00:00.000Z  capture  token:ops  heating  press-1        -  invalid  -
+            TIME                      KIND     WHO        PAGE     DEVICE   VERSION  RESULT   JOB       MESSAGE
+            2027-01-15T08:00:01.500Z  replay   uid:1000   heating  press-2        3  failed   5e0c1a2b  heating.setpoint read back -100
+            2027-01-15T08:00:00.000Z  capture  token:ops  heating  press-1        -  invalid  -         -
             1 unreadable line in the audit log
 
             """)
         XCTAssertEqual(
             daemon.received.map(\.route),
-            ["GET /v1/pages/heating/templates", "GET /v1/pages/heating/templates/3", "GET /v1/audit?limit=2"])
+            [
+                "GET /v1/pages/heating/templates", "GET /v1/pages/heating/templates/3", "GET /v1/pages/heating",
+                "GET /v1/audit?limit=2",
+            ])
     }
 
     func testDiffShowsBeforeAndExpected() throws {
@@ -204,6 +207,8 @@ final class FakeDaemonTests: XCTestCase {
                 .init(route: "GET /v1/jobs/j1", body: ""),
                 .init(route: "GET /v1/jobs/j1", body: ""),
                 .init(route: "GET /v1/jobs/j1", body: ""),
+                // The register table shows values scaled with their unit: the page's definition says how.
+                .init(route: "GET /v1/pages/heating", body: ""),
             ])
     }
 
@@ -261,7 +266,11 @@ final class FakeDaemonTests: XCTestCase {
             result.stdout)
         XCTAssertEqual(
             daemon.received,
-            [.init(route: "POST /v1/pages/heating/apply", body: #"{"dryRun":true,"endpoint":"tcp://127.0.0.1:15099","unit":4}"#)])
+            [
+                .init(
+                    route: "POST /v1/pages/heating/apply", body: #"{"dryRun":true,"endpoint":"tcp://127.0.0.1:15099","unit":4}"#),
+                .init(route: "GET /v1/pages/heating", body: ""),
+            ])
     }
 
     func testRefusedApplyExitsOne() throws {
@@ -319,7 +328,7 @@ final class FakeDaemonTests: XCTestCase {
             daemon.received.map(\.route),
             [
                 "POST /v1/pages/heating/capture", "GET /v1/jobs/c1", "GET /v1/jobs/c1", "POST /v1/pages/heating/capture",
-                "GET /v1/jobs/c2",
+                "GET /v1/jobs/c2", "GET /v1/pages/heating",
             ])
         XCTAssertEqual(daemon.received[0].body, #"{"device":"press-1"}"#)
     }

@@ -71,7 +71,12 @@ enum Fixtures {
                 time: t1, kind: .replay, who: "uid:1000", pageId: "heating", device: "press-2",
                 endpoint: "tcp://127.0.0.1:15021",
                 unit: 1, identity: [], templateVersion: 3, pageHash: "sha256:aa", result: .failed,
-                message: "heating.setpoint read back -100", registers: []),
+                message: "heating.setpoint read back -100",
+                registers: [
+                    AuditRegister(
+                        registerId: "heating.setpoint", before: .signed(32767), after: .signed(-100), status: .mismatch,
+                        written: .signed(-150), readBack: .signed(-100))
+                ], job: "5e0c1a2b-77aa-4d2e-9c1f-0123456789ab"),
             AuditRecord(
                 time: t0, kind: .capture, who: "token:ops", pageId: "heating", device: "press-1",
                 endpoint: "tcp://127.0.0.1:15020",

@@ -151,3 +151,28 @@ final class TableTests: XCTestCase {
         XCTAssertEqual(DaemonAPI.escape("a b/ü&"), "a%20b%2F%C3%BC%26")
     }
 }
+
+/// Values scaled with their unit, and raw on request.
+final class ValueDisplayTests: XCTestCase {
+    func testScaledWithUnitAndRaw() {
+        let page = PageDefinition(
+            id: "p", title: nil,
+            registers: [
+                RegisterDefinition(registerId: "t", address: 1, type: .s16, scale: 0.1, unit: "°C"),
+                RegisterDefinition(registerId: "p", address: 2, type: .u16, scale: 0.25),
+                RegisterDefinition(registerId: "f", address: 3, type: .f32, unit: "bar"),
+                RegisterDefinition(registerId: "n", address: 5, type: .u16),
+            ])
+        let d = ValueDisplay(pages: [page])
+        let cases: [(RegisterValue?, String, String)] = [
+            (.signed(-150), "t", "-15.0 °C"), (.signed(900), "t", "90.0 °C"), (.unsigned(3), "p", "0.75"),
+            (.float(2.5), "f", "2.5 bar"), (.unsigned(7), "n", "7"), (.unsigned(7), "unknown", "7"), (nil, "t", "-"),
+            (.text("x"), "t", "\"x\""),
+        ]
+        for (v, id, want) in cases { XCTAssertEqual(d.text(v, id), want, "\(id) \(String(describing: v))") }
+        XCTAssertEqual(ValueDisplay(raw: true, pages: [page]).text(.signed(-150), "t"), "-150")
+        XCTAssertEqual([0.1, 0.25, 1, 10, 0.001].map(ValueDisplay.decimals), [1, 2, 0, 0, 3])
+        XCTAssertEqual(
+            TextView.$display.withValue(d) { TextView.value(.signed(-150), "t") }, "-15.0 °C")
+    }
+}

@@ -62,6 +62,7 @@ final class UsageTests: XCTestCase {
             GLOBAL OPTIONS:
               --socket PATH  The daemon's API socket (default: $LASTSET_SOCKET, else /run/lastset/api.sock)
               --json         Print the API's JSON instead of tables
+              --raw          Show register values as stored, not scaled with their unit
               -h, --help     Show help for the command
 
             """)
@@ -174,12 +175,16 @@ final class UsageTests: XCTestCase {
             ["apply", "../etc", "--to", "press-1"],
             "error: invalid page id \"../etc\" (expected [A-Za-z0-9][A-Za-z0-9._-]*, at most 64 characters)\n" + applyUsage)
         try assertUsageError(
+            ["audit", "--result", "failed,oops"],
+            "error: --result: \"oops\" is not one of started, archived, invalid, unchanged, deleted, succeeded, failed, refused, planned, interrupted\nusage: lastset audit [--limit N] [--all-hosts] [--page PAGE] [--device DEVICE] [--who PRINCIPAL] [--result RESULTS] [--kind KINDS] [--since TIME] [--until TIME] [--job ID]\nsee \"lastset audit --help\"\n"
+        )
+        try assertUsageError(
             ["audit", "--limit", "0"],
-            "error: --limit must be an integer in 1...10000 (got \"0\")\nusage: lastset audit [--limit N] [--all-hosts]\nsee \"lastset audit --help\"\n"
+            "error: --limit must be an integer in 1...10000 (got \"0\")\nusage: lastset audit [--limit N] [--all-hosts] [--page PAGE] [--device DEVICE] [--who PRINCIPAL] [--result RESULTS] [--kind KINDS] [--since TIME] [--until TIME] [--job ID]\nsee \"lastset audit --help\"\n"
         )
         try assertUsageError(
             ["audit", "--limit", "10001"],
-            "error: --limit must be an integer in 1...10000 (got \"10001\")\nusage: lastset audit [--limit N] [--all-hosts]\nsee \"lastset audit --help\"\n"
+            "error: --limit must be an integer in 1...10000 (got \"10001\")\nusage: lastset audit [--limit N] [--all-hosts] [--page PAGE] [--device DEVICE] [--who PRINCIPAL] [--result RESULTS] [--kind KINDS] [--since TIME] [--until TIME] [--job ID]\nsee \"lastset audit --help\"\n"
         )
         try assertUsageError(
             ["diff", "heating", "--device", "a/b"],

@@ -190,6 +190,35 @@ final class HistoryEndToEndTests: XCTestCase {
         XCTAssertEqual(next.applyAll?.pages.map(\.status), [.succeeded, .refused, .succeeded])
         XCTAssertNil(next.applyAll?.stoppedAt)
         XCTAssertEqual(try Mbpoll.readHolding(port: c.port!, unit: 1, address: 400, count: 1), [75])
+
+        // The audit log answers questions: filters in the API and the CLI, one record in full.
+        let refusedRecords = try daemon.decode(
+            AuditPage.self, try daemon.api("GET", "/v1/audit?device=press-c&result=refused,failed&kind=replay"))
+        XCTAssertEqual(refusedRecords.records.map(\.pageId), ["motion", "motion"])
+        XCTAssertEqual(try daemon.api("GET", "/v1/audit?result=bogus").status, 400)
+        let since = try XCTUnwrap(job.startedAt)
+        let filtered = try daemon.cli(["audit", "--device", "press-c", "--page", "heating", "--since", TimeText.iso8601(since)])
+        XCTAssertEqual(filtered.status, 0, filtered.stderr)
+        XCTAssertEqual(filtered.stdout.split(separator: "\n").filter { $0.contains("press-c") }.count, 2, filtered.stdout)
+        let heatingJob = try XCTUnwrap(
+            report.pages[0].report.flatMap { _ in
+                try? daemon.auditRecords().first { $0.device == "press-c" && $0.pageId == "heating" }?.job
+            })
+        let detail = try daemon.cli(["audit", "--job", String(heatingJob.prefix(8))])
+        XCTAssertEqual(detail.status, 0, detail.stderr)
+        XCTAssertTrue(detail.stdout.contains("REGISTER          STATUS    BEFORE"), detail.stdout)
+        XCTAssertTrue(detail.stdout.contains("-15.0 °C"), "scaled with its unit: \(detail.stdout)")
+        let raw = try daemon.cli(["--raw", "audit", "--job", heatingJob])
+        XCTAssertTrue(raw.stdout.contains("-150") && !raw.stdout.contains("°C"), raw.stdout)
+
+        // A page's definition.
+        let definition = try daemon.cli(["pages", "heating"])
+        XCTAssertEqual(definition.status, 0, definition.stderr)
+        XCTAssertTrue(definition.stdout.hasPrefix("page heating (Heating): 2 registers, in write order"), definition.stdout)
+        XCTAssertTrue(definition.stdout.contains("before writing: write 6868 to 1536"), definition.stdout)
+        XCTAssertTrue(
+            definition.stdout.contains("heating.setpoint      101  s16   rw      yes    -200…900      0.1    °C    -"),
+            definition.stdout)
         XCTAssertEqual(daemon.stop(), 0)
     }
 }

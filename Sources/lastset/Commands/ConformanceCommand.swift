@@ -31,7 +31,12 @@ struct ConformanceCommand: Command {
     func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let list = try context.api.get(
             [PageConformance].self, "/v1/conformance" + (pageId.map { "?page=\(DaemonAPI.escape($0))" } ?? ""))
-        if context.options.json { try context.printJSON(list) } else { context.print(TextView.conformance(list)) }
+        if context.options.json {
+            try context.printJSON(list)
+        } else {
+            context.print(
+                context.rendering(pages: list.filter { $0.state == .drifted }.map(\.pageId)) { TextView.conformance(list) })
+        }
         return list.contains { $0.state == .drifted } ? .failure : .success
     }
 }

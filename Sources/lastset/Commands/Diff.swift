@@ -53,7 +53,11 @@ struct Diff: Command {
             let path =
                 "/v1/pages/\(DaemonAPI.escape(pageId))/templates/\(DaemonAPI.escape((version ?? .latest).description))/diff?against=\(DaemonAPI.escape(against.description))"
             let diff = try context.api.get(TemplateDiff.self, path)
-            if context.options.json { try context.printJSON(diff) } else { context.print(TextView.templateDiff(diff)) }
+            if context.options.json {
+                try context.printJSON(diff)
+            } else {
+                context.print(context.rendering(pages: [pageId]) { TextView.templateDiff(diff) })
+            }
             return .success
         }
         var path = "/v1/pages/\(DaemonAPI.escape(pageId))/diff?device=\(DaemonAPI.escape(device))"
@@ -66,7 +70,7 @@ struct Diff: Command {
             let page = try? context.api.get(PageDefinition.self, "/v1/pages/\(DaemonAPI.escape(pageId))")
             var factory: [String: RegisterValue] = [:]
             for r in page?.registers ?? [] { if let f = r.factoryDefault { factory[r.registerId] = f } }
-            context.print(TextView.replay(report, factory: factory))
+            context.print(context.rendering(pages: [pageId]) { TextView.replay(report, factory: factory) })
         }
         return report.status == .planned ? .success : .failure
     }

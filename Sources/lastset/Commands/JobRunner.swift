@@ -37,7 +37,7 @@ struct JobRunner {
         if context.options.json {
             try context.printJSON(job)
         } else {
-            context.print(TextView.job(job))
+            context.print(context.rendering(pages: job.pageId.split(separator: ",").map(String.init)) { TextView.job(job) })
         }
         return job.succeeded ? .success : .failure
     }

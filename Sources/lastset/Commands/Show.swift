@@ -26,7 +26,11 @@ struct Show: Command {
     func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let path = "/v1/pages/\(DaemonAPI.escape(pageId))/templates/\(version.map(\.description) ?? "latest")"
         let template = try context.api.get(Template.self, path)
-        if context.options.json { try context.printJSON(template) } else { context.print(TextView.template(template)) }
+        if context.options.json {
+            try context.printJSON(template)
+        } else {
+            context.print(context.rendering(pages: [template.pageId]) { TextView.template(template) })
+        }
         return .success
     }
 }
