@@ -61,14 +61,25 @@ extension Engine {
         } catch {
             if case .notDurable(let inPlace, _) = error {
                 // Archived (the file is in place), durability not confirmed: recorded as archived, reported.
-                try? await audit.append(record(.archived, version: inPlace.version, message: "\(provenance); \(error)"))
+                do {
+                    try await audit.append(record(.archived, version: inPlace.version, message: "\(provenance); \(error)"))
+                } catch let auditError {
+                    throw .archive(.unaudited(inPlace, auditError))
+                }
             } else {
+                // Nothing archived and the answer says so; a missing "failed" record leaves the "started"
+                // one, which never claims a version.
                 try? await audit.append(record(.failed, version: nil, message: "\(provenance); \(error)"))
             }
             throw .archive(error)
         }
-        // The outcome, with the version it became; the record before it already covers the import.
-        try? await audit.append(record(.archived, version: stored.version, message: provenance))
+        // The outcome, with the version it became. When it cannot be written the answer says the version is
+        // in place but unaudited, as the files and the log are.
+        do {
+            try await audit.append(record(.archived, version: stored.version, message: provenance))
+        } catch {
+            throw .archive(.unaudited(stored, error))
+        }
         return stored
     }
 

@@ -256,7 +256,8 @@ public struct Engine: Sendable {
         do {
             try await audit.append(record)
         } catch {
-            throw .storage(error)
+            // The version is in place: say so, and that its record is missing (never "not imported").
+            throw .unaudited(stored, error)
         }
         if let notDurable { throw notDurable }
         return stored

@@ -406,6 +406,9 @@ public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The template is archived (in place, served as the latest) but the directory fsync that makes it durable
     /// failed: a power loss could still lose it.
     case notDurable(Template, StorageError)
+    /// The template is archived (in place, served as the latest) but the audit record of that outcome could
+    /// not be written after it: the audit log holds the import's "started" record only.
+    case unaudited(Template, StorageError)
 
     public var description: String {
         switch self {
@@ -420,6 +423,9 @@ public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notDurable(let t, let e):
             return
                 "archived as version \(t.versionId.id), but not confirmed durable (\(e)): a power loss could still lose this version"
+        case .unaudited(let t, let e):
+            return
+                "archived as version \(t.versionId.id), but its audit record could not be written (\(e)): the audit log shows this import as started only"
         }
     }
 }

@@ -436,6 +436,7 @@ final class APIRouter: Sendable {
             case .wrongPage: throw APIError.unprocessable("page_mismatch", error.description)
             case .storage: throw APIError(status: 500, code: "storage", message: error.description)
             case .notDurable: throw APIError(status: 500, code: "not_durable", message: error.description)
+            case .unaudited: throw APIError(status: 500, code: "audit_incomplete", message: error.description)
             }
         }
     }

@@ -1,0 +1,119 @@
+import Foundation
+import LastsetClient
+import LastsetCore
+import TestSupport
+import XCTest
+
+/// An LD_PRELOAD library that fails writes to `audit.jsonl` with ENOSPC once the budget in the file
+/// $LASTSET_FAULT_AUDIT_WRITES is spent (the file holds how many writes may still pass; no file: no fault).
+/// A disk that fills up between an import's "started" record and its outcome.
+private let faultLibrarySource = #"""
+    #define _GNU_SOURCE
+    #include <dlfcn.h>
+    #include <errno.h>
+    #include <fcntl.h>
+    #include <stdio.h>
+    #include <stdlib.h>
+    #include <string.h>
+    #include <unistd.h>
+
+    ssize_t write(int fd, const void *buf, size_t count) {
+        static ssize_t (*real_write)(int, const void *, size_t);
+        if (!real_write) real_write = (ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+        const char *budget = getenv("LASTSET_FAULT_AUDIT_WRITES");
+        if (budget && access(budget, F_OK) == 0) {
+            char link[64], path[4096];
+            snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+            ssize_t n = readlink(link, path, sizeof path - 1);
+            path[n < 0 ? 0 : n] = 0;
+            size_t len = strlen(path);
+            if (len >= 12 && strcmp(path + len - 12, "/audit.jsonl") == 0) {
+                int left = 0;
+                FILE *f = fopen(budget, "r");
+                if (f) { if (fscanf(f, "%d", &left) != 1) left = 0; fclose(f); }
+                if (left <= 0) { errno = ENOSPC; return -1; }
+                f = fopen(budget, "w");
+                if (f) { fprintf(f, "%d\n", left - 1); fclose(f); }
+            }
+        }
+        return real_write(fd, buf, count);
+    }
+    """#
+
+/// An import whose template is archived but whose outcome record cannot be written answers with the version
+/// it became and says the record is missing; it used to answer "failed" (template file) or say nothing at all
+/// (iOS archive, whose outcome append was `try?`), while the new version was in place and served as the latest.
+final class ImportAuditEndToEndTests: XCTestCase {
+    private var peers: [PymodbusPeer] = []
+
+    override func tearDown() {
+        for p in peers { p.stop() }
+        peers = []
+    }
+
+    private func buildFaultLibrary(in dir: URL) throws -> String {
+        let source = dir.appendingPathComponent("fault.c")
+        try faultLibrarySource.write(to: source, atomically: true, encoding: .utf8)
+        let library = dir.appendingPathComponent("fault.so").path
+        let gcc = Process()
+        gcc.executableURL = URL(fileURLWithPath: "/usr/bin/gcc")
+        gcc.arguments = ["-shared", "-fPIC", "-O2", "-o", library, source.path, "-ldl"]
+        try gcc.run()
+        guard gcc.waitForExit() == 0 else { throw TestSupportError("gcc could not build the fault library") }
+        return library
+    }
+
+    private func latest(_ daemon: DaemonHarness) throws -> Template {
+        let r = try daemon.api("GET", "/v1/pages/heating/templates/latest")
+        XCTAssertEqual(r.status, 200, r.text)
+        return try daemon.decode(Template.self, r)
+    }
+
+    func testAnImportWhoseOutcomeRecordCannotBeWrittenNamesTheVersionItBecame() throws {
+        let p = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.reference)
+        peers.append(p)
+        let work = try TestPaths.temporaryDirectory(prefix: "audit-fault")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let library = try buildFaultLibrary(in: work)
+        let budget = work.appendingPathComponent("audit-writes-left")
+        let daemon = try DaemonHarness(
+            config: """
+                { version: 1,
+                  devices: [ { id: "press-a", endpoint: "tcp://127.0.0.1:\(p.port!)", unit: 1, pages: ["heating"] } ],
+                \(DaemonEndToEndTests.pages)
+                }
+                """,
+            environment: ["LD_PRELOAD": library, "LASTSET_FAULT_AUDIT_WRITES": budget.path])
+
+        let captured = try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#)
+        XCTAssertEqual(try daemon.decode(JobInfo.self, captured).capture?.version, 1, captured.text)
+        let file = try daemon.api("GET", "/v1/pages/heating/templates/1/file")
+        XCTAssertEqual(file.status, 200, file.text)
+        let archive = try daemon.api("GET", "/v1/pages/heating/templates/1/file?format=ios-archive")
+        XCTAssertEqual(archive.status, 200, archive.text)
+
+        // A template file: the "started" record passes, the outcome does not.
+        try "1\n".write(to: budget, atomically: true, encoding: .utf8)
+        let imported = try daemon.client.send(method: "POST", path: "/v1/pages/heating/templates", body: file.body)
+        XCTAssertEqual(imported.status, 500, imported.text)
+        XCTAssertTrue(imported.text.contains("audit_incomplete"), imported.text)
+        XCTAssertTrue(imported.text.contains("archived as version 2"), imported.text)
+        XCTAssertEqual(try latest(daemon).version, 2, "the answer names the version that is in place")
+
+        // An iOS archive, the same way.
+        try "1\n".write(to: budget, atomically: true, encoding: .utf8)
+        let legacy = try daemon.client.send(
+            method: "POST", path: "/v1/pages/heating/templates?format=ios-archive&file=Heating&identity.model=PRS-200",
+            body: archive.body)
+        XCTAssertEqual(legacy.status, 500, legacy.text)
+        XCTAssertTrue(legacy.text.contains("audit_incomplete"), legacy.text)
+        XCTAssertTrue(legacy.text.contains("archived as version 3"), legacy.text)
+        XCTAssertEqual(try latest(daemon).version, 3)
+
+        // The log holds what happened: each import's "started" record, no outcome claimed for either.
+        try FileManager.default.removeItem(at: budget)
+        let imports = try daemon.rawAuditRecords().filter { $0.kind == .import }
+        XCTAssertEqual(imports.map(\.result), [.started, .started], "\(imports)")
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+}
