@@ -243,13 +243,14 @@ else
 fi
 in_ns cp /etc/lastset/good.json /etc/lastset/lastset.json
 
-# 8. A quiet journal: only the daemon's own lines, systemd's about the unit and `lastset reload`'s verdicts. libdispatch sets its worker
-# threads' nice value from their QoS (setpriority, -4 for user-initiated work): a seccomp refusal (errno=1)
+# 8. A quiet journal: only the daemon's own lines, systemd's about the unit and `lastset reload`'s verdicts.
+# libdispatch sets its worker threads' nice value from their QoS (setpriority, -4 for user-initiated work): a seccomp refusal (errno=1)
 # repeats for every new worker. LimitNICE=-4 allows it; where the service manager cannot apply that limit
-# (a sandbox without CAP_SYS_RESOURCE, as CI's may be), one EACCES (errno=13) line at start is tolerated.
+# (a sandbox without CAP_SYS_RESOURCE, as CI's is), an EACCES (errno=13) line per new user-initiated worker
+# thread is, up to 3 (one is seen in a run here).
 nice_limit="$(in_ns sed -n 's/^Max nice priority *\([0-9]*\).*/\1/p' /proc/"$main_pid"/limits)"
 allowed_eacces=0
-[[ "$nice_limit" -ge 24 ]] || allowed_eacces=1
+[[ "$nice_limit" -ge 24 ]] || allowed_eacces=3
 all_lines="$(journal)"
 noise="$(printf '%s\n' "$all_lines" | grep -v -E -e "^lastsetd: " -e "^(Starting|Started|Reloading|Reloaded|Stopping|Stopped|Reload failed for) lastsetd.service" \
     -e "^lastsetd.service: " -e "^$" -e "^config reloaded from " -e "^error: config reload refused" -e "^/etc/lastset/lastset.json: " |
