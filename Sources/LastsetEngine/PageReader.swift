@@ -123,11 +123,6 @@ enum PageReader {
         _ request: ReadRequest, spans: [AddressSpan], into out: inout PageReadout, on connection: isolated ModbusConnection,
         target: DeviceTarget
     ) {
-        let inside = spans.compactMap { s -> AddressSpan? in
-            let lo = max(s.address, request.address)
-            let hi = min(s.end, request.end)
-            return lo < hi ? AddressSpan(address: lo, length: hi - lo) : nil
-        }
         do throws(ModbusError) {
             let words = try connection.readHoldingRegisters(
                 unit: target.unit, address: request.address, count: request.count, options: target.linkOptions)
@@ -135,6 +130,12 @@ enum PageReader {
             out.store(words, at: request.address)
         } catch {
             out.requests += connection.lastCall.sent
+            // Only a refused read needs the spans inside it (a scan of every span: not once per answered read).
+            let inside = spans.compactMap { s -> AddressSpan? in
+                let lo = max(s.address, request.address)
+                let hi = min(s.end, request.end)
+                return lo < hi ? AddressSpan(address: lo, length: hi - lo) : nil
+            }
             let code = error.exceptionCode
             guard code == 0x02 || code == 0x03, request.count > 1, inside.count > 1 || code == 0x03 else {
                 for s in spans where s.address < request.end && request.address < s.end { out.failures[s] = error }

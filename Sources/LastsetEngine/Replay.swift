@@ -430,6 +430,8 @@ public struct Replay {
         latest = PageReadout(
             covering: (plan.reads.map(\.address).min() ?? 0)..<(plan.reads.map(\.end).max() ?? 0))
         var windows = plan.windows()
+        // The entries' spans, once (re-planning changes the writes, not the entries).
+        let spans = plan.entries.map { AddressSpan(address: $0.address, length: $0.words.count) }
         var w = 0
         var openReads: Set<Int> = []
         // Registers written, waiting for their reads; the batch number of their last write.
@@ -442,7 +444,7 @@ public struct Replay {
         while w < windows.count {
             batch += 1
             let window = windows[w]
-            let outcome = await runWindow(window, plan: plan, acked: acked, total: total)
+            let outcome = await runWindow(window, plan: plan, spans: spans, acked: acked, total: total)
             for e in outcome.events { record(e, journaled: true) }
             readFrames += outcome.readout.requests
             for r in outcome.readsSent {
@@ -560,7 +562,9 @@ public struct Replay {
     /// Sends one window's writes (until one fails, shutdown, or the journal refuses) and then its
     /// reads — the window's due reads when every write went through, else the reads covering what was
     /// sent — in one hop onto the connection's executor.
-    private func runWindow(_ window: ReplayPlan.Window, plan: ReplayPlan, acked: Int, total: Int) async -> WindowOutcome {
+    private func runWindow(_ window: ReplayPlan.Window, plan: ReplayPlan, spans: [AddressSpan], acked: Int, total: Int) async
+        -> WindowOutcome
+    {
         let unit = target.unit
         let link = target.linkOptions
         let sink = self.sink
@@ -621,7 +625,6 @@ public struct Replay {
                 if let f = out.failure, f.answer == .noAnswer { touched.formUnion(plan.touched(plan.writes[f.index])) }
                 reads = touched.sorted()
             }
-            let spans = plan.entries.map { AddressSpan(address: $0.address, length: $0.words.count) }
             out.readout = PageReadout(
                 covering: (reads.map { plan.reads[$0].address }.min() ?? 0)..<(reads.map { plan.reads[$0].end }.max() ?? 0))
             for r in reads {
