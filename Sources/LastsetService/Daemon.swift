@@ -44,6 +44,7 @@ public enum Daemon {
             print("lastsetd \(version)")
             return 0
         }
+        MallocTuning.limitArenas()
         if options.checkConfig {
             do {
                 let config = try ConfigLoader.load(path: options.configPath)
