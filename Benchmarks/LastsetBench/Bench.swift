@@ -10,6 +10,8 @@ final class Bench {
     var report: BenchReport
     /// Peak RSS of the wire suite's daemon (10,000-register pages), for the daemon figures.
     var wireDaemonPeakRSS: Int?
+    /// RSS the capture/replay daemon still holds after the wire runs.
+    var wireDaemonRSS: Int?
     /// Stops what was started, in reverse order.
     private var cleanups: [() -> Void] = []
 
@@ -50,6 +52,7 @@ final class Bench {
             if options.suites.contains("wire") { try await wireSuite() }
             if options.suites.contains("counts") { try await countSuite() }
             if options.suites.contains("provision") { try await provisionSuite() }
+            if options.suites.contains("rtu") { try await rtuSuite() }
             if options.suites.contains("daemon") { try daemonSuite() }
         } catch {
             say("FAILED: \(error)")

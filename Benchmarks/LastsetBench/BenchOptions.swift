@@ -17,14 +17,18 @@ struct BenchOptions {
     var readyReps = 5
     var sizes = [100, 1000, 10000]
     var delays = [0, 2]
-    var suites: Set<String> = ["wire", "counts", "provision", "daemon"]
+    var suites: Set<String> = ["wire", "counts", "provision", "rtu", "daemon"]
+    var rtuWords = 1000
+    var rtuReps = 3
+    var relayScript = ""
     var keepTemp = false
 
     static let usage = """
         usage: lastset-bench --c-worker PATH --python PATH --py-script PATH [--bin DIR] [--json-out FILE]
                              [--reps N] [--slow-reps N] [--slow-reps-10k N] [--perreg-slow-reps N]
                              [--perreg-slow-reps-10k N] [--provision-reps N] [--idle-seconds N] [--ready-reps N]
-                             [--sizes 100,1000,10000] [--delays 0,2] [--only wire,counts,provision,daemon] [--keep-temp]
+                             [--sizes 100,1000,10000] [--delays 0,2] [--only wire,counts,provision,rtu,daemon]
+                             [--rtu-words N] [--rtu-reps N] [--relay-script PATH] [--keep-temp]
 
         Starts lastset-sim servers and lastsetd on 127.0.0.1 and compares, interleaved and repeated, Lastset's
         capture and replay with a C libmodbus loop, a pymodbus client and the per-register approach; counts
@@ -81,15 +85,29 @@ struct BenchOptions {
             case "--only":
                 let text = try value(arg)
                 o.suites = Set(text.split(separator: ",").map(String.init))
-                let known: Set = ["wire", "counts", "provision", "daemon"]
+                let known: Set = ["wire", "counts", "provision", "rtu", "daemon"]
                 guard o.suites.isSubset(of: known), !o.suites.isEmpty else {
                     throw BenchError("--only: \"\(text)\" is not a list of \(known.sorted())")
                 }
+            case "--rtu-words":
+                o.rtuWords = try count(arg, 4...20000)
+                guard o.rtuWords % 4 == 0 else { throw BenchError("--rtu-words: a multiple of 4, got \(o.rtuWords)") }
+            case "--rtu-reps": o.rtuReps = try count(arg, 1...100)
+            case "--relay-script": o.relayScript = try value(arg)
             case "--keep-temp": o.keepTemp = true
             case "-h", "--help":
                 print(usage)
                 exit(0)
             default: throw BenchError("unknown argument \"\(arg)\"")
+            }
+        }
+        if o.relayScript.isEmpty && !o.pythonScript.isEmpty {
+            o.relayScript =
+                URL(fileURLWithPath: o.pythonScript).deletingLastPathComponent().appendingPathComponent("baud_relay.py").path
+        }
+        for (flag, path) in [("--python", o.python), ("--relay-script", o.relayScript)] where o.suites.contains("rtu") {
+            guard !path.isEmpty, FileManager.default.fileExists(atPath: path) else {
+                throw BenchError("\(flag): \"\(path)\" does not exist (the rtu suite needs it)")
             }
         }
         for (flag, path) in [("--c-worker", o.cWorker), ("--python", o.python), ("--py-script", o.pythonScript)]

@@ -76,6 +76,20 @@ struct BenchReport: Codable {
         /// Median CPU time of Lastset's side: lastsetd (api) or the bench process (engine).
         var lastsetCPUMs: Double?
     }
+    /// Capture or replay over a serial line at its real speed, against the line-rate ceiling.
+    struct LineRate: Codable {
+        var baud: Int
+        var registers: Int
+        var operation: String
+        var requests: Int
+        var medianMs: Double
+        var minMs: Double
+        var maxMs: Double
+        var runs: Int
+        /// Every frame's bytes at 11 bits a character, plus a 3.5-character gap before each frame.
+        var ceilingMs: Double
+        var overCeiling: Double
+    }
     /// Resource figures of the daemon.
     struct Daemon: Codable {
         var devices: Int
@@ -90,6 +104,7 @@ struct BenchReport: Codable {
         var threadsPollingOff: Int
         var threadsPollingOn: Int
         var apiDaemonPeakRSSKiBAfterWire: Int?
+        var apiDaemonRSSKiBAfterWire: Int?
     }
 
     var machine: Machine
@@ -98,6 +113,7 @@ struct BenchReport: Codable {
     var ratios: [Ratio] = []
     var requestCounts: [RequestCount] = []
     var provisioning: [Provisioning] = []
+    var rtu: [LineRate] = []
     var daemon: Daemon?
     var notes: [String] = []
 }

@@ -61,7 +61,8 @@ extension Bench {
             cpuSecondsPollingOff: off1.cpuSeconds - off0.cpuSeconds,
             cpuSecondsPollingOn: on1.cpuSeconds - on0.cpuSeconds, pollIntervalSeconds: 1, devicesReachableWithPolling: reachable,
             peakRSSKiBPollingOff: off1.peakRSSKiB, peakRSSKiBPollingOn: on1.peakRSSKiB, threadsPollingOff: off1.threads,
-            threadsPollingOn: on1.threads, apiDaemonPeakRSSKiBAfterWire: wireDaemonPeakRSS)
+            threadsPollingOn: on1.threads, apiDaemonPeakRSSKiBAfterWire: wireDaemonPeakRSS,
+            apiDaemonRSSKiBAfterWire: wireDaemonRSS)
         say("daemon: done")
     }
 

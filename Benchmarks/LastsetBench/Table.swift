@@ -51,6 +51,15 @@ extension Bench {
                     "| \(p.delayMs) ms | \(p.via) | \(p.machines) | \(p.registers) | \(Format.ms(p.medianMs)) [\(Format.ms(p.minMs))–\(Format.ms(p.maxMs))] | \(Format.ratio(p.overOneMachine)) | \(p.simulatorCPUMs.map { Format.ms($0) } ?? "—") | \(p.lastsetCPUMs.map { Format.ms($0) } ?? "—") |\n"
             }
         }
+        if !report.rtu.isEmpty {
+            out += "\n## RTU at the line's real speed (8E1, 11 bits a character, 3.5-character gaps)\n\n"
+            out += "| baud | registers | operation | requests | median [min–max] ms | line-rate ceiling ms | × ceiling |\n"
+            out += "|---|---|---|---|---|---|---|\n"
+            for r in report.rtu {
+                out +=
+                    "| \(r.baud) | \(r.registers) | \(r.operation) | \(r.requests) | \(Format.ms(r.medianMs)) [\(Format.ms(r.minMs))–\(Format.ms(r.maxMs))] | \(Format.ms(r.ceilingMs)) | \(Format.ratio(r.overCeiling)) |\n"
+            }
+        }
         if let d = report.daemon {
             out += "\n## Daemon resources (\(d.devices) devices configured)\n\n"
             out += "| figure | value |\n|---|---|\n"
@@ -62,6 +71,9 @@ extension Bench {
                 "| CPU time over \(d.idleSeconds) s, polling every \(d.pollIntervalSeconds) s (\(d.devicesReachableWithPolling) devices reachable) | \(String(format: "%.2f", d.cpuSecondsPollingOn)) s |\n"
             out += "| peak RSS, polling off / on | \(d.peakRSSKiBPollingOff / 1024) MiB / \(d.peakRSSKiBPollingOn / 1024) MiB |\n"
             out += "| threads, polling off / on | \(d.threadsPollingOff) / \(d.threadsPollingOn) |\n"
+            if let w = d.apiDaemonRSSKiBAfterWire {
+                out += "| RSS the capture/replay daemon holds after the wire runs (10,000-register pages) | \(w / 1024) MiB |\n"
+            }
             if let w = d.apiDaemonPeakRSSKiBAfterWire {
                 out += "| peak RSS of the capture/replay daemon after the wire runs (10,000-register pages) | \(w / 1024) MiB |\n"
             }

@@ -110,7 +110,9 @@ extension Bench {
             }
             say("wire: repetition \(rep + 1)/\(maxReps) done")
         }
-        wireDaemonPeakRSS = (try? daemon.stats())?.peakRSSKiB
+        let daemonStats = try? daemon.stats()
+        wireDaemonPeakRSS = daemonStats?.peakRSSKiB
+        wireDaemonRSS = daemonStats?.rssKiB
 
         for s in slots {
             for op in ["capture", "replay"] {
