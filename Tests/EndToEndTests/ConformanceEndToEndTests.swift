@@ -115,7 +115,7 @@ final class ConformanceEndToEndTests: XCTestCase {
         try FileManager.default.removeItem(at: daemon.dataDir.appendingPathComponent("device-state.json"))
         try daemon.restart()
         XCTAssertTrue(
-            daemon.stderr.contains("device-state.json was missing: 1 device page rebuilt from the audit log"), daemon.stderr)
+            daemon.stderrContains("device-state.json was missing: 1 device page rebuilt from the audit log"), daemon.stderr)
         let rebuilt = try waitConformance(daemon, "conforming after rebuild") { $0.state == .conforms }
         XCTAssertEqual(rebuilt.applied, conforming.applied)
         XCTAssertEqual(daemon.stop(), 0)

@@ -111,6 +111,17 @@ final class DaemonHarness: @unchecked Sendable {
     /// What the daemon logged so far.
     var stderr: String { String(decoding: stderrData.value, as: UTF8.self) }
 
+    /// Waits (at most `timeout`) until the daemon's stderr contains `text`: a line logged around a
+    /// readiness notification reaches the pipe reader after it, later still on a loaded machine.
+    func stderrContains(_ text: String, timeout: TimeInterval = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !stderr.contains(text) {
+            guard Date() < deadline else { return false }
+            usleep(10_000)
+        }
+        return true
+    }
+
     /// An API client on the daemon's socket.
     var client: HTTPClient { HTTPClient(endpoint: .unix(path: socketPath), timeout: .seconds(60)) }
 
