@@ -17,6 +17,21 @@ actor JobTable {
     private var counter = 0
     /// Finished jobs kept for `GET /v1/jobs`.
     private let keepFinished = 200
+    /// Register lines (replay results, capture problems) the kept finished jobs may hold in all; older
+    /// jobs beyond it are forgotten (a 10,000-register replay report is ≈ 2 MiB in memory). The newest
+    /// finished job is always kept. The audit log keeps every job's registers.
+    let keepRegisterLines: Int
+
+    /// A table keeping at most `keepRegisterLines` register lines in its finished jobs.
+    init(keepRegisterLines: Int = 20_000) {
+        self.keepRegisterLines = keepRegisterLines
+    }
+
+    /// Register lines a finished job holds.
+    static func registerLines(_ job: JobInfo) -> Int {
+        (job.replay?.registers.count ?? 0) + (job.capture.map { $0.problems.count + $0.skipped.count } ?? 0)
+            + (job.applyAll?.pages.reduce(0) { $0 + ($1.report?.registers.count ?? 0) } ?? 0)
+    }
 
     /// Registers a job and runs `work` in a task; its outcome completes the registered job.
     func start(_ info: JobInfo, work: @escaping @Sendable (_ id: String) async -> JobOutcome) -> JobInfo {
@@ -51,12 +66,17 @@ actor JobTable {
         tasks[id] = nil
         for w in waiters.removeValue(forKey: id) ?? [] { w.resume(returning: job) }
         let finished = order.filter { jobs[$0]?.state == .finished }
-        if finished.count > keepFinished {
-            for old in finished.prefix(finished.count - keepFinished) {
+        // Newest first: keep up to 200 finished jobs and `keepRegisterLines` register lines.
+        var lines = 0
+        var dropped: Set<String> = []
+        for (n, old) in finished.reversed().enumerated() {
+            lines += jobs[old].map(Self.registerLines) ?? 0
+            if n > 0 && old != id && (n >= keepFinished || lines > keepRegisterLines) {
                 jobs[old] = nil
-                order.removeAll { $0 == old }
+                dropped.insert(old)
             }
         }
+        if !dropped.isEmpty { order.removeAll { dropped.contains($0) } }
         // The job's transient buffers (template file, journal, report encoding) are freed by now;
         // without this a daemon that once replayed 10,000 registers kept tens of MiB it no longer used.
         MallocTuning.trim()
