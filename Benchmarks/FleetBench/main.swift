@@ -124,14 +124,17 @@ start = clock.now
 let refresh = await b.fleet.refreshBeforeReplay()
 let refreshTime = seconds(clock.now - start)
 
+/// Disk use in bytes, as `du -sk` counts it.
 func du(_ url: URL) -> Int {
-    var total = 0
-    if let e = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.fileAllocatedSizeKey]) {
-        for case let f as URL in e {
-            total += (try? f.resourceValues(forKeys: [.fileAllocatedSizeKey]).fileAllocatedSize ?? 0) ?? 0
-        }
-    }
-    return total
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/du")
+    p.arguments = ["-sk", url.path]
+    let out = Pipe()
+    p.standardOutput = out
+    guard (try? p.run()) != nil else { return 0 }
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    p.waitUntilExit()
+    return (Int(text.split(separator: "\t").first ?? "") ?? 0) * 1024
 }
 
 print("| fleet figure | value |")
