@@ -109,7 +109,9 @@ public final class HTTPServer: Sendable {
         throws(HTTPServerError) -> Listener
     {
         let context = Unmanaged.passRetained(
-            ListenerContext(handler: handler, maxBodyBytes: configuration.maxBodyBytes, isUnix: isUnix, tls: tls))
+            ListenerContext(
+                handler: handler, maxBodyBytes: configuration.maxBodyBytes, uploadLimit: configuration.uploadLimit,
+                isUnix: isUnix, tls: tls))
         let (seconds, attoseconds) = configuration.connectionTimeout.components
         let timeout = UInt32(clamping: max(1, seconds + (attoseconds > 0 ? 1 : 0)))
         // MHD copies neither PEM string: they must outlive the daemon, so the context keeps them.

@@ -36,6 +36,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var tls: TLSMaterial?
     /// The largest accepted request body; a larger one gets 413 `body_too_large` without being buffered.
     public var maxBodyBytes: Int
+    /// A larger limit for the requests it names (method, path): uploads such as an imported template file or
+    /// archive. nil: `maxBodyBytes` for every request.
+    public var uploadLimit: (@Sendable (_ method: String, _ path: String) -> Int?)?
     /// How long a connection may stay silent, in whole seconds (rounded up; at least 1): while its headers or
     /// body are still coming, and while it idles between requests. A half-sent request is closed after this.
     public var connectionTimeout: Duration
@@ -57,6 +60,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.tcp = tcp
         self.tls = tls
         self.maxBodyBytes = maxBodyBytes
+        self.uploadLimit = nil
         self.connectionTimeout = connectionTimeout
         self.connectionLimit = connectionLimit
         self.perClientConnectionLimit = perClientConnectionLimit

@@ -8,14 +8,19 @@ import Glibc
 final class ListenerContext: @unchecked Sendable {
     let handler: HTTPHandler
     let maxBodyBytes: Int
+    let uploadLimit: (@Sendable (String, String) -> Int?)?
     let isUnix: Bool
     /// NUL-terminated copies of the TLS key and certificate, alive as long as the daemon that uses them.
     let tlsKey: UnsafeMutablePointer<CChar>?
     let tlsCertificate: UnsafeMutablePointer<CChar>?
 
-    init(handler: @escaping HTTPHandler, maxBodyBytes: Int, isUnix: Bool, tls: HTTPServerConfiguration.TLSMaterial?) {
+    init(
+        handler: @escaping HTTPHandler, maxBodyBytes: Int, uploadLimit: (@Sendable (String, String) -> Int?)?, isUnix: Bool,
+        tls: HTTPServerConfiguration.TLSMaterial?
+    ) {
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes
+        self.uploadLimit = uploadLimit
         self.isUnix = isUnix
         tlsKey = tls.flatMap { strdup($0.keyPEM) }
         tlsCertificate = tls.flatMap { strdup($0.certificatePEM) }
@@ -34,6 +39,8 @@ final class RequestState {
     /// Why the raw request target is refused (a control byte), found before MHD unescaped it.
     var badTarget: String?
     var body: [UInt8] = []
+    /// This request's body limit (decided from its method and path when the headers arrive).
+    var limit = 0
     var tooLarge = false
     var responded = false
 }
@@ -64,6 +71,12 @@ enum MHDBridge {
         if !state.started {
             // First call: headers only. Refuse a bad target, or an announced oversized body, before reading any of it.
             state.started = true
+            state.limit = listener.maxBodyBytes
+            if let uploadLimit = listener.uploadLimit,
+                let larger = uploadLimit(method.map { String(cString: $0) } ?? "", url.map { String(cString: $0) } ?? "/")
+            {
+                state.limit = max(state.limit, larger)
+            }
             if let reason = state.badTarget {
                 state.responded = true
                 var response = HTTPResponse.error(400, code: "bad_path", message: reason)
@@ -71,11 +84,11 @@ enum MHDBridge {
                 return queue(response, on: connection)
             }
             if let text = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-                let length = Int(String(cString: text)), length > listener.maxBodyBytes
+                let length = Int(String(cString: text)), length > state.limit
             {
                 state.tooLarge = true
                 state.responded = true
-                return queue(tooLarge(length, limit: listener.maxBodyBytes), on: connection)
+                return queue(tooLarge(length, limit: state.limit), on: connection)
             }
             return .YES
         }
@@ -85,7 +98,7 @@ enum MHDBridge {
         if count > 0 {
             // A chunked body has no length up front: count it and drop it once over the limit.
             if !state.tooLarge, let uploadData {
-                if state.body.count + count > listener.maxBodyBytes {
+                if state.body.count + count > state.limit {
                     state.tooLarge = true
                     state.body = []
                 } else {
@@ -100,7 +113,7 @@ enum MHDBridge {
 
         state.responded = true
         if state.tooLarge {
-            return queue(tooLarge(nil, limit: listener.maxBodyBytes), on: connection)
+            return queue(tooLarge(nil, limit: state.limit), on: connection)
         }
         let request = HTTPRequest(
             method: method.map { String(cString: $0) } ?? "",

@@ -44,6 +44,20 @@ final class APIRouter: Sendable {
     /// Swaps the access rules (tokens, roles) on reload; open sessions whose token is gone end on their next request.
     func replaceAuth(_ auth: HTTPAuth) { currentAuth.withLock { $0 = auth } }
 
+    /// The body limit of a template import (`POST /v1/pages/{page}/templates`): a template file of a large page
+    /// or a legacy iOS archive (whose reader refuses more than 8 MiB anyway: `PropertyListReader`) is far beyond
+    /// the 64 KiB every other request is held to.
+    static let importBodyBytes = 8 * 1024 * 1024
+
+    /// The larger body limit for uploads, by method and path (`HTTPServerConfiguration.uploadLimit`).
+    @Sendable static func uploadLimit(method: String, path: String) -> Int? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard method == "POST", parts.count == 4, parts[0] == "v1", parts[1] == "pages", parts[3] == "templates" else {
+            return nil
+        }
+        return importBodyBytes
+    }
+
     /// Refuses new captures and replays from now on (shutdown).
     func stopAccepting() { accepting.withLock { $0 = false } }
 

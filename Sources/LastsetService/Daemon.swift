@@ -160,9 +160,9 @@ public enum Daemon {
         }
         try? FileManager.default.createDirectory(
             atPath: (socketPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let server = try HTTPServer(
-            configuration: HTTPServerConfiguration(unixSocketPath: socketPath, tcp: tcp, tls: listener?.1),
-            handler: { request in await router.handle(request) })
+        var httpConfiguration = HTTPServerConfiguration(unixSocketPath: socketPath, tcp: tcp, tls: listener?.1)
+        httpConfiguration.uploadLimit = APIRouter.uploadLimit
+        let server = try HTTPServer(configuration: httpConfiguration, handler: { request in await router.handle(request) })
         try server.start()
         log.info(
             "lastsetd \(version): \(config.devices.count) devices, \(config.pages.count) pages; data in \(dataDirectory.path); API on \(socketPath)"

@@ -117,3 +117,42 @@ final class ImportAuditEndToEndTests: XCTestCase {
         XCTAssertEqual(daemon.stop(), 0)
     }
 }
+
+/// A template file of a large page is far beyond the 64 KiB every other request body is held to: it used to
+/// be refused with 413 `body_too_large`, so a 600-register template exported from one host could not be
+/// imported on another. An import's body may be as large as the archive reader accepts (8 MiB); beyond,
+/// 413 names the limit; every other request keeps 64 KiB.
+final class LargeImportEndToEndTests: XCTestCase {
+    func testATemplateFileOfALargePageImportsAndOtherBodiesKeepTheirLimit() throws {
+        let count = 600
+        var values: [Int: [UInt16]] = [:]
+        for i in 0..<count { values[1000 + i] = [UInt16(i % 500 + 1)] }
+        let p = try PymodbusPeer.startTCP(values: values)
+        defer { p.stop() }
+        let registers = (0..<count).map { #"{ registerId: "r\#($0)", address: \#(1000 + $0), type: "u16" }"# }
+        let daemon = try DaemonHarness(
+            config: """
+                { version: 1,
+                  devices: [ { id: "big", endpoint: "tcp://127.0.0.1:\(p.port!)", unit: 1, pages: ["big"] } ],
+                  pages: [ { id: "big", title: "Big", registers: [ \(registers.joined(separator: ",\n")) ] } ] }
+                """)
+        let captured = try daemon.api("POST", "/v1/pages/big/capture?wait=1", #"{"device":"big"}"#)
+        XCTAssertEqual(try daemon.decode(JobInfo.self, captured).capture?.version, 1, captured.text)
+        let file = try daemon.api("GET", "/v1/pages/big/templates/1/file")
+        XCTAssertEqual(file.status, 200)
+        XCTAssertGreaterThan(file.body.count, 64 * 1024, "the test needs a file beyond the ordinary body limit")
+
+        let imported = try daemon.client.send(method: "POST", path: "/v1/pages/big/templates", body: file.body)
+        XCTAssertEqual(imported.status, 201, String(imported.text.prefix(400)))
+        XCTAssertEqual(try daemon.decode(Template.self, imported).entries.count, count)
+
+        let huge = [UInt8](repeating: 0x20, count: 8 * 1024 * 1024 + 1)
+        let refused = try daemon.client.send(method: "POST", path: "/v1/pages/big/templates", body: huge)
+        XCTAssertEqual(refused.status, 413, refused.text)
+        XCTAssertTrue(refused.text.contains("8388608"), refused.text)
+        let apply = try daemon.client.send(
+            method: "POST", path: "/v1/pages/big/apply", body: [UInt8](repeating: 0x20, count: 64 * 1024 + 1))
+        XCTAssertEqual(apply.status, 413, "every other request keeps the 64 KiB limit: \(apply.text)")
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+}
