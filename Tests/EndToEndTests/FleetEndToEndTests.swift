@@ -34,6 +34,18 @@ final class FleetEndToEndTests: XCTestCase {
         """
     }
 
+    /// A daemon that has finished the sync it runs at start (so what a test syncs next is its own doing).
+    private func started(_ config: String) throws -> DaemonHarness {
+        let host = try DaemonHarness(config: config)
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let health = try host.decode(HealthInfo.self, try host.api("GET", "/v1/health"))
+            if health.fleet?.lastSync != nil { return host }
+            usleep(20_000)
+        }
+        throw TestSupportError("the daemon's first fleet sync did not finish; stderr:\n\(host.stderr)")
+    }
+
     private func ids(_ host: DaemonHarness) throws -> [String] {
         let out = try host.cli(["--json", "templates", "heating"])
         XCTAssertEqual(out.status, 0, out.stderr)
@@ -50,9 +62,9 @@ final class FleetEndToEndTests: XCTestCase {
         let url = try hub.serve()
         let ref = try peer(DaemonEndToEndTests.reference)
         let blank = try peer(DaemonEndToEndTests.blank)
-        let a = try DaemonHarness(config: config(host: "line-a", remote: url, ref: ref.port!, blank: blank.port!))
-        let b = try DaemonHarness(config: config(host: "line-b", remote: url, ref: ref.port!, blank: blank.port!))
-        let c = try DaemonHarness(config: config(host: "line-c", remote: url, ref: ref.port!, blank: blank.port!))
+        let a = try started(config(host: "line-a", remote: url, ref: ref.port!, blank: blank.port!))
+        let b = try started(config(host: "line-b", remote: url, ref: ref.port!, blank: blank.port!))
+        let c = try started(config(host: "line-c", remote: url, ref: ref.port!, blank: blank.port!))
 
         // Capture on A; A pushes, B fetches and applies the template to a blank machine.
         let capture = try a.cli(["capture", "heating", "--from", "press-ref"])
@@ -127,8 +139,8 @@ final class FleetEndToEndTests: XCTestCase {
         let hub = try HubRepository()
         let url = try hub.serve()
         let ref = try peer(DaemonEndToEndTests.reference)
-        let a = try DaemonHarness(config: config(host: "line-a", remote: url, ref: ref.port!, blank: ref.port!))
-        let b = try DaemonHarness(config: config(host: "line-b", remote: url, ref: ref.port!, blank: ref.port!))
+        let a = try started(config(host: "line-a", remote: url, ref: ref.port!, blank: ref.port!))
+        let b = try started(config(host: "line-b", remote: url, ref: ref.port!, blank: ref.port!))
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-ios-\(getpid())-Heating")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data(IOSArchiveEndToEndTests.archive()).write(to: file)
@@ -167,8 +179,8 @@ final class FleetEndToEndTests: XCTestCase {
                 host: host, remote: url, ref: ref.port!, blank: blank.port!,
                 extra: ", requireSigned: true, allowedSigners: \"\(signers.path)\", signingKey: \"\(key)\"")
         }
-        let a = try DaemonHarness(config: signed("line-a", ka.privateKey))
-        let b = try DaemonHarness(config: signed("line-b", kb.privateKey))
+        let a = try started(signed("line-a", ka.privateKey))
+        let b = try started(signed("line-b", kb.privateKey))
         XCTAssertEqual(try a.cli(["capture", "heating", "--from", "press-ref"]).status, 0)
         XCTAssertEqual(try sync(a).result, .ok)
         let good = try sync(b)
