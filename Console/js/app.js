@@ -1,4 +1,5 @@
-// The technicians' console: sign-in, navigation, and the views (devices, templates, capture, apply, audit).
+// The technicians' console: sign-in, navigation, and the views (devices, templates, capture, apply, apply all,
+// rollout, audit).
 import { api, ApiError, setCsrfToken, seg } from './api.js';
 import { h, replace } from './dom.js';
 import { setRaw } from './format.js';
@@ -6,9 +7,11 @@ import * as devices from './devices.js';
 import * as templates from './templates.js';
 import * as capture from './capture.js';
 import * as apply from './apply.js';
+import * as applyall from './applyall.js';
+import * as rollout from './rollout.js';
 import * as audit from './audit.js';
 
-const views = { devices, templates, capture, apply, audit };
+const views = { devices, templates, capture, apply, applyall, rollout, audit };
 const $ = (id) => document.getElementById(id);
 let session = null;
 let cleanup = null;

@@ -5,18 +5,20 @@ import { h, table, select, field, replace } from './dom.js';
 import { badge, valueNode, timeNode } from './format.js';
 import { progressView } from './progress.js';
 
-function identityTable(report) {
+/** The identity check of a replay report (the table's `id` defaults to the single-page view's). */
+export function identityTable(report, id = 'identity') {
   if (!report.identity.length) return h('p.muted', {}, 'This page declares no identity registers.');
   return table(
     ['Identity', 'Template source', 'Target', ''],
     report.identity.map((i) =>
       h('tr', {}, h('td', {}, i.registerId), h('td.value', {}, valueNode(i.expected)), h('td.value', {}, valueNode(i.actual)), h('td', {}, badge(i.matches ? 'match' : 'differs'), i.message ? ` ${i.message}` : '')),
     ),
-    { id: 'identity' },
+    { id },
   );
 }
 
-function diffTable(report, regs) {
+/** A dry run's diff: what the target holds, what would be written, whether it differs. */
+export function diffTable(report, regs, id = 'diff') {
   return table(
     ['Register', 'Target now', 'To write', ''],
     report.registers.map((r) => {
@@ -30,11 +32,12 @@ function diffTable(report, regs) {
         h('td', {}, badge(r.status)),
       );
     }),
-    { id: 'diff' },
+    { id },
   );
 }
 
-function resultTable(report, regs) {
+/** A replay's per-register result. */
+export function resultTable(report, regs, id = 'results') {
   return table(
     ['Register', 'Before', 'Expected', 'Read back', 'Result'],
     report.registers.map((r) => {
@@ -50,31 +53,34 @@ function resultTable(report, regs) {
         h('td', {}, badge(r.status), why, r.message ? h('div.muted', {}, r.message) : null),
       );
     }),
-    { id: 'results' },
+    { id },
   );
 }
 
-function steps(title, list) {
+/** The beforeWrite / afterWrite steps of a replay. */
+export function steps(title, list) {
   if (!list || !list.length) return null;
   return [h('h4', {}, title), table(['Address', 'Value', 'Read back', ''], list.map((s) => h('tr', {}, h('td.num', {}, s.address), h('td.num', {}, s.value), h('td.num', {}, s.readBack ?? '—'), h('td', {}, badge(s.status), s.message ? ` ${s.message}` : ''))))];
 }
 
-function rollback(report, regs) {
+/** The rollback's outcome, when the replay rolled back. */
+export function rollback(report, regs, id = 'rollback') {
   if (!report.rollback) return null;
   const rb = report.rollback;
   return [
     h('h4', {}, 'Rollback'),
-    h('p', { id: 'rollback' }, rb.restored ? badge('verified') : badge('failed'), rb.restored ? ' every touched register was restored and read back' : ' the target could not be fully restored'),
+    h('p', { id }, rb.restored ? badge('verified') : badge('failed'), rb.restored ? ' every touched register was restored and read back' : ' the target could not be fully restored'),
     table(['Register', 'Restored to', 'Read back', ''], rb.registers.map((r) => h('tr', {}, h('td', {}, r.registerId), h('td.value', {}, valueNode(r.expected, regs.get(r.registerId))), h('td.value', {}, valueNode(r.actual, regs.get(r.registerId))), h('td', {}, badge(r.matches ? 'verified' : 'mismatch'), r.message ? ` ${r.message}` : '')))),
   ];
 }
 
-function summary(report) {
+/** One line: the replay's status, page, version, target and register counts. */
+export function summary(report, id = 'apply-status') {
   const counts = {};
   for (const r of report.registers) counts[r.status] = (counts[r.status] || 0) + 1;
   return h(
     'p.result',
-    { id: 'apply-status', dataset: { status: report.status } },
+    { id, dataset: { status: report.status } },
     badge(report.status),
     ` ${report.pageId} v${report.templateVersion} → ${report.target}: `,
     Object.entries(counts).map(([status, n]) => `${n} ${status}`).join(', ') || 'nothing to write',

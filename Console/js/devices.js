@@ -1,7 +1,52 @@
-// Devices: health (reachable, last error with its time), identity as last seen, busy with what, live values.
+// Devices: health (reachable, last error with its time), identity as last seen, busy with what, per page the
+// version applied and whether the device still holds it (conformance), live values.
 import { api, seg } from './api.js';
 import { h, table, replace } from './dom.js';
 import { badge, timeNode, valueNode } from './format.js';
+import { preselect } from './applyall.js';
+
+/** A PageConformance shown: its state, and the drifted registers (expected vs live, since when) or why unknown. */
+export function conformanceNode(c, regs) {
+  if (!c) return h('span.muted', {}, '—');
+  const parts = [badge(c.state)];
+  if (c.state === 'drifted') {
+    parts.push(
+      h('span.muted', {}, ' since ', timeNode(c.since)),
+      h(
+        'ul.plain.drift',
+        {},
+        c.drifted.map((d) => {
+          const reg = regs && regs.get(d.registerId);
+          return h('li', { dataset: { register: d.registerId } }, reg && reg.name ? `${reg.name} ` : '', h('span.muted', {}, d.registerId), ': expected ', valueNode(d.expected, reg, d.expectedData), ', live ', valueNode(d.live, reg, d.liveData));
+        }),
+      ),
+    );
+  } else if (c.state === 'conforms') {
+    if (c.checkedAt) parts.push(h('span.muted', {}, ' checked ', timeNode(c.checkedAt)));
+  } else if (c.reason) {
+    parts.push(h('span.muted', {}, ` ${c.reason}`));
+  }
+  return parts;
+}
+
+async function pagesTable(device, conformance, ctx) {
+  const rows = [];
+  for (const pageId of device.pages) {
+    const c = conformance.find((x) => x.device === device.id && x.pageId === pageId);
+    const applied = (c && c.applied) || (device.applied && device.applied[pageId]);
+    const unverified = (device.unverified || []).find((u) => u.pageId === pageId);
+    rows.push(
+      h(
+        'tr',
+        { dataset: { page: pageId, state: c ? c.state : 'unknown' } },
+        h('td', {}, pageId),
+        h('td', {}, applied ? [`v${applied.versionId}`, h('div.muted', {}, timeNode(applied.appliedAt), ` by ${applied.appliedBy}`)] : h('span.muted', {}, 'never applied')),
+        h('td', {}, unverified ? [badge('unverified'), h('div.muted', {}, unverified.message)] : conformanceNode(c, c && c.state === 'drifted' ? await ctx.registers(pageId) : null)),
+      ),
+    );
+  }
+  return table(['Page', 'Applied', 'Conformance'], rows, { class: 'pages' });
+}
 
 async function identityOf(device) {
   // The audit log carries each device's identity values as read by its last capture or replay.
@@ -14,7 +59,7 @@ async function identityOf(device) {
   }
 }
 
-async function card(device, ctx) {
+async function card(device, conformance, ctx) {
   const health = badge(device.reachable === undefined ? 'not polled yet' : device.reachable ? 'reachable' : 'unreachable');
   const identity = await identityOf(device);
   const live = [];
@@ -38,6 +83,10 @@ async function card(device, ctx) {
       ),
     );
   }
+  const applyAll =
+    ctx.canOperate() && device.pages.length
+      ? h('button', { type: 'button', class: 'apply-all', onclick: () => { preselect(device.id); location.hash = 'applyall'; } }, 'Apply all pages…')
+      : null;
   return h(
     'article.card.device',
     { dataset: { device: device.id }, 'aria-labelledby': `dev-${device.id}` },
@@ -47,8 +96,6 @@ async function card(device, ctx) {
       {},
       h('dt', {}, 'Endpoint'),
       h('dd', {}, `${device.endpoint} unit ${device.unit}`),
-      h('dt', {}, 'Pages'),
-      h('dd', {}, device.pages.join(', ') || '—'),
       h('dt', {}, 'Polled'),
       h('dd', {}, device.poll === '0s' ? 'no' : `every ${device.poll}`),
       h('dt', {}, 'Last success'),
@@ -64,6 +111,9 @@ async function card(device, ctx) {
           : h('span.muted', {}, 'not read yet'),
       ),
     ),
+    h('h4', {}, 'Pages: applied version and conformance'),
+    device.pages.length ? await pagesTable(device, conformance, ctx) : h('p.muted', {}, 'No pages.'),
+    applyAll,
     live,
   );
 }
@@ -72,8 +122,9 @@ async function card(device, ctx) {
 export async function render(root, ctx) {
   async function refresh() {
     const list = await api('GET', '/v1/devices');
+    const conformance = await api('GET', '/v1/conformance');
     const cards = [];
-    for (const device of list) cards.push(await card(device, ctx));
+    for (const device of list) cards.push(await card(device, conformance, ctx));
     replace(root, h('h2', {}, 'Devices'), h('div.cards', {}, cards.length ? cards : h('p.muted', {}, 'No devices are configured.')));
   }
   await refresh();

@@ -70,6 +70,8 @@ const statusClass = {
   verified: 'ok', unchanged: 'ok', succeeded: 'ok', planned: 'ok', ok: 'ok', true: 'ok',
   differs: 'warn', notAttempted: 'muted', warning: 'warn', reachable: 'ok', unreachable: 'bad', match: 'ok',
   mismatch: 'bad', rejected: 'bad', failed: 'bad', refused: 'bad', false: 'bad',
+  conforms: 'ok', latest: 'ok', drifted: 'bad', older: 'warn', unverified: 'warn', inDoubt: 'bad',
+  noTemplate: 'bad', neverApplied: 'muted',
 };
 
 /** Words for a status name: "notAttempted" → "not attempted"; unknown statuses keep their own name. */

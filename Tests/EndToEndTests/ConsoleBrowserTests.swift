@@ -32,11 +32,24 @@ final class ConsoleBrowserTests: XCTestCase {
             demo.appendingPathComponent("press-b.values.json").path,
         ])
         defer { pressB.stop() }
+        // press-c: another blank press of the same model, polled, for the whole-machine apply (every page).
+        let pressC = try SimulatorProcess.start([
+            "--config", demoConfig, "--device", "press-b", "--tcp", "127.0.0.1:0", "--values",
+            demo.appendingPathComponent("press-b.values.json").path,
+        ])
+        defer { pressC.stop() }
         let port = try freeLoopbackPort()
         func hash(_ s: String) -> String { SHA256.hex(Array(s.utf8)) }
         var config = try String(contentsOfFile: demoConfig, encoding: .utf8)
             .replacingOccurrences(of: "tcp://127.0.0.1:15020", with: "tcp://127.0.0.1:\(pressA.port!)")
             .replacingOccurrences(of: "tcp://127.0.0.1:15021", with: "tcp://127.0.0.1:\(pressB.port!)")
+            .replacingOccurrences(
+                of: "  ],\n  pages: [",
+                with: """
+                      { id: "press-c", endpoint: "tcp://127.0.0.1:\(pressC.port!)", unit: 1, pages: ["heating", "motion"], poll: "1s" },
+                    ],
+                      pages: [
+                    """)
         let api = """
               api: { tcp: { listen: "127.0.0.1:\(port)", tokens: [
                 { name: "olga", role: "operator", sha256: "\(hash(Self.operatorSecret))" },
@@ -44,6 +57,7 @@ final class ConsoleBrowserTests: XCTestCase {
             """
         config = config.replacingOccurrences(of: "  version: 1,\n", with: "  version: 1,\n\(api)\n")
         XCTAssertTrue(config.contains("listen: \"127.0.0.1:\(port)\""))
+        XCTAssertTrue(config.contains("id: \"press-c\""))
         let daemon = try DaemonHarness(config: config)
 
         let shots =
@@ -61,6 +75,7 @@ final class ConsoleBrowserTests: XCTestCase {
         env["LASTSET_VIEWER_TOKEN"] = Self.viewerSecret
         env["LASTSET_OPERATOR_NAME"] = "olga"
         env["LASTSET_PRESS_B_ENDPOINT"] = "tcp://127.0.0.1:\(pressB.port!)"
+        env["LASTSET_PRESS_C_ENDPOINT"] = "tcp://127.0.0.1:\(pressC.port!)"
         env["LASTSET_SCREENSHOTS"] = shots
         env["SE_OFFLINE"] = "true"
         python.environment = env
@@ -75,7 +90,7 @@ final class ConsoleBrowserTests: XCTestCase {
         print(text)
         print("browser tests took \(String(format: "%.1f", Date().timeIntervalSince(started))) s; screenshots in \(shots)")
         XCTAssertEqual(status, 0, "the browser tests failed:\n\(text)\nlastsetd:\n\(daemon.stderr)")
-        XCTAssertTrue(text.contains("Ran 5 tests") && text.contains("\nOK"), text)
+        XCTAssertTrue(text.contains("Ran 6 tests") && text.contains("\nOK"), text)
 
         // mbpoll, outside everything above, reads press-b: it holds the template the console applied.
         let template = try daemon.decode(Template.self, try daemon.api("GET", "/v1/pages/heating/templates/latest"))
@@ -85,11 +100,25 @@ final class ConsoleBrowserTests: XCTestCase {
             let words = try Mbpoll.readHolding(port: pressB.port!, unit: 1, address: entry.address, count: entry.length)
             XCTAssertEqual(words, entry.words, "press-b \(entry.registerId) at \(entry.address)")
         }
+        // The whole-machine apply wrote every page of press-c: mbpoll finds each page's latest template there.
+        for pageId in ["heating", "motion"] {
+            let latest = try daemon.decode(Template.self, try daemon.api("GET", "/v1/pages/\(pageId)/templates/latest"))
+            XCTAssertFalse(latest.entries.isEmpty, pageId)
+            for entry in latest.entries {
+                let words = try Mbpoll.readHolding(port: pressC.port!, unit: 1, address: entry.address, count: entry.length)
+                XCTAssertEqual(words, entry.words, "press-c \(entry.registerId) at \(entry.address)")
+            }
+        }
         let audit = try daemon.auditRecords()
-        XCTAssertEqual(audit.filter { $0.kind == .replay }.map(\.who), ["token:olga"])
-        XCTAssertEqual(audit.filter { $0.kind == .replay }.first?.result, .succeeded)
+        let replays = audit.filter { $0.kind == .replay }
+        // press-b's heating (one page), then press-c's heating and motion (apply all, in config order).
+        XCTAssertEqual(replays.map(\.who), Array(repeating: "token:olga", count: 3))
+        XCTAssertEqual(replays.map(\.result), Array(repeating: .succeeded, count: 3))
+        XCTAssertEqual(
+            Set(replays.map { "\($0.device)/\($0.pageId)" }), ["press-b/heating", "press-c/heating", "press-c/motion"])
         for name in [
             "devices.png", "capture.png", "dry-run.png", "apply-confirm.png", "apply-result.png", "viewer-apply.png", "audit.png",
+            "apply-all-dry-run.png", "apply-all-confirm.png", "apply-all-result.png", "devices-conformance.png", "rollout.png",
         ] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: "\(shots)/\(name)"), "no screenshot \(name)")
         }

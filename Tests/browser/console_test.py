@@ -2,7 +2,7 @@
 Debian's chromedriver (nothing is downloaded: the paths are given, Selenium Manager is kept offline).
 
 Run by Tests/EndToEndTests/ConsoleBrowserTests.swift (part of `make test`) against a real lastsetd whose
-devices are lastset-sim presses on 127.0.0.1: press-a configured, press-b blank. The environment names
+devices are lastset-sim presses on 127.0.0.1: press-a configured, press-b and press-c (polled) blank. The environment names
 the console's URL, an operator's and a viewer's token, and where screenshots go.
 """
 import http.server
@@ -27,6 +27,7 @@ OPERATOR = os.environ["LASTSET_OPERATOR_TOKEN"]
 VIEWER = os.environ["LASTSET_VIEWER_TOKEN"]
 OPERATOR_NAME = os.environ.get("LASTSET_OPERATOR_NAME", "olga")
 PRESS_B = os.environ["LASTSET_PRESS_B_ENDPOINT"]  # press-b's tcp://host:port, for an ad-hoc target
+PRESS_C = os.environ["LASTSET_PRESS_C_ENDPOINT"]  # press-c's tcp://host:port (blank, polled: apply all)
 SHOTS = os.environ["LASTSET_SCREENSHOTS"]
 CHROMIUM = os.environ.get("LASTSET_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("LASTSET_CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -69,6 +70,16 @@ def api(method, path, token=OPERATOR, body=None, headers=None):
             return response.status, json.loads(response.read() or b"null")
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"null")
+
+
+def ensure_motion_template():
+    """The whole-machine apply needs a template of every page: motion is captured from press-a (outside the
+    browser, once)."""
+    status, pages = api("GET", "/v1/pages")
+    assert status == 200, pages
+    if not any(p["id"] == "motion" and p.get("latestVersion") for p in pages):
+        status, job = api("POST", "/v1/pages/motion/capture?wait=1", body={"device": "press-a"})
+        assert status == 200 and job.get("capture"), job
 
 
 class Console(unittest.TestCase):
@@ -287,6 +298,19 @@ class Console(unittest.TestCase):
         self.view("capture")
         self.visible("#capture-denied")
         self.assertEqual(driver.find_elements(By.ID, "capture-button"), [])
+        # Apply all pages: the viewer may run the whole-device dry run, but gets no button to write.
+        ensure_motion_template()
+        self.view("applyall")
+        Select(self.visible("#all-device")).select_by_value("press-c")
+        self.visible("#all-dry-run-button").click()
+        self.wait.until(EC.text_to_be_present_in_element((By.ID, "all-out"), "Dry run"))
+        self.assertEqual(self.visible("#all-dry-status").get_attribute("data-status"), "planned")
+        self.visible("#apply-all-denied")
+        self.assertEqual(driver.find_elements(By.ID, "apply-all-button"), [])
+        self.view("devices")
+        self.visible("article.device[data-device='press-c'] table.pages")
+        self.assertEqual(driver.find_elements(By.CSS_SELECTOR, "button.apply-all"), [])
+
         self.view("apply")
         Select(self.visible("#apply-page")).select_by_value("heating")
         Select(self.visible("#apply-device")).select_by_value("press-b")
@@ -310,6 +334,8 @@ class Console(unittest.TestCase):
         self.assertEqual((forced["status"], forced["body"]["error"]["code"]), (403, "forbidden_role"))
         forced = self.fetch("POST", "/v1/pages/heating/capture?wait=1", {"device": "press-a"})
         self.assertEqual((forced["status"], forced["body"]["error"]["code"]), (403, "forbidden_role"))
+        forced = self.fetch("POST", "/v1/devices/press-c/apply?wait=1", {})  # apply all pages, writing
+        self.assertEqual((forced["status"], forced["body"]["error"]["code"]), (403, "forbidden_role"))
         # Without the CSRF token even an allowed change (a dry run) is refused.
         forced = self.fetch("POST", "/v1/pages/heating/apply?wait=1", {"device": "press-b", "dryRun": True}, csrf=False)
         self.assertEqual((forced["status"], forced["body"]["error"]["code"]), (403, "csrf_failed"))
@@ -327,6 +353,70 @@ class Console(unittest.TestCase):
         # The old cookie, replayed from elsewhere, is dead: the server ended the session, not just the browser.
         status, body = api("GET", "/v1/devices", token=None, headers={"Cookie": f"lastset_session={cookie}"})
         self.assertEqual((status, body["error"]["code"]), (401, "unauthorized"))
+        self.assertEqual(self.console_errors(), [])
+
+    def test_6_operator_applies_every_page_to_a_blank_machine(self):
+        ensure_motion_template()
+        self.sign_in(OPERATOR)
+        # From press-c's card on the devices view: never applied yet.
+        card = "article.device[data-device='press-c']"
+        self.visible(f"{card} tr[data-page='motion']")
+        self.assertEqual(driver.find_element(By.CSS_SELECTOR, f"{card} tr[data-page='heating']").get_attribute("data-state"),
+                         "unknown")
+        self.visible(f"{card} button.apply-all").click()
+        self.wait.until(lambda d: d.find_element(By.ID, "all-device").get_attribute("value") == "press-c")
+        self.assertEqual(driver.find_elements(By.ID, "apply-all-button"), [])  # never before the dry run
+        self.visible("#all-dry-run-button").click()
+        self.visible("#all-dry-pages")
+        pages = driver.find_elements(By.CSS_SELECTOR, "#all-dry-pages tbody tr")
+        self.assertEqual([(p.get_attribute("data-page"), p.get_attribute("data-status")) for p in pages],
+                         [("heating", "planned"), ("motion", "planned")])
+        expected_rows = {}
+        for page in ("heating", "motion"):
+            self.assertIn("match", driver.find_element(By.ID, f"all-identity-{page}").text)
+            rows = driver.find_elements(By.CSS_SELECTOR, f"#all-diff-{page} tbody tr")
+            self.assertGreater(len(rows), 0)
+            self.assertEqual({r.get_attribute("data-status") for r in rows}, {"differs"})
+            expected_rows[page] = len(rows)
+        self.shot("apply-all-dry-run.png")
+
+        self.visible("#apply-all-button").click()
+        dialog = self.confirm()
+        for words in ("press-c", PRESS_C, "unit 1", "model = “PRS-200”", "heating v", "motion v"):
+            self.assertIn(words, dialog.text)
+        self.shot("apply-all-confirm.png")
+        driver.find_element(By.ID, "confirm-ok").click()
+        status = self.visible("#apply-all-status")
+        self.assertEqual(status.get_attribute("data-status"), "succeeded", status.text)
+        pages = driver.find_elements(By.CSS_SELECTOR, "#apply-all-pages tbody tr")
+        self.assertEqual([(p.get_attribute("data-page"), p.get_attribute("data-status")) for p in pages],
+                         [("heating", "succeeded"), ("motion", "succeeded")])
+        for page, count in expected_rows.items():
+            results = driver.find_elements(By.CSS_SELECTOR, f"#all-results-{page} tbody tr")
+            self.assertEqual(len(results), count)
+            self.assertEqual({r.get_attribute("data-status") for r in results}, {"verified"})
+        self.shot("apply-all-result.png")
+
+        # press-c is polled every second: the devices view then says both pages conform to what was applied.
+        def conforming(_):
+            status, states = api("GET", "/v1/conformance")
+            return status == 200 and all(c["state"] == "conforms" for c in states if c["device"] == "press-c")
+        self.wait.until(conforming)
+        self.view("devices")
+        for page in ("heating", "motion"):
+            row = self.visible(f"{card} tr[data-page='{page}'][data-state='conforms']")
+            self.assertIn("v", row.text)
+            self.assertIn(f"token:{OPERATOR_NAME}", row.text)
+        self.shot("devices-conformance.png")
+
+        # Rollout of heating: press-b (the single-page apply) and press-c hold the latest; press-a never applied.
+        self.view("rollout")
+        Select(self.visible("#rollout-page")).select_by_value("heating")
+        self.visible("#rollout-table tr[data-device='press-c']")
+        standings = {r.get_attribute("data-device"): r.get_attribute("data-standing")
+                     for r in driver.find_elements(By.CSS_SELECTOR, "#rollout-table tbody tr")}
+        self.assertEqual(standings, {"press-a": "neverApplied", "press-b": "latest", "press-c": "latest"})
+        self.shot("rollout.png")
         self.assertEqual(self.console_errors(), [])
 
 
