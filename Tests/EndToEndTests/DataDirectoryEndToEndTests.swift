@@ -38,18 +38,6 @@ private let faultLibrarySource = #"""
     }
     """#
 
-/// Builds the fault library with gcc into `dir`; returns its path.
-private func buildFaultLibrary(in dir: URL) throws -> String {
-    let source = dir.appendingPathComponent("fault.c")
-    try faultLibrarySource.write(to: source, atomically: true, encoding: .utf8)
-    let library = dir.appendingPathComponent("fault.so").path
-    let gcc = Process()
-    gcc.executableURL = URL(fileURLWithPath: "/usr/bin/gcc")
-    gcc.arguments = ["-shared", "-fPIC", "-O2", "-o", library, source.path, "-ldl"]
-    try gcc.run()
-    guard gcc.waitForExit() == 0 else { throw TestSupportError("gcc could not build the fault library") }
-    return library
-}
 
 /// The data directory as the daemon sees it under disk faults and planted links.
 final class DataDirectoryEndToEndTests: XCTestCase {
@@ -94,7 +82,7 @@ final class DataDirectoryEndToEndTests: XCTestCase {
         peers.append(p)
         let work = try TestPaths.temporaryDirectory(prefix: "fault")
         defer { try? FileManager.default.removeItem(at: work) }
-        let library = try buildFaultLibrary(in: work)
+        let library = try buildFaultLibrary(faultLibrarySource, in: work)
         let log = work.appendingPathComponent("fsync.log")
         let flag = work.appendingPathComponent("fail-now")
         let daemon = try DaemonHarness(

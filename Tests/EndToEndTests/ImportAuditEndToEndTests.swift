@@ -51,17 +51,6 @@ final class ImportAuditEndToEndTests: XCTestCase {
         peers = []
     }
 
-    private func buildFaultLibrary(in dir: URL) throws -> String {
-        let source = dir.appendingPathComponent("fault.c")
-        try faultLibrarySource.write(to: source, atomically: true, encoding: .utf8)
-        let library = dir.appendingPathComponent("fault.so").path
-        let gcc = Process()
-        gcc.executableURL = URL(fileURLWithPath: "/usr/bin/gcc")
-        gcc.arguments = ["-shared", "-fPIC", "-O2", "-o", library, source.path, "-ldl"]
-        try gcc.run()
-        guard gcc.waitForExit() == 0 else { throw TestSupportError("gcc could not build the fault library") }
-        return library
-    }
 
     private func latest(_ daemon: DaemonHarness) throws -> Template {
         let r = try daemon.api("GET", "/v1/pages/heating/templates/latest")
@@ -74,7 +63,7 @@ final class ImportAuditEndToEndTests: XCTestCase {
         peers.append(p)
         let work = try TestPaths.temporaryDirectory(prefix: "audit-fault")
         defer { try? FileManager.default.removeItem(at: work) }
-        let library = try buildFaultLibrary(in: work)
+        let library = try buildFaultLibrary(faultLibrarySource, in: work)
         let budget = work.appendingPathComponent("audit-writes-left")
         let daemon = try DaemonHarness(
             config: """
