@@ -118,7 +118,9 @@ final class ConsoleBrowserTests: XCTestCase {
             Set(replays.map { "\($0.device)/\($0.pageId)" }), ["press-b/heating", "press-c/heating", "press-c/motion"])
         for name in [
             "devices.png", "capture.png", "dry-run.png", "apply-confirm.png", "apply-result.png", "viewer-apply.png", "audit.png",
-            "apply-all-dry-run.png", "apply-all-confirm.png", "apply-all-result.png", "devices-conformance.png", "rollout.png",
+            "apply-all-dry-run.png", "apply-all-confirm.png", "apply-all-result.png", "devices-drift.png",
+            "devices-conformance.png",
+            "rollout.png",
         ] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: "\(shots)/\(name)"), "no screenshot \(name)")
         }

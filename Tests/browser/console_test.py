@@ -8,6 +8,7 @@ the console's URL, an operator's and a viewer's token, and where screenshots go.
 import http.server
 import json
 import os
+import subprocess
 import threading
 import time
 import unittest
@@ -70,6 +71,13 @@ def api(method, path, token=OPERATOR, body=None, headers=None):
             return response.status, json.loads(response.read() or b"null")
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"null")
+
+
+def mbpoll_write(endpoint, address, value):
+    """Writes one holding register with mbpoll (an independent client, as a technician with a laptop would)."""
+    port = endpoint.rsplit(":", 1)[1]
+    subprocess.run(["mbpoll", "-m", "tcp", "-a", "1", "-r", str(address + 1), "-t", "4", "127.0.0.1", "-p", port,
+                    str(value)], check=True, capture_output=True, timeout=10)
 
 
 def ensure_motion_template():
@@ -397,11 +405,23 @@ class Console(unittest.TestCase):
             self.assertEqual({r.get_attribute("data-status") for r in results}, {"verified"})
         self.shot("apply-all-result.png")
 
-        # press-c is polled every second: the devices view then says both pages conform to what was applied.
-        def conforming(_):
-            status, states = api("GET", "/v1/conformance")
-            return status == 200 and all(c["state"] == "conforms" for c in states if c["device"] == "press-c")
-        self.wait.until(conforming)
+        # Someone changes a parameter on press-c by hand (mbpoll, outside Lastset): press-c is polled every
+        # second, and the devices view shows the drift on exactly that register, expected vs live, since when.
+        def press_c(states):
+            status, body = api("GET", "/v1/conformance")
+            return status == 200 and [c["state"] for c in body if c["device"] == "press-c"] == states
+        mbpoll_write(PRESS_C, address=301, value=7)  # motion.accel: the template wrote 300
+        self.wait.until(lambda _: press_c(["conforms", "drifted"]))
+        self.view("devices")
+        row = self.visible(f"{card} tr[data-page='motion'][data-state='drifted']")
+        self.assertIn("motion.accel: expected 300, live 7", row.text)
+        self.assertIn("since", row.text)
+        self.assertEqual(len(row.find_elements(By.CSS_SELECTOR, "ul.drift li")), 1)
+        self.shot("devices-drift.png")
+
+        # Put back: the next poll finds both pages conforming to what was applied.
+        mbpoll_write(PRESS_C, address=301, value=300)
+        self.wait.until(lambda _: press_c(["conforms", "conforms"]))
         self.view("devices")
         for page in ("heating", "motion"):
             row = self.visible(f"{card} tr[data-page='{page}'][data-state='conforms']")
