@@ -164,12 +164,13 @@ public struct Engine: Sendable {
         var out: [AuditRecord] = []
         for (url, ledger) in await journal.leftovers() {
             guard let intent = ledger.intent else { continue }
+            // Values are decoded from the intent (the page may have changed since); looked up by id, not
+            // scanned per register (a 10,000-register intent would cost 50 million comparisons at start).
+            let expected = Dictionary(
+                intent.registers.map { ($0.registerId, $0.expected) }, uniquingKeysWith: { first, _ in first })
             let registers = ledger.auditRegisters { _, words in .bytes(words.bigEndianBytes) }.map { reg -> AuditRegister in
                 var r = reg
-                // Values are decoded from the intent (the page may have changed since).
-                if let i = intent.registers.first(where: { $0.registerId == reg.registerId }) {
-                    if r.written != nil { r.written = i.expected }
-                }
+                if r.written != nil, let value = expected[reg.registerId] { r.written = value }
                 return r
             }
             let sent = registers.filter { $0.written != nil }.count
