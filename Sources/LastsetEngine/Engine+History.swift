@@ -6,6 +6,9 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
     case archive(ArchiveError)
     /// The audit record could not be written: nothing was changed.
     case audit(StorageError)
+    /// The change was made (`done` says what: "promoted … as version N", "deleted version N"), but the audit
+    /// record of its outcome could not be written after it: the log holds its "started" record only.
+    case unaudited(done: String, StorageError)
     /// Promote: the version is already the latest.
     case alreadyLatest(pageId: String, versionId: String)
     /// Delete: devices are recorded as holding the version (force to delete anyway).
@@ -15,6 +18,8 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .archive(let e): return e.description
         case .audit(let e): return "cannot write the audit record, nothing changed: \(e)"
+        case .unaudited(let done, let e):
+            return "\(done), but its audit record could not be written (\(e)): the audit log shows it as started only"
         case .alreadyLatest(let p, let v): return "version \(v) is already the latest of page \"\(p)\""
         case .inUse(let p, let v, let d):
             return
@@ -61,6 +66,8 @@ extension Engine {
                 record.result = .failed
                 record.message = "promoting version \(source.versionId.id) failed: \(error)"
                 record.time = Date()
+                // Nothing archived and the answer says so; without this record the "started" one stays,
+                // which claims no new version.
                 try? await audit.append(record)
                 throw .archive(error)
             }
@@ -74,7 +81,8 @@ extension Engine {
         do {
             try await audit.append(record)
         } catch {
-            throw .audit(error)
+            // The new version is in place: say so (never "nothing changed").
+            throw .unaudited(done: record.message ?? "promoted", error)
         }
         return stored
     }
@@ -110,6 +118,7 @@ extension Engine {
             record.time = Date()
             record.result = .failed
             record.message = "deleting version \(version.id) failed: \(error)"
+            // Nothing deleted and the answer says so; without this record the "started" one stays.
             try? await audit.append(record)
             throw .archive(error)
         }
@@ -119,7 +128,8 @@ extension Engine {
         do {
             try await audit.append(record)
         } catch {
-            throw .audit(error)
+            // The version is gone: say so (never "nothing changed").
+            throw .unaudited(done: record.message ?? "deleted", error)
         }
         let latest = try? await archive.resolveVersion(pageId: page.id, .latest)
         return VersionDeletion(pageId: page.id, versionId: version.id, heldBy: holders, latestVersion: latest?.id)

@@ -51,7 +51,6 @@ final class ImportAuditEndToEndTests: XCTestCase {
         peers = []
     }
 
-
     private func latest(_ daemon: DaemonHarness) throws -> Template {
         let r = try daemon.api("GET", "/v1/pages/heating/templates/latest")
         XCTAssertEqual(r.status, 200, r.text)
@@ -103,6 +102,49 @@ final class ImportAuditEndToEndTests: XCTestCase {
         try FileManager.default.removeItem(at: budget)
         let imports = try daemon.rawAuditRecords().filter { $0.kind == .import }
         XCTAssertEqual(imports.map(\.result), [.started, .started], "\(imports)")
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
+    /// Promote and delete the same way: once the version is archived (or removed), an outcome record that
+    /// cannot be written used to be answered "cannot write the audit record, nothing changed".
+    func testAPromoteOrDeleteWhoseOutcomeRecordCannotBeWrittenSaysWhatWasDone() throws {
+        let p = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.reference)
+        peers.append(p)
+        let work = try TestPaths.temporaryDirectory(prefix: "audit-fault")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let library = try buildFaultLibrary(faultLibrarySource, in: work)
+        let budget = work.appendingPathComponent("audit-writes-left")
+        let daemon = try DaemonHarness(
+            config: """
+                { version: 1,
+                  devices: [ { id: "press-a", endpoint: "tcp://127.0.0.1:\(p.port!)", unit: 1, pages: ["heating"] } ],
+                \(DaemonEndToEndTests.pages)
+                }
+                """,
+            environment: ["LD_PRELOAD": library, "LASTSET_FAULT_AUDIT_WRITES": budget.path])
+        for hysteresis: UInt16 in [12, 20] {
+            try Mbpoll.writeHolding(port: p.port!, unit: 1, address: 120, values: [hysteresis])
+            let r = try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#)
+            XCTAssertEqual(try daemon.decode(JobInfo.self, r).capture?.archived, true, r.text)
+        }
+
+        try "1\n".write(to: budget, atomically: true, encoding: .utf8)
+        let promoted = try daemon.api("POST", "/v1/pages/heating/templates/1/promote", "{}")
+        XCTAssertEqual(promoted.status, 500, promoted.text)
+        XCTAssertTrue(promoted.text.contains("audit_incomplete"), promoted.text)
+        XCTAssertTrue(promoted.text.contains("promoted version 1 as version 3"), promoted.text)
+        XCTAssertEqual(try latest(daemon).version, 3, "the answer names the version that is in place")
+
+        try "1\n".write(to: budget, atomically: true, encoding: .utf8)
+        let deleted = try daemon.api("DELETE", "/v1/pages/heating/templates/2")
+        XCTAssertEqual(deleted.status, 500, deleted.text)
+        XCTAssertTrue(deleted.text.contains("audit_incomplete"), deleted.text)
+        XCTAssertTrue(deleted.text.contains("deleted version 2"), deleted.text)
+        XCTAssertEqual(try daemon.api("GET", "/v1/pages/heating/templates/2").status, 404, "the version is gone")
+
+        try FileManager.default.removeItem(at: budget)
+        let history = try daemon.rawAuditRecords().filter { $0.kind == .promote || $0.kind == .delete }
+        XCTAssertEqual(history.map(\.result), [.started, .started], "\(history)")
         XCTAssertEqual(daemon.stop(), 0)
     }
 }
