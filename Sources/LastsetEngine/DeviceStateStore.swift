@@ -75,11 +75,12 @@ public actor DeviceStateStore {
     }
 
     /// Clears a device page's unverified mark (a replay succeeded, or a diff showed what it holds).
-    public func clearUnverified(device: String, pageId: String) {
+    /// Throws when the change could not be saved (the mark is then cleared only until the next start).
+    public func clearUnverified(device: String, pageId: String) throws(StorageError) {
         guard var s = states[Self.key(device, pageId)], s.unverified != nil else { return }
         s.unverified = nil
         states[Self.key(device, pageId)] = s
-        try? save()
+        try save()
     }
 
     /// Every unverified mark.

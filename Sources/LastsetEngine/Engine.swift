@@ -139,7 +139,11 @@ public struct Engine: Sendable {
                 report.warnings.append("device state: \(error) (rebuilt from the audit log at the next start)")
             }
         } else if options.dryRun {
-            await deviceState.clearUnverified(device: target.label, pageId: page.id)
+            do {
+                try await deviceState.clearUnverified(device: target.label, pageId: page.id)
+            } catch {
+                report.warnings.append("device state: \(error) (the page shows as unverified again after a restart)")
+            }
         }
         return report
     }
