@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import LastsetCore
+import LastsetEngine
+import ModbusLink
 
 /// One benchmark run: a temp directory with the generated configs, the child processes, the results.
 final class Bench {
@@ -33,6 +35,28 @@ final class Bench {
 
     /// Path of a built tool (lastsetd, lastset-sim).
     func tool(_ name: String) -> String { "\(options.binDirectory)/\(name)" }
+
+    /// Values written by `changeFirstRegister`, so that no two captures of a page read the same content.
+    private var changes = 0
+
+    /// Writes a fresh value to the page's first register (untimed, before a timed capture): a capture
+    /// identical to the latest version archives nothing ("unchanged"), which would skip the very archive
+    /// and audit work being measured. The value stays in u16/s16 range and is never the "not set" default.
+    func changeFirstRegister(of page: CompiledPage, on target: DeviceTarget) async throws {
+        guard let first = page.registers.first?.definition else { throw BenchError("page \(page.id) has no register") }
+        changes += 1
+        let value = UInt16(1000 + changes % 20000)
+        let unit = target.unit
+        let failure = await target.connection.batch { c -> ModbusError? in
+            do throws(ModbusError) {
+                try c.writeRegister(unit: unit, address: first.address, value: value)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw BenchError("changing \(first.registerId) of \(target.label) before a capture: \(failure)") }
+    }
 
     /// Registers something to stop at the end of the run.
     func onExit(_ body: @escaping () -> Void) { cleanups.append(body) }

@@ -28,6 +28,8 @@ extension Bench {
                 let connection = ModbusConnection(endpoint: endpoint, options: LinkOptions(limits))
                 let target = DeviceTarget(deviceId: "count", endpoint: endpoint, unit: 1, limits: limits, connection: connection)
 
+                try await changeFirstRegister(of: definition, on: target)
+                await connection.resetCounters()
                 let capture = await engine.capture(page: definition, from: target, who: "bench")
                 let afterCapture = await connection.counters
                 guard capture.archived else {

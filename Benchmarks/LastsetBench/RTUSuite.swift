@@ -66,6 +66,7 @@ extension Bench {
             var replayRequests = 0
             let clock = ContinuousClock()
             for _ in 0..<options.rtuReps {
+                try await changeFirstRegister(of: definition, on: target)
                 var before = await connection.counters
                 var start = clock.now
                 let c = await engine.capture(page: definition, from: target, who: "bench")

@@ -165,6 +165,7 @@ extension Bench {
         let capture = op == "capture"
         switch impl {
         case "lastset-engine", "lastset-core":
+            if capture && impl == "lastset-engine" { try await changeFirstRegister(of: s.definition, on: s.target) }
             let before = await s.target.connection.counters
             let start = clock.now
             if capture {
@@ -193,6 +194,7 @@ extension Bench {
             let after = await s.target.connection.counters
             return (elapsed, after.total - before.total)
         case "lastset-api":
+            if capture { try await changeFirstRegister(of: s.definition, on: s.target) }
             let start = clock.now
             let requests =
                 capture
