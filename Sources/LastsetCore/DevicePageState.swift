@@ -2,7 +2,7 @@ import Foundation
 
 /// What the daemon knows a device page holds: the template last applied to it successfully, and whether
 /// a replay to it was interrupted since (a partial write). One record per device and page, kept in
-/// `<data>/device-state.json` and rebuilt from the audit log when that file is lost.
+/// `<data>/device-state/` (a file per device page) and rebuilt from the audit log when it is lost.
 public struct DevicePageState: Codable, Sendable, Hashable {
     /// The device label (configured id, or endpoint and unit for an ad-hoc target).
     public var device: String

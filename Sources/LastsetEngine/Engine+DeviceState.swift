@@ -2,7 +2,7 @@ import Foundation
 import LastsetCore
 
 extension Engine {
-    /// At start: when `device-state.json` is missing or unreadable, rebuilds it from the audit log (the last
+    /// At start: when `device-state/` is missing or a file in it unreadable, rebuilds it from the audit log (the last
     /// successful replay of each device page, and interrupted replays not followed by a successful replay
     /// or a dry run). Returns a line for the log when it rebuilt something, nil otherwise.
     public func loadDeviceState() async -> String? {
@@ -56,11 +56,11 @@ extension Engine {
             // Written even when empty: the next start reads the file instead of walking the log again.
             try await deviceState.replaceAll(states)
         } catch {
-            return "device state: cannot write the rebuilt \(DeviceStateStore.fileName): \(error)"
+            return "device state: cannot write the rebuilt \(DeviceStateStore.directoryName): \(error)"
         }
         guard !states.isEmpty || problem != nil else { return nil }
         var line =
-            (problem ?? "\(DeviceStateStore.fileName) was missing")
+            (problem ?? "\(DeviceStateStore.directoryName) was missing")
             + ": \(states.count) device page\(states.count == 1 ? "" : "s") rebuilt from the audit log"
         if bad > 0 { line += " (\(bad) unreadable audit lines skipped)" }
         if !missing.isEmpty {

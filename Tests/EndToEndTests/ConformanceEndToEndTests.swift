@@ -112,10 +112,10 @@ final class ConformanceEndToEndTests: XCTestCase {
 
         // Lost file: rebuilt from the audit log, same version, time and principal.
         XCTAssertEqual(daemon.stop(), 0)
-        try FileManager.default.removeItem(at: daemon.dataDir.appendingPathComponent("device-state.json"))
+        try FileManager.default.removeItem(at: daemon.dataDir.appendingPathComponent("device-state"))
         try daemon.restart()
         XCTAssertTrue(
-            daemon.stderrContains("device-state.json was missing: 1 device page rebuilt from the audit log"), daemon.stderr)
+            daemon.stderrContains("device-state was missing: 1 device page rebuilt from the audit log"), daemon.stderr)
         let rebuilt = try waitConformance(daemon, "conforming after rebuild") { $0.state == .conforms }
         XCTAssertEqual(rebuilt.applied, conforming.applied)
         XCTAssertEqual(daemon.stop(), 0)

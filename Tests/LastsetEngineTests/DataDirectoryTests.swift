@@ -97,21 +97,91 @@ final class DataDirectoryTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path), ["victim.jsonl"])
     }
 
-    /// `device-state.json` planted as a link to a file outside: never read through (the state says why it
-    /// could not be loaded), and the file outside is left as it was.
-    func testADeviceStateFilePlantedAsASymlinkIsNotReadThrough() async throws {
-        let outside = dir.appendingPathComponent("outside.json")
-        let planted =
-            #"{"format":"lastset-device-state","states":[{"device":"press-1","pageId":"heating"}]}"#
-        try Data(planted.utf8).write(to: outside)
+    /// The device-state directory planted as a link to a directory outside, or one of its files planted as a
+    /// link to a file outside: never read through (the state says why it could not be loaded), and what is
+    /// outside is left as it was.
+    func testADeviceStatePlantedAsASymlinkIsNotReadThrough() async throws {
+        let planted = #"{"format":"lastset-device-state","state":{"device":"press-1","pageId":"heating"}}"#
+        let name = DeviceStateStore.fileName("press-1", "heating")
+        for linkTheDirectory in [true, false] {
+            let outside = dir.appendingPathComponent("outside-\(linkTheDirectory)")
+            try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+            try Data(planted.utf8).write(to: outside.appendingPathComponent(name))
+            let data = dir.appendingPathComponent("data-\(linkTheDirectory)")
+            let stateDir = data.appendingPathComponent(DeviceStateStore.directoryName)
+            if linkTheDirectory {
+                try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+                XCTAssertEqual(symlink(outside.path, stateDir.path), 0)
+            } else {
+                try FileManager.default.createDirectory(at: stateDir, withIntermediateDirectories: true)
+                XCTAssertEqual(symlink(outside.appendingPathComponent(name).path, stateDir.appendingPathComponent(name).path), 0)
+            }
+            let store = try DeviceStateStore(dataDirectory: data)
+            let states = await store.all()
+            XCTAssertEqual(states.count, 0, "state was read through a planted link (directory linked: \(linkTheDirectory))")
+            let problem = await store.loadProblem
+            XCTAssertTrue(problem?.contains("symbolic link") ?? false, problem ?? "no load problem noted")
+            XCTAssertEqual(try String(contentsOf: outside.appendingPathComponent(name), encoding: .utf8), planted)
+        }
+    }
+
+    private func applied(_ version: Int, entries: Int) -> AppliedTemplate {
+        AppliedTemplate(
+            version: version, pageHash: "h", appliedAt: Date(timeIntervalSince1970: 1_800_000_000), appliedBy: "uid:0",
+            job: "job-\(version)",
+            entries: (0..<entries).map { ExpectedValue(registerId: "r\($0)", address: $0, valueData: "0001", value: .unsigned(1)) })
+    }
+
+    /// A replay rewrites its own device page's record only: with a big page known on another device, recording
+    /// a small one leaves the big one's file untouched (one shared file was rewritten whole by every replay).
+    func testRecordingADevicePageRewritesOnlyItsOwnFile() async throws {
+        let data = dir.appendingPathComponent("data")
+        let store = try DeviceStateStore(dataDirectory: data)
+        try await store.recordApplied(device: "press-1", pageId: "big", applied(1, entries: 5000))
+        try await store.recordApplied(device: "press-2", pageId: "small", applied(1, entries: 3))
+        let stateDir = data.appendingPathComponent(DeviceStateStore.directoryName)
+        let big = stateDir.appendingPathComponent(DeviceStateStore.fileName("press-1", "big")).path
+        let small = stateDir.appendingPathComponent(DeviceStateStore.fileName("press-2", "small")).path
+        let bigBefore = try FileManager.default.attributesOfItem(atPath: big)[.systemFileNumber] as? UInt64
+        try await store.recordApplied(device: "press-2", pageId: "small", applied(2, entries: 3))
+        try await store.mark(
+            UnverifiedMark(device: "press-2", pageId: "small", since: Date(), job: "j", message: "interrupted"))
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: big)[.systemFileNumber] as? UInt64, bigBefore)
+        XCTAssertLessThan(try FileManager.default.attributesOfItem(atPath: small)[.size] as? Int ?? .max, 2000)
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: stateDir.path).sorted(),
+            [DeviceStateStore.fileName("press-1", "big"), DeviceStateStore.fileName("press-2", "small")].sorted())
+        // Read back as written, by a new store.
+        let reopened = try DeviceStateStore(dataDirectory: data)
+        let loaded = await reopened.loadedFromFile
+        XCTAssertTrue(loaded)
+        let states = await reopened.all()
+        XCTAssertEqual(states.map(\.device), ["press-1", "press-2"])
+        XCTAssertEqual(states[1].applied?.version, 2)
+        XCTAssertNotNil(states[1].unverified)
+        XCTAssertEqual(states[0].applied?.entries.count, 5000)
+    }
+
+    /// The single `device-state.json` of earlier versions is split into the directory at open and removed.
+    func testALegacyDeviceStateFileIsSplitIntoTheDirectory() async throws {
         let data = dir.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
-        XCTAssertEqual(symlink(outside.path, data.appendingPathComponent(DeviceStateStore.fileName).path), 0)
+        let legacy =
+            #"{"format":"lastset-device-state","states":[{"device":"press-1","pageId":"heating","#
+            + #""applied":{"version":3,"versionId":"3","pageHash":"h","appliedAt":"2027-01-15T08:00:00Z","appliedBy":"uid:0","entries":[]}},"#
+            + #"{"device":"tcp://127.0.0.1:5020 unit 1","pageId":"motion","unverified":{"device":"tcp://127.0.0.1:5020 unit 1","#
+            + #""pageId":"motion","since":"2027-01-15T08:00:00Z","job":"j","message":"interrupted"}}]}"#
+        try Data(legacy.utf8).write(to: data.appendingPathComponent(DeviceStateStore.legacyFileName))
         let store = try DeviceStateStore(dataDirectory: data)
-        let states = await store.all()
-        XCTAssertEqual(states.count, 0, "state was read through a planted link")
         let problem = await store.loadProblem
-        XCTAssertTrue(problem?.contains("symbolic link") ?? false, problem ?? "no load problem noted")
-        XCTAssertEqual(try String(contentsOf: outside, encoding: .utf8), planted)
+        XCTAssertNil(problem)
+        let states = await store.all()
+        XCTAssertEqual(states.map(\.pageId), ["heating", "motion"])
+        XCTAssertEqual(states[0].applied?.version, 3)
+        XCTAssertNotNil(states[1].unverified)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: data.appendingPathComponent(DeviceStateStore.legacyFileName).path))
+        let reopened = try DeviceStateStore(dataDirectory: data)
+        let again = await reopened.all()
+        XCTAssertEqual(again, states)
     }
 }
