@@ -33,43 +33,49 @@ final class DaemonProcess: @unchecked Sendable {
     /// CPU and memory figures now.
     func stats() throws -> ProcStats { try ProcStats.read(pid: process.pid) }
 
-    /// POSTs a JSON body and returns the decoded JSON object of a 200 answer.
-    func post(_ path: String, body: String) throws -> [String: Any] {
+    /// POSTs a JSON body and returns the decoded JSON object of a 200 answer, and the time of the HTTP
+    /// exchange alone (request sent → whole answer received): decoding the answer is the client's cost, not
+    /// the daemon's, so it is not timed.
+    func post(_ path: String, body: String) throws -> (object: [String: Any], exchange: Duration) {
         let client = HTTPClient(endpoint: .unix(path: socketPath), timeout: .seconds(300))
         let response: HTTPClientResponse
+        let start = ContinuousClock.now
         do {
             response = try client.send(method: "POST", path: path, body: Array(body.utf8))
         } catch {
             throw BenchError("POST \(path) \(body): \(error)")
         }
+        let exchange = ContinuousClock.now - start
         let text = String(decoding: response.body, as: UTF8.self)
         guard response.status == 200, let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
         else {
             throw BenchError("POST \(path) \(body): HTTP \(response.status): \(text.prefix(500))")
         }
-        return object
+        return (object, exchange)
     }
 
-    /// Captures a page through the API (wait=1); returns the requests the capture reported.
-    func capture(page: String, device: String) throws -> Int {
-        let job = try post("/v1/pages/\(page)/capture?wait=1", body: "{\"device\":\"\(device)\"}")
+    /// Captures a page through the API (wait=1); returns the requests the capture reported and the exchange's time.
+    @discardableResult
+    func capture(page: String, device: String) throws -> (requests: Int, exchange: Duration) {
+        let (job, exchange) = try post("/v1/pages/\(page)/capture?wait=1", body: "{\"device\":\"\(device)\"}")
         guard let report = job["capture"] as? [String: Any], report["archived"] as? Bool == true else {
             throw BenchError("API capture of \(page) from \(device) did not archive: \(job)")
         }
-        return report["requests"] as? Int ?? -1
+        return (report["requests"] as? Int ?? -1, exchange)
     }
 
     /// Replays a page's latest template through the API (wait=1) to a device id or an ad-hoc endpoint;
-    /// returns the requests the replay reported.
-    func apply(page: String, device: String? = nil, port: Int? = nil) throws -> Int {
+    /// returns the requests the replay reported and the exchange's time.
+    @discardableResult
+    func apply(page: String, device: String? = nil, port: Int? = nil) throws -> (requests: Int, exchange: Duration) {
         let body = device.map { "{\"device\":\"\($0)\"}" } ?? "{\"endpoint\":\"tcp://127.0.0.1:\(port ?? 0)\",\"unit\":1}"
-        let job = try post("/v1/pages/\(page)/apply?wait=1", body: body)
+        let (job, exchange) = try post("/v1/pages/\(page)/apply?wait=1", body: body)
         guard let report = job["replay"] as? [String: Any], report["status"] as? String == "succeeded" else {
             throw BenchError(
                 "API replay of \(page) to \(device ?? "port \(port ?? 0)") did not succeed: \(String(describing: job).prefix(800))"
             )
         }
-        return report["requests"] as? Int ?? -1
+        return (report["requests"] as? Int ?? -1, exchange)
     }
 
     /// Stops the daemon (SIGTERM).

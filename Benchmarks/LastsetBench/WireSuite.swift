@@ -195,11 +195,10 @@ extension Bench {
             return (elapsed, after.total - before.total)
         case "lastset-api":
             if capture { try await changeFirstRegister(of: s.definition, on: s.target) }
-            let start = clock.now
-            let requests =
+            let (requests, exchange) =
                 capture
                 ? try daemon.capture(page: s.page.id, device: s.deviceId) : try daemon.apply(page: s.page.id, device: s.deviceId)
-            return (clock.now - start, requests)
+            return (exchange, requests)
         case "c", "pymodbus":
             // The same requests as Lastset's: the minimal read plan (no register split across two
             // requests); for a replay, that read first (Lastset reads the target's current values for
