@@ -274,3 +274,47 @@ extension APICoding {
         return w.bytes + [0x0A]
     }
 }
+
+extension DevicePageState {
+    /// Writes the state as its Codable form (a device-state file, rewritten by every replay: with
+    /// `JSONEncoder` a 7,500-register page's record cost more than the replay's own CPU work).
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("device", device)
+        w.field("pageId", pageId)
+        if let a = applied {
+            w.key("applied")
+            w.beginObject()
+            w.field("version", a.version)
+            w.field("versionId", a.versionId)
+            w.field("pageHash", a.pageHash)
+            w.field("appliedAt", a.appliedAt)
+            w.field("appliedBy", a.appliedBy)
+            w.optional("job", a.job)
+            w.key("entries")
+            w.beginArray()
+            for e in a.entries {
+                w.lineBreak()
+                w.beginObject()
+                w.field("registerId", e.registerId)
+                w.field("address", e.address)
+                w.field("valueData", e.valueData)
+                w.field("value", e.value)
+                w.endObject()
+            }
+            w.endArray()
+            w.endObject()
+        }
+        if let m = unverified {
+            w.key("unverified")
+            w.beginObject()
+            w.field("device", m.device)
+            w.field("pageId", m.pageId)
+            w.field("since", m.since)
+            w.field("job", m.job)
+            w.field("message", m.message)
+            w.endObject()
+        }
+        w.endObject()
+    }
+}

@@ -166,10 +166,12 @@ public actor DeviceStateStore {
     }
 
     private static func save(_ s: DevicePageState, in dir: DirectoryHandle, sync: Bool = true) throws(StorageError) {
-        let name = fileName(s.device, s.pageId)
-        guard let data = try? APICoding.encoder(pretty: true).encode(FileBody(format: format, state: s)) else {
-            throw StorageError(operation: "encode", path: "\(directoryName)/\(name)", errno: EINVAL)
-        }
-        try dir.write(data, to: name, sync: sync)
+        var w = JSONWriter(capacity: 256 + 96 * (s.applied?.entries.count ?? 0))
+        w.beginObject()
+        w.field("format", format)
+        w.key("state")
+        s.write(to: &w)
+        w.endObject()
+        try dir.write(Data(w.bytes), to: fileName(s.device, s.pageId), sync: sync)
     }
 }

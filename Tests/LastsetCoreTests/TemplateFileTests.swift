@@ -96,6 +96,36 @@ final class TemplateFileTests: XCTestCase {
         XCTAssertEqual(try JSONDecoder().decode([RegisterValue].self, from: Data(v.bytes)), values)
     }
 
+    /// A device page's state written by `JSONWriter` decodes into the same value (every field set, and none).
+    func testDevicePageStateWriterDecodesIntoTheSameValue() throws {
+        let when = Date(timeIntervalSince1970: 1_800_000_000.123)
+        let states = [
+            DevicePageState(
+                device: "tcp://127.0.0.1:5020 unit 1", pageId: "heating",
+                applied: AppliedTemplate(
+                    version: 3, versionId: "line-7-3", pageHash: "abc", appliedAt: when, appliedBy: "uid:0 \"x\"",
+                    job: "j-1",
+                    entries: [
+                        ExpectedValue(registerId: "a", address: 1, valueData: "0001", value: .unsigned(1)),
+                        ExpectedValue(registerId: "b", address: 2, valueData: "ffff", value: .signed(-1)),
+                        ExpectedValue(registerId: "c", address: 3, valueData: "40200000", value: .float(2.5)),
+                        ExpectedValue(registerId: "d", address: 5, valueData: "4142", value: .text("AB")),
+                        ExpectedValue(registerId: "e", address: 6, valueData: "00ab", value: .bytes([0, 0xAB])),
+                    ]),
+                unverified: UnverifiedMark(device: "d", pageId: "heating", since: when, job: "j-2", message: "interrupted\n")),
+            DevicePageState(
+                device: "press-b", pageId: "motion",
+                applied: AppliedTemplate(
+                    version: 1, pageHash: "h", appliedAt: when, appliedBy: "token:t", job: nil, entries: [])),
+            DevicePageState(device: "press-c", pageId: "motion"),
+        ]
+        for s in states {
+            var w = JSONWriter()
+            s.write(to: &w)
+            XCTAssertEqual(try APICoding.decoder().decode(DevicePageState.self, from: Data(w.bytes)), s)
+        }
+    }
+
     /// The page hash covers every field of a register: the canonical field list matches the Codable form.
     func testPageHashCoversEveryRegisterField() throws {
         let full = RegisterDefinition(
