@@ -12,9 +12,10 @@ let package = Package(
         // C libraries from Debian, each wrapped by exactly one Swift module.
         .systemLibrary(name: "CModbus", pkgConfig: "libmodbus", providers: [.apt(["libmodbus-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev"])]),
 
-        // Pure logic: no C, no I/O.
-        .target(name: "LastsetCore"),
+        // Pure logic: no I/O; its one C library is nettle, for SHA-256 (a pure function).
+        .target(name: "LastsetCore", dependencies: ["CNettle"]),
         // Modbus client and slave over libmodbus; the only importer of CModbus.
         .target(name: "ModbusLink", dependencies: ["CModbus", "LastsetCore"]),
         // Capture, archive, replay, audit.

@@ -6,7 +6,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-packages=(pkg-config libmodbus-dev libmicrohttpd-dev socat mbpoll systemd python3-venv curl bsdutils openssl git openssh-client chromium chromium-driver)
+packages=(pkg-config libmodbus-dev libmicrohttpd-dev nettle-dev socat mbpoll systemd python3-venv curl bsdutils openssl git openssh-client chromium chromium-driver)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -96,6 +96,31 @@ final class TemplateFileTests: XCTestCase {
         XCTAssertEqual(try JSONDecoder().decode([RegisterValue].self, from: Data(v.bytes)), values)
     }
 
+    /// SHA-256 known answers (FIPS 180-4 examples), one-shot and fed in pieces of every awkward size.
+    func testSHA256KnownAnswers() {
+        let cases: [(String, [UInt8])] = [
+            ("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", []),
+            ("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", Array("abc".utf8)),
+            (
+                "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+                Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
+            ),
+            ("cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0", [UInt8](repeating: 0x61, count: 1_000_000)),
+        ]
+        for (expected, message) in cases {
+            XCTAssertEqual(SHA256.hex(message), expected)
+            for piece in [1, 3, 63, 64, 65, 1000] where message.count < 100_000 || piece >= 64 {
+                var h = SHA256()
+                var i = 0
+                while i < message.count {
+                    h.update(message[i..<min(message.count, i + piece)])
+                    i += piece
+                }
+                XCTAssertEqual(h.finalize().hexString.lowercased(), expected, "pieces of \(piece)")
+            }
+        }
+    }
+
     /// A device page's state written by `JSONWriter` decodes into the same value (every field set, and none).
     func testDevicePageStateWriterDecodesIntoTheSameValue() throws {
         let when = Date(timeIntervalSince1970: 1_800_000_000.123)
