@@ -22,6 +22,8 @@ struct BenchOptions {
     var rtuReps = 3
     var relayScript = ""
     var keepTemp = false
+    /// Wire implementations to run (nil: all); for quick A/B runs of one path against the C loop.
+    var impls: [String]?
 
     static let usage = """
         usage: lastset-bench --c-worker PATH --python PATH --py-script PATH [--bin DIR] [--json-out FILE]
@@ -29,13 +31,15 @@ struct BenchOptions {
                              [--perreg-slow-reps-10k N] [--provision-reps N] [--idle-seconds N] [--ready-reps N]
                              [--sizes 100,1000,10000] [--delays 0,2] [--only wire,counts,provision,rtu,daemon]
                              [--rtu-words N] [--rtu-reps N] [--relay-script PATH] [--keep-temp]
+                             [--impls lastset-core,c,...]
 
         Starts lastset-sim servers and lastsetd on 127.0.0.1 and compares, interleaved and repeated, Lastset's
         capture and replay with a C libmodbus loop, a pymodbus client and the per-register approach; counts
         requests against the minimum; provisions 1, 8 and 32 machines at once; measures the daemon's RSS,
         idle CPU and time to READY. Prints a table and, last, one JSON object. --bin defaults to the
         directory of this executable (lastsetd and lastset-sim are looked up there). Benchmarks/run.sh
-        (make bench) builds everything and passes the paths.
+        (make bench) builds everything and passes the paths. --impls runs only the named wire
+        implementations (e.g. lastset-core,c for a quick core/C check); the full comparison runs them all.
         """
 
     static func parse(_ arguments: [String]) throws -> BenchOptions {
@@ -95,6 +99,13 @@ struct BenchOptions {
             case "--rtu-reps": o.rtuReps = try count(arg, 1...100)
             case "--relay-script": o.relayScript = try value(arg)
             case "--keep-temp": o.keepTemp = true
+            case "--impls":
+                let text = try value(arg)
+                let names = text.split(separator: ",").map(String.init)
+                guard !names.isEmpty, Set(names).isSubset(of: Bench.implementations) else {
+                    throw BenchError("--impls: \"\(text)\" is not a list of \(Bench.implementations)")
+                }
+                o.impls = names
             case "-h", "--help":
                 print(usage)
                 exit(0)

@@ -10,6 +10,12 @@ extension Bench {
     /// Implementations compared, in the order of the first repetition (rotated afterwards).
     static let implementations = ["lastset-engine", "lastset-core", "lastset-api", "c", "c-durable", "pymodbus", "per-register"]
 
+    /// The implementations this run compares (`--impls`, else all), in `implementations` order.
+    var selected: [String] {
+        guard let chosen = options.impls else { return Self.implementations }
+        return Self.implementations.filter { chosen.contains($0) }
+    }
+
     /// One simulator and everything needed to run both operations against it.
     private struct Slot {
         var delayMs: Int
@@ -80,7 +86,7 @@ extension Bench {
             let template = try await engine.archive.load(pageId: s.page.id)
             slots[i].template = template
             slots[i].templateBytes = try templateFileBytes(page: s.page.id)
-            for impl in Self.implementations where impl != "per-register" {
+            for impl in selected where impl != "per-register" {
                 for op in ["capture", "replay"] where op == "capture" || impl != "c-durable" {
                     _ = try await run(impl, op, slots[i], engine: engine, daemon: daemon, c: c, py: py)
                 }
@@ -92,8 +98,9 @@ extension Bench {
         let maxReps = slots.map { options.repetitions(delayMs: $0.delayMs, words: $0.page.words, perRegister: false) }.max() ?? 0
         for rep in 0..<maxReps {
             for s in slots {
-                let n = Self.implementations.count
-                let order = (0..<n).map { Self.implementations[($0 + rep) % n] }
+                let impls = selected
+                let n = impls.count
+                let order = (0..<n).map { impls[($0 + rep) % n] }
                 for op in ["capture", "replay"] {
                     for impl in order where op == "capture" || impl != "c-durable" {
                         let reps = options.repetitions(
@@ -119,7 +126,7 @@ extension Bench {
                 func median(_ impl: String) -> Double? {
                     samples["\(s.delayMs)|\(s.page.words)|\(op)|\(impl)"].map { $0.0.median }
                 }
-                for impl in Self.implementations {
+                for impl in selected {
                     guard let (sample, requests) = samples["\(s.delayMs)|\(s.page.words)|\(op)|\(impl)"] else { continue }
                     report.wire.append(
                         BenchReport.WireResult(
