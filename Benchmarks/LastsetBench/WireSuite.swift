@@ -95,6 +95,9 @@ extension Bench {
         say("wire: warm-up done")
 
         var samples: [String: (Samples, Int)] = [:]
+        // CPU time of this process (user + system) per lastset-core operation: steadier than the wall
+        // clock on a shared machine, printed to stderr for quick A/B checks (not part of the report).
+        var coreCPU: [String: Samples] = [:]
         let maxReps = slots.map { options.repetitions(delayMs: $0.delayMs, words: $0.page.words, perRegister: false) }.max() ?? 0
         for rep in 0..<maxReps {
             for s in slots {
@@ -106,7 +109,9 @@ extension Bench {
                         let reps = options.repetitions(
                             delayMs: s.delayMs, words: s.page.words, perRegister: impl == "per-register")
                         guard rep < reps else { continue }
+                        let cpuBefore = Self.processCPU()
                         let (elapsed, requests) = try await run(impl, op, s, engine: engine, daemon: daemon, c: c, py: py)
+                        if impl == "lastset-core" { coreCPU["\(s.page.words) \(op)", default: Samples()].add(Self.processCPU() - cpuBefore) }
                         let key = "\(s.delayMs)|\(s.page.words)|\(op)|\(impl)"
                         var entry = samples[key] ?? (Samples(), requests)
                         entry.0.add(elapsed)
@@ -116,6 +121,9 @@ extension Bench {
                 }
             }
             say("wire: repetition \(rep + 1)/\(maxReps) done")
+        }
+        for (key, cpu) in coreCPU.sorted(by: { $0.key < $1.key }) {
+            say("wire: lastset-core CPU \(key): median \(String(format: "%.3f", cpu.median)) ms [\(String(format: "%.3f", cpu.min))–\(String(format: "%.3f", cpu.max))]")
         }
         let daemonStats = try? daemon.stats()
         wireDaemonPeakRSS = daemonStats?.peakRSSKiB
@@ -146,6 +154,13 @@ extension Bench {
                         lastsetOverPerRegister: over("lastset-engine", "per-register")))
             }
         }
+    }
+
+    /// User + system CPU time of this process so far.
+    static func processCPU() -> Duration {
+        var t = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t)
+        return .seconds(t.tv_sec) + .nanoseconds(t.tv_nsec)
     }
 
     /// Size of the newest template file the engine archived for `page`.
