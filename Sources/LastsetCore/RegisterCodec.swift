@@ -16,28 +16,49 @@ public enum RegisterCodec {
     /// Missing words read as 0 and extra words are ignored; `RegisterValidator` reports a wrong length.
     /// Text is the UTF-8 up to the first NUL (invalid sequences become U+FFFD; the validator flags them).
     public static func decode(_ words: [UInt16], as definition: RegisterDefinition) -> RegisterValue {
+        words.withUnsafeBufferPointer { decode($0, as: definition) }
+    }
+
+    /// `decode` of words in place (a slice of a page readout), without copying them out first.
+    public static func decode(_ words: UnsafeBufferPointer<UInt16>, as definition: RegisterDefinition) -> RegisterValue {
         let type = definition.type
-        let bytes = valueBytes(words, definition)
         switch type {
         case .u16, .u32, .u64:
-            return .unsigned(bigEndianInteger(bytes))
+            return .unsigned(numberBits(words, definition))
         case .s16, .s32, .s64:
-            let raw = bigEndianInteger(bytes)
-            let bits = bytes.count * 8
+            let raw = numberBits(words, definition)
+            let bits = type.registerCount * 16
             // Sign-extend from the type's width.
             let shift = UInt64(64 - bits)
             return .signed(Int64(bitPattern: raw << shift) >> Int64(shift))
         case .f32:
-            return .float(Double(Float(bitPattern: UInt32(truncatingIfNeeded: bigEndianInteger(bytes)))))
+            return .float(Double(Float(bitPattern: UInt32(truncatingIfNeeded: numberBits(words, definition)))))
         case .f64:
-            return .float(Double(bitPattern: bigEndianInteger(bytes)))
+            return .float(Double(bitPattern: numberBits(words, definition)))
         case .string(let n):
-            let text = bytes.prefix(n)
+            let text = valueBytes(Array(words), definition).prefix(n)
             let end = text.firstIndex(of: 0) ?? text.endIndex
             return .text(String(decoding: text[text.startIndex..<end], as: UTF8.self))
         case .raw(let n):
-            return .bytes(Array(bytes.prefix(n)))
+            return .bytes(Array(valueBytes(Array(words), definition).prefix(n)))
         }
+    }
+
+    /// A number's bits from its words (missing words read as 0, extra ones ignored), byte and word
+    /// order applied: what `valueBytes` read as one big-endian integer gives, without the arrays.
+    @inline(__always)
+    private static func numberBits(_ words: UnsafeBufferPointer<UInt16>, _ definition: RegisterDefinition) -> UInt64 {
+        let count = definition.type.registerCount
+        let swapBytes = definition.byteOrder == .little
+        let reverse = definition.wordOrder == .little
+        var raw: UInt64 = 0
+        for i in 0..<count {
+            let k = reverse ? count - 1 - i : i
+            var w = k < words.count ? words[k] : 0
+            if swapBytes { w = w.byteSwapped }
+            raw = raw << 16 | UInt64(w)
+        }
+        return raw
     }
 
     /// Encodes a value into the words to write; throws when it does not fit the type.
@@ -180,10 +201,6 @@ public enum RegisterCodec {
         return words
     }
 
-    private static func bigEndianInteger(_ bytes: [UInt8]) -> UInt64 {
-        bytes.reduce(0) { $0 << 8 | UInt64($1) }
-    }
-
     private static func bigEndianBytes(_ value: UInt64, count: Int) -> [UInt8] {
         (0..<count).map { UInt8(truncatingIfNeeded: value >> UInt64(8 * (count - 1 - $0))) }
     }
@@ -219,7 +236,15 @@ public struct CodecError: Error, Hashable, Sendable, CustomStringConvertible {
 
 extension Array where Element == UInt16 {
     /// The words as bytes, high byte first: the `valueData` form.
-    public var bigEndianBytes: [UInt8] { flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] } }
+    public var bigEndianBytes: [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count * 2) { out, initialized in
+            for (i, w) in enumerated() {
+                out[2 * i] = UInt8(w >> 8)
+                out[2 * i + 1] = UInt8(w & 0xFF)
+            }
+            initialized = count * 2
+        }
+    }
 
     /// Words from `valueData` bytes (high byte first); an odd trailing byte is padded with 0.
     public init(bigEndianBytes bytes: [UInt8]) {

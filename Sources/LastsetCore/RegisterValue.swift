@@ -65,33 +65,119 @@ extension RegisterValue: Codable {
 extension Array where Element == UInt8 {
     /// Upper-case hex without separators.
     public var hexString: String {
-        // A table lookup, not String(format:): this runs for every register of every capture and replay.
-        let digits = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(count * 2)
-        for byte in self {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        // Written straight into the string (a value of up to 7 bytes is a small string, no allocation):
+        // this runs for every register of every capture and replay phase.
+        withUnsafeBufferPointer { ValueHex.string(bytes: $0) }
     }
 
     /// Parses an even-length hex string; nil when it is not one.
     public init?(hexString: String) {
-        let chars = Array(hexString.utf8)
-        guard chars.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(chars.count / 2)
-        var i = 0
-        while i < chars.count {
-            guard let hi = hexNibble(chars[i]), let lo = hexNibble(chars[i + 1]) else { return nil }
-            out.append(hi << 4 | lo)
-            i += 2
-        }
-        self = out
+        var hexString = hexString
+        guard let bytes = hexString.withUTF8({ ValueHex.bytes(utf8: $0) }) else { return nil }
+        self = bytes
     }
 }
 
+extension Array where Element == UInt16 {
+    /// The `valueData` hex of the words (each word high byte first): `bigEndianBytes.hexString`,
+    /// without the intermediate byte array.
+    public var hexString: String { withUnsafeBufferPointer { ValueHex.string(words: $0) } }
+
+    /// Words from `valueData` hex: `[UInt16](bigEndianBytes: [UInt8](hexString: hex))` (an odd trailing
+    /// byte padded with 0), without the intermediate byte array; nil when `hex` is not even-length hex.
+    public init?(valueDataHex hex: String) {
+        var hex = hex
+        guard let words = hex.withUTF8({ ValueHex.words(utf8: $0) }) else { return nil }
+        self = words
+    }
+}
+
+/// Hex of register values (upper case, no separators) without intermediate arrays: the helpers behind
+/// `hexString` and `init?(hexString:)`, usable on a slice of a page readout.
+public enum ValueHex {
+    @inline(__always)
+    static func digit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 48 + nibble : 55 + nibble }
+
+    /// Upper-case hex of `bytes`.
+    public static func string(bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            var i = 0
+            for b in bytes {
+                out[i] = digit(b >> 4)
+                out[i + 1] = digit(b & 0x0F)
+                i += 2
+            }
+            return i
+        }
+    }
+
+    /// Upper-case hex of `words`, each high byte first (the `valueData` form).
+    public static func string(words: UnsafeBufferPointer<UInt16>) -> String {
+        String(unsafeUninitializedCapacity: words.count * 4) { out in
+            var i = 0
+            for w in words {
+                out[i] = digit(UInt8(truncatingIfNeeded: w >> 12))
+                out[i + 1] = digit(UInt8(truncatingIfNeeded: w >> 8) & 0x0F)
+                out[i + 2] = digit(UInt8(truncatingIfNeeded: w >> 4) & 0x0F)
+                out[i + 3] = digit(UInt8(truncatingIfNeeded: w) & 0x0F)
+                i += 4
+            }
+            return i
+        }
+    }
+
+    /// The bytes of even-length hex (either case); nil when it is not that.
+    public static func bytes(utf8 chars: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard chars.count % 2 == 0 else { return nil }
+        var ok = true
+        let out = [UInt8](unsafeUninitializedCapacity: chars.count / 2) { buffer, initialized in
+            var i = 0
+            while i < chars.count {
+                guard let hi = hexNibble(chars[i]), let lo = hexNibble(chars[i + 1]) else {
+                    ok = false
+                    break
+                }
+                buffer[i / 2] = hi << 4 | lo
+                i += 2
+            }
+            initialized = i / 2
+        }
+        return ok ? out : nil
+    }
+
+    /// The words of even-length hex (either case), high byte first, an odd trailing byte padded with 0;
+    /// nil when it is not even-length hex.
+    public static func words(utf8 chars: UnsafeBufferPointer<UInt8>) -> [UInt16]? {
+        guard chars.count % 2 == 0 else { return nil }
+        let byteCount = chars.count / 2
+        var ok = true
+        let out = [UInt16](unsafeUninitializedCapacity: (byteCount + 1) / 2) { buffer, initialized in
+            var i = 0
+            var k = 0
+            while i < chars.count {
+                guard let a = hexNibble(chars[i]), let b = hexNibble(chars[i + 1]) else {
+                    ok = false
+                    break
+                }
+                var word = UInt16(a << 4 | b) << 8
+                if i + 2 < chars.count {
+                    guard let c = hexNibble(chars[i + 2]), let d = hexNibble(chars[i + 3]) else {
+                        ok = false
+                        break
+                    }
+                    word |= UInt16(c << 4 | d)
+                }
+                buffer[k] = word
+                k += 1
+                i += 4
+            }
+            initialized = k
+        }
+        return ok ? out : nil
+    }
+}
+
+@inline(__always)
 private func hexNibble(_ c: UInt8) -> UInt8? {
     switch c {
     case 48...57: return c - 48

@@ -13,10 +13,11 @@ public enum LiveReader {
         let values = page.registers.map { register -> LiveValue in
             let def = register.definition
             let span = register.span
-            if let words = readout.words(for: span) {
+            // Hex and value straight from the readout: no word or byte arrays per register.
+            if let hex = readout.hex(for: span), let value = readout.value(for: span, as: def) {
                 return LiveValue(
-                    registerId: def.registerId, address: def.address, valueData: words.bigEndianBytes.hexString,
-                    value: RegisterCodec.decode(words, as: def), lastDate: now, error: nil)
+                    registerId: def.registerId, address: def.address, valueData: hex, value: value, lastDate: now,
+                    error: nil)
             }
             let error = readout.failure(for: span).map(String.init(describing:)) ?? "not read"
             firstError = firstError ?? error

@@ -41,17 +41,40 @@ struct PageReadout: Sendable {
     mutating func merge(_ other: PageReadout, _ address: Int, _ end: Int) {
         for a in address..<end {
             let k = a - other.base
-            guard k >= 0, k < other.values.count, other.present[k] else { continue }
-            store([other.values[k]], at: a)
+            let j = a - base
+            guard k >= 0, k < other.values.count, other.present[k], j >= 0, j < values.count else { continue }
+            values[j] = other.values[k]
+            present[j] = true
         }
+    }
+
+    /// The index range of `span`'s words, nil when any of them is missing.
+    private func range(_ span: AddressSpan) -> Range<Int>? {
+        let lo = span.address - base
+        let hi = span.end - base
+        guard lo >= 0, hi <= values.count, lo < hi else { return nil }
+        for k in lo..<hi where !present[k] { return nil }
+        return lo..<hi
     }
 
     /// The span's words, nil when any of them is missing.
     func words(for span: AddressSpan) -> [UInt16]? {
-        let lo = span.address - base
-        let hi = span.end - base
-        guard lo >= 0, hi <= values.count, lo < hi, !present[lo..<hi].contains(false) else { return nil }
-        return Array(values[lo..<hi])
+        range(span).map { Array(values[$0]) }
+    }
+
+    /// Whether every word of the span was read.
+    func has(_ span: AddressSpan) -> Bool { range(span) != nil }
+
+    /// The span's words as `valueData` hex (no word array in between), nil when any is missing.
+    func hex(for span: AddressSpan) -> String? {
+        guard let r = range(span) else { return nil }
+        return values.withUnsafeBufferPointer { ValueHex.string(words: UnsafeBufferPointer(rebasing: $0[r])) }
+    }
+
+    /// The span's words decoded as `definition` (no word array in between), nil when any is missing.
+    func value(for span: AddressSpan, as definition: RegisterDefinition) -> RegisterValue? {
+        guard let r = range(span) else { return nil }
+        return values.withUnsafeBufferPointer { RegisterCodec.decode(UnsafeBufferPointer(rebasing: $0[r]), as: definition) }
     }
 
     /// The failure of the read that covered `span` (an exact span, or one overlapping it).
@@ -106,7 +129,7 @@ final class LearnedLimits: Sendable {
 enum PageReader {
     /// Reads `spans`; with `evenIfCancelled` (a rollback's read-back) shutdown does not cut it short.
     static func read(_ spans: [AddressSpan], from target: DeviceTarget, evenIfCancelled: Bool = false) async -> PageReadout {
-        let unique = Array(Set(spans))
+        let unique = distinct(spans)
         let plan = RequestPlanner.reads(unique, limits: LearnedLimits.shared.effective(target))
         return await target.connection.batch { connection in
             var out = PageReadout(covering: (plan.map(\.address).min() ?? 0)..<(plan.map(\.end).max() ?? 0))
@@ -116,6 +139,23 @@ enum PageReader {
             }
             return out
         }
+    }
+
+    /// The spans without repeats, by address (pages list their registers in address order nearly
+    /// always: then this is one pass, without hashing every span).
+    static func distinct(_ spans: [AddressSpan]) -> [AddressSpan] {
+        func before(_ a: AddressSpan, _ b: AddressSpan) -> Bool {
+            a.address != b.address ? a.address < b.address : a.length < b.length
+        }
+        var sorted = spans
+        if !zip(spans, spans.dropFirst()).allSatisfy({ before($0, $1) }) {
+            sorted.sort(by: before)
+            var out: [AddressSpan] = []
+            out.reserveCapacity(sorted.count)
+            for s in sorted where s != out.last { out.append(s) }
+            sorted = out
+        }
+        return sorted
     }
 
     /// Sends one planned read (inside a batch), splitting it when the device refuses it as merged.

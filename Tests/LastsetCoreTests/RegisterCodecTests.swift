@@ -231,3 +231,80 @@ struct SplitMix: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// The allocation-free hex and decode paths against plain reference implementations.
+final class ValueHexTests: XCTestCase {
+    private func referenceHex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }
+
+    /// The decode of the first implementation: bytes in value order, folded into one integer.
+    private func referenceDecode(_ words: [UInt16], _ d: RegisterDefinition) -> RegisterValue {
+        let bytes = RegisterCodec.valueBytes(words, d)
+        let raw = bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        switch d.type {
+        case .u16, .u32, .u64: return .unsigned(raw)
+        case .s16, .s32, .s64:
+            let shift = UInt64(64 - bytes.count * 8)
+            return .signed(Int64(bitPattern: raw << shift) >> Int64(shift))
+        case .f32: return .float(Double(Float(bitPattern: UInt32(truncatingIfNeeded: raw))))
+        case .f64: return .float(Double(bitPattern: raw))
+        default: return RegisterCodec.decode(words, as: d)
+        }
+    }
+
+    func testWordsHexAndBytesAgreeWithReference() {
+        var rng = SplitMix(seed: 7)
+        for n in 0..<40 {
+            let words = (0..<(n % 9)).map { _ in UInt16(truncatingIfNeeded: rng.next()) }
+            let bytes = words.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+            XCTAssertEqual(words.bigEndianBytes, bytes)
+            XCTAssertEqual(bytes.hexString, referenceHex(bytes))
+            XCTAssertEqual(words.hexString, referenceHex(bytes))
+            XCTAssertEqual([UInt8](hexString: referenceHex(bytes)), bytes)
+            XCTAssertEqual([UInt8](hexString: referenceHex(bytes).lowercased()), bytes)
+            XCTAssertEqual([UInt16](valueDataHex: referenceHex(bytes)), words)
+            XCTAssertEqual([UInt16](valueDataHex: referenceHex(bytes).lowercased()), words)
+        }
+    }
+
+    func testValueDataHexPadsAnOddByteLikeBigEndianBytes() {
+        XCTAssertEqual([UInt16](valueDataHex: "123456"), [0x1234, 0x5600])
+        XCTAssertEqual([UInt16](valueDataHex: "12"), [0x1200])
+        XCTAssertEqual([UInt16](valueDataHex: ""), [])
+        for hex in ["123456", "12", "ABCDEF01", "00ff"] {
+            XCTAssertEqual([UInt16](valueDataHex: hex), [UInt16](bigEndianBytes: [UInt8](hexString: hex)!))
+        }
+    }
+
+    func testInvalidHexIsRefused() {
+        for bad in ["1", "123", "12G4", "xy", "12 4", "١٢", "12\u{0}4", "ÄÄ"] {
+            XCTAssertNil([UInt8](hexString: bad), bad)
+            XCTAssertNil([UInt16](valueDataHex: bad), bad)
+        }
+        // A long (not small) string takes the same path.
+        let long = String(repeating: "0A", count: 300)
+        XCTAssertEqual([UInt8](hexString: long)?.count, 300)
+        XCTAssertNil([UInt8](hexString: long + "Z0"))
+        XCTAssertEqual([UInt16](valueDataHex: long)?.count, 150)
+    }
+
+    func testNumberDecodeMatchesTheByteArrayDecode() {
+        var rng = SplitMix(seed: 99)
+        let types: [RegisterType] = [.u16, .s16, .u32, .s32, .u64, .s64, .f32, .f64]
+        for type in types {
+            for word in [WordOrder?.none, .big, .little] {
+                for byte in [ByteOrder?.none, .big, .little] {
+                    let d = RegisterDefinition(registerId: "r", address: 1, type: type, wordOrder: word, byteOrder: byte)
+                    for n in 0..<60 {
+                        // Right, short and long word counts.
+                        let count = [type.registerCount, max(0, type.registerCount - 1), type.registerCount + 1][n % 3]
+                        let words = (0..<count).map { _ in UInt16(truncatingIfNeeded: rng.next()) }
+                        let got = RegisterCodec.decode(words, as: d)
+                        let want = referenceDecode(words, d)
+                        if case .float(let a) = got, case .float(let b) = want, a.isNaN, b.isNaN { continue }
+                        XCTAssertEqual(got, want, "\(type) \(String(describing: word)) \(String(describing: byte)) \(words)")
+                    }
+                }
+            }
+        }
+    }
+}
