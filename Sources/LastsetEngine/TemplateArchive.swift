@@ -22,7 +22,10 @@ public actor TemplateArchive {
     /// Opens (creating) the archive under the data directory and removes debris of interrupted writes.
     /// With a fleet `host`, versions made before the fleet are renamed into this host's namespace
     /// (`v000003.json` → id `<host>-3`: the number keeps meaning the same template here).
-    public init(dataDirectory: URL, historyLimit: Int = 20, host: String? = nil) throws(ArchiveError) {
+    public init(dataDirectory: URL, historyLimit: Int = 20, host: String? = nil, cacheEntryLimit: Int = 16_000)
+        throws(ArchiveError)
+    {
+        self.cacheEntryLimit = cacheEntryLimit
         root = dataDirectory.appendingPathComponent("templates", isDirectory: true)
         self.historyLimit = max(1, historyLimit)
         if let host, !SafeName.isValid(host) { throw .invalidName(host) }
@@ -222,7 +225,7 @@ public actor TemplateArchive {
         guard dir.remove(v.fileName) else {
             throw .storage(StorageError(operation: "remove", path: root.path + "/\(pageId)/" + v.fileName, errno: errno))
         }
-        cache[Self.cacheKey(pageId, v)] = nil
+        forget(Self.cacheKey(pageId, v))
         do {
             try dir.sync()
         } catch {
@@ -239,7 +242,7 @@ public actor TemplateArchive {
         var excess = versions.count - historyLimit
         for v in versions where excess > 0 && v != keep {
             dir.remove(v.fileName)
-            cache[Self.cacheKey(pageId, v)] = nil
+            forget(Self.cacheKey(pageId, v))
             excess -= 1
         }
     }
@@ -256,6 +259,13 @@ public actor TemplateArchive {
     private var clock: UInt64 = 0
     /// Decoded templates kept in memory.
     private let cacheLimit = 8
+    /// Register entries the cached templates may hold in all (≈ 200 bytes each decoded): eight versions of
+    /// a 7,500-register page held 12 MiB after a few captures. The newest one is always kept.
+    let cacheEntryLimit: Int
+    private var cachedEntries = 0
+
+    /// Templates and register entries in the decoded-template cache (tests).
+    public var cacheFill: (templates: Int, entries: Int) { (cache.count, cachedEntries) }
 
     private nonisolated static func cacheKey(_ pageId: String, _ version: TemplateVersion) -> String {
         "\(pageId)/\(version.fileName)"
@@ -263,10 +273,19 @@ public actor TemplateArchive {
 
     private func remember(_ template: Template, identity: FileIdentity) {
         clock += 1
+        forget(Self.cacheKey(template.pageId, template.versionId))
         cache[Self.cacheKey(template.pageId, template.versionId)] = (identity, template, clock)
-        if cache.count > cacheLimit, let oldest = cache.min(by: { $0.value.used < $1.value.used })?.key {
-            cache[oldest] = nil
+        cachedEntries += template.entries.count
+        while cache.count > 1 && (cache.count > cacheLimit || cachedEntries > cacheEntryLimit),
+            let oldest = cache.min(by: { $0.value.used < $1.value.used })?.key
+        {
+            forget(oldest)
         }
+    }
+
+    private func forget(_ key: String) {
+        guard let gone = cache.removeValue(forKey: key) else { return }
+        cachedEntries -= gone.template.entries.count
     }
 
     /// The given version, or the latest when `version` is nil. A corrupt file is refused, never skipped.
@@ -282,7 +301,7 @@ public actor TemplateArchive {
             do {
                 _ = try TemplateFile.summary(data)
             } catch {
-                cache[key] = nil
+                forget(key)
                 throw .corrupt(pageId: pageId, version: v.id, reason: error.reason)
             }
             clock += 1

@@ -30,6 +30,33 @@ final class TemplateArchiveTests: XCTestCase {
             skipped: [SkippedRegister(registerId: "comm.unit", address: 200, reason: .notCloned)])
     }
 
+    /// The decoded-template cache is bounded by register entries, not only by templates: big versions push
+    /// older ones out (the newest always stays), and every version still loads, equal to what was stored.
+    func testTheTemplateCacheIsBoundedByEntries() async throws {
+        let archive = try TemplateArchive(dataDirectory: dir, historyLimit: 20, cacheEntryLimit: 2_500)
+        var stored: [Template] = []
+        for v in 1...6 { stored.append(try await archive.store(template(value: UInt16(v), entries: 1_000))) }
+        var fill = await archive.cacheFill
+        XCTAssertEqual(fill.templates, 2)
+        XCTAssertEqual(fill.entries, 2_000)
+        for t in stored {
+            let loaded = try await archive.load(pageId: "heating", version: .number(t.version))
+            XCTAssertEqual(loaded, t)
+            fill = await archive.cacheFill
+            XCTAssertLessThanOrEqual(fill.entries, 2_500)
+        }
+        // One template bigger than the budget is still kept (the newest).
+        _ = try await archive.store(template(value: 9, entries: 3_000))
+        fill = await archive.cacheFill
+        XCTAssertEqual(fill.templates, 1)
+        XCTAssertEqual(fill.entries, 3_000)
+        // Removing and pruning forget their entries.
+        _ = try await archive.remove(pageId: "heating", version: .latest)
+        fill = await archive.cacheFill
+        XCTAssertEqual(fill.templates, 0)
+        XCTAssertEqual(fill.entries, 0)
+    }
+
     func testStoreAssignsIncreasingVersionsAndLoadsThemBack() async throws {
         let archive = try TemplateArchive(dataDirectory: dir)
         let v1 = try await archive.store(template(value: 1))
