@@ -138,7 +138,20 @@ extension ReplayReport {
         w.field("pageHash", pageHash)
         w.field("pageId", pageId)
         w.key("plan")
-        w.encodable(plan)
+        w.beginArray()
+        for p in plan {
+            // Every register id of every request: JSONEncoder cost as much as the rest of the report.
+            w.beginObject()
+            w.field("address", p.address)
+            w.field("count", p.count)
+            w.field("function", p.function.rawValue)
+            w.key("registerIds")
+            w.beginArray()
+            for id in p.registerIds { w.string(id) }
+            w.endArray()
+            w.endObject()
+        }
+        w.endArray()
         w.optional("reason", reason)
         w.key("registers")
         w.beginArray()

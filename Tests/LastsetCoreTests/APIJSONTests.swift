@@ -21,7 +21,11 @@ final class APIJSONTests: XCTestCase {
             beforeWrite: [StepResult(address: 1, value: 2, status: .ok)],
             afterWrite: [StepResult(address: 3, value: 4, status: .notAttempted, message: "m")],
             registers: [result("a", .verified, full: true), result("b", .notAttempted, full: false)],
-            plan: [PlannedRequest(function: .fc16, address: 7, count: 2, registerIds: ["a"])], fellBackToFC06: true,
+            plan: [
+                PlannedRequest(function: .fc16, address: 7, count: 2, registerIds: ["a"]),
+                PlannedRequest(function: .fc06, address: 9, count: 1, registerIds: ["b", "c\"d"]),
+                PlannedRequest(function: .fc16, address: 10, count: 1, registerIds: []),
+            ], fellBackToFC06: true,
             rollback: RollbackResult(restored: false, registers: [result("a", .mismatch, full: true)]), requests: 9,
             writeFrames: 4)
         var minimal = replay
