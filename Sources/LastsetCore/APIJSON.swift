@@ -12,19 +12,19 @@ extension JSONWriter {
         raw([UInt8](data))
     }
 
-    mutating func optional(_ key: String, _ value: String?) {
+    mutating func optional(_ key: StaticString, _ value: String?) {
         guard let value else { return }
         self.key(key)
         string(value)
     }
 
-    mutating func optional(_ key: String, _ value: Int?) {
+    mutating func optional(_ key: StaticString, _ value: Int?) {
         guard let value else { return }
         self.key(key)
         int(value)
     }
 
-    mutating func optional(_ key: String, _ value: RegisterValue?) {
+    mutating func optional(_ key: StaticString, _ value: RegisterValue?) {
         guard let value else { return }
         self.key(key)
         self.value(value)

@@ -55,40 +55,74 @@ public struct JSONWriter {
     /// Puts the next value (after its comma) on a new line: one item per line in long arrays.
     public mutating func lineBreak() { breakBeforeNext = true }
 
-    /// `"name":` — the next value belongs to it.
-    public mutating func key(_ name: String) {
+    /// `"name":` — the next value belongs to it. Names are the formats' own field names (literals: copied
+    /// as they are, never escaped — this runs for every field of every register).
+    public mutating func key(_ name: StaticString) {
+        separator()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        needsComma[needsComma.count - 1] = false
+    }
+
+    /// `"name":` for a name known only at run time (escaped as any string).
+    public mutating func key(dynamic name: String) {
         separator()
         appendString(name)
         bytes.append(UInt8(ascii: ":"))
         needsComma[needsComma.count - 1] = false
     }
 
+    /// `"key":"value"` with a run-time key.
+    public mutating func field(dynamic key: String, _ value: String) {
+        self.key(dynamic: key)
+        string(value)
+    }
+
+    /// `"key":123` with a run-time key.
+    public mutating func field<T: BinaryInteger>(dynamic key: String, _ value: T) {
+        self.key(dynamic: key)
+        int(value)
+    }
+
+    /// `"key":true` with a run-time key.
+    public mutating func field(dynamic key: String, _ value: Bool) {
+        self.key(dynamic: key)
+        bool(value)
+    }
+
+    /// `"key":` and a register value, with a run-time key.
+    public mutating func field(dynamic key: String, _ value: RegisterValue) {
+        self.key(dynamic: key)
+        self.value(value)
+    }
+
     /// `"key":"value"`.
-    public mutating func field(_ key: String, _ value: String) {
+    public mutating func field(_ key: StaticString, _ value: String) {
         self.key(key)
         string(value)
     }
 
     /// `"key":123`.
-    public mutating func field<T: BinaryInteger>(_ key: String, _ value: T) {
+    public mutating func field<T: BinaryInteger>(_ key: StaticString, _ value: T) {
         self.key(key)
         int(value)
     }
 
     /// `"key":true`.
-    public mutating func field(_ key: String, _ value: Bool) {
+    public mutating func field(_ key: StaticString, _ value: Bool) {
         self.key(key)
         bool(value)
     }
 
     /// `"key":` and a register value.
-    public mutating func field(_ key: String, _ value: RegisterValue) {
+    public mutating func field(_ key: StaticString, _ value: RegisterValue) {
         self.key(key)
         self.value(value)
     }
 
     /// `"key":"2026-…Z"`.
-    public mutating func field(_ key: String, _ value: Date) {
+    public mutating func field(_ key: StaticString, _ value: Date) {
         self.key(key)
         date(value)
     }

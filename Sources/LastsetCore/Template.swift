@@ -225,59 +225,59 @@ extension RegisterDefinition {
             switch field {
             case "access":
                 if let access {
-                    w.field(field, access.rawValue)
+                    w.field(dynamic: field, access.rawValue)
                 }
             case "address":
-                w.field(field, address)
+                w.field(dynamic: field, address)
             case "byteOrder":
                 if let byteOrder {
-                    w.field(field, byteOrder.rawValue)
+                    w.field(dynamic: field, byteOrder.rawValue)
                 }
             case "clone":
                 if let clone {
-                    w.field(field, clone)
+                    w.field(dynamic: field, clone)
                 }
             case "enum":
                 if let values = self.enum {
-                    w.key(field)
+                    w.key(dynamic: field)
                     w.beginArray()
                     for v in values { w.double(v) }
                     w.endArray()
                 }
             case "max":
                 if let max {
-                    w.key(field)
+                    w.key(dynamic: field)
                     w.double(max)
                 }
             case "min":
                 if let min {
-                    w.key(field)
+                    w.key(dynamic: field)
                     w.double(min)
                 }
             case "name":
                 if let name {
-                    w.field(field, name)
+                    w.field(dynamic: field, name)
                 }
             case "registerId":
-                w.field(field, registerId)
+                w.field(dynamic: field, registerId)
             case "scale":
                 if let scale {
-                    w.key(field)
+                    w.key(dynamic: field)
                     w.double(scale)
                 }
             case "type":
-                w.field(field, type.description)
+                w.field(dynamic: field, type.description)
             case "unit":
                 if let unit {
-                    w.field(field, unit)
+                    w.field(dynamic: field, unit)
                 }
             case "unset":
                 if let unset {
-                    w.field(field, unset)
+                    w.field(dynamic: field, unset)
                 }
             case "wordOrder":
                 if let wordOrder {
-                    w.field(field, wordOrder.rawValue)
+                    w.field(dynamic: field, wordOrder.rawValue)
                 }
             default: preconditionFailure("unknown register field \(field)")
             }
