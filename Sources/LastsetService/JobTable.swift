@@ -23,7 +23,7 @@ actor JobTable {
     let keepRegisterLines: Int
 
     /// A table keeping at most `keepRegisterLines` register lines in its finished jobs.
-    init(keepRegisterLines: Int = 20_000) {
+    init(keepRegisterLines: Int = 10_000) {
         self.keepRegisterLines = keepRegisterLines
     }
 
