@@ -40,6 +40,17 @@ public struct CompiledPage: Sendable {
     /// The position of the register with this id.
     public func position(of registerId: String) -> Int? { index[registerId] }
 
+    /// The position of the register with this id; `hint` is where it probably is (a template lists
+    /// its entries in page order: one comparison instead of a hash per entry).
+    public func position(of registerId: String, hint: Int) -> Int? {
+        if hint >= 0 && hint < registers.count && registers[hint].definition.registerId == registerId
+            && index.count == registers.count
+        {
+            return hint
+        }
+        return index[registerId]
+    }
+
     /// Decides the fate of a register's words (see `RegisterClassifier`).
     public func classify(_ words: [UInt16], of register: CompiledRegister) -> RegisterVerdict {
         RegisterClassifier.classify(words, register)

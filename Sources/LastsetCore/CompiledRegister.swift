@@ -81,6 +81,12 @@ public struct UnsetPattern: Sendable, Hashable {
 
     private var floatDefinition: RegisterDefinition? = nil
 
+    /// `matches` of words in place (a value parsed from hex into a temporary buffer).
+    public func matches(_ words: UnsafeBufferPointer<UInt16>) -> Bool {
+        if anyNaN { return matches(Array(words)) }
+        return self.words.contains { $0.elementsEqual(words) }
+    }
+
     /// Whether the words hold a "not set" value.
     public func matches(_ words: [UInt16]) -> Bool {
         if self.words.contains(words) { return true }

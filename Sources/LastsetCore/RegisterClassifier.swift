@@ -21,7 +21,9 @@ public enum RegisterVerdict: Sendable, Hashable, CustomStringConvertible {
 /// invalid. Order: the declaration (`clone: false`, then `access: ro`), the length, the "not set"
 /// pattern, then the value rules (finite, min, max, enum, UTF-8).
 public enum RegisterClassifier {
-    /// The verdict for `words` (wire order) of `register`.
+    /// The verdict for `words` (wire order) of `register`. (Inlinable: a replay classifies every
+    /// entry, and inlined it reads the register's fields in place instead of copying the register.)
+    @inlinable
     public static func classify(_ words: [UInt16], _ register: CompiledRegister) -> RegisterVerdict {
         if case .skipped(let reason) = register.eligibility { return .skip(reason) }
         let def = register.definition

@@ -145,6 +145,32 @@ public enum ValueHex {
         return ok ? out : nil
     }
 
+    /// Calls `body` with the words of even-length hex (as `words(utf8:)` gives them) in a temporary
+    /// buffer, no array: decoding a value read back costs no allocation. nil when it is not that hex.
+    public static func withWords<R>(hex: String, _ body: (UnsafeBufferPointer<UInt16>) -> R) -> R? {
+        var hex = hex
+        return hex.withUTF8 { chars -> R? in
+            guard chars.count % 2 == 0 else { return nil }
+            let count = (chars.count / 2 + 1) / 2
+            return withUnsafeTemporaryAllocation(of: UInt16.self, capacity: max(1, count)) { buffer -> R? in
+                var i = 0
+                var k = 0
+                while i < chars.count {
+                    guard let a = hexNibble(chars[i]), let b = hexNibble(chars[i + 1]) else { return nil }
+                    var word = UInt16(a << 4 | b) << 8
+                    if i + 2 < chars.count {
+                        guard let c = hexNibble(chars[i + 2]), let d = hexNibble(chars[i + 3]) else { return nil }
+                        word |= UInt16(c << 4 | d)
+                    }
+                    buffer[k] = word
+                    k += 1
+                    i += 4
+                }
+                return body(UnsafeBufferPointer(rebasing: buffer[0..<k]))
+            }
+        }
+    }
+
     /// The words of even-length hex (either case), high byte first, an odd trailing byte padded with 0;
     /// nil when it is not even-length hex.
     public static func words(utf8 chars: UnsafeBufferPointer<UInt8>) -> [UInt16]? {
@@ -179,10 +205,9 @@ public enum ValueHex {
 
 @inline(__always)
 private func hexNibble(_ c: UInt8) -> UInt8? {
-    switch c {
-    case 48...57: return c - 48
-    case 65...70: return c - 55
-    case 97...102: return c - 87
-    default: return nil
-    }
+    // Comparisons, not range patterns (those went through a generic `contains` per character).
+    if c >= 48 && c <= 57 { return c &- 48 }
+    if c >= 65 && c <= 70 { return c &- 55 }
+    if c >= 97 && c <= 102 { return c &- 87 }
+    return nil
 }

@@ -36,6 +36,10 @@ public struct ReplayLedger: Sendable {
     /// Registers in page order.
     public private(set) var fates: [Fate] = []
     private var position: [String: Int] = [:]
+    /// Where the next lookup probably lands: events name registers in page order, so most lookups are
+    /// one string comparison, not a hash. Not used when an id repeats (the index keeps the first).
+    private var cursor = 0
+    private var idsUnique = true
     /// Every event, in order.
     public private(set) var events: [ReplayEvent] = []
     /// Write frames sent (retries included), register writes, steps and restores.
@@ -57,17 +61,37 @@ public struct ReplayLedger: Sendable {
 
     /// The registers of a replay before its intent is journaled (dry run, refusals, the snapshot).
     public mutating func register(_ registers: [IntentRegister]) {
+        // The same registers again (the snapshot's "before", then the intent): the index stays.
+        // (Compared by index: iterating the arrays would copy every fate and register.)
+        let sameIds =
+            registers.count == fates.count && registers.indices.allSatisfy { registers[$0].registerId == fates[$0].registerId }
         fates = registers.map {
             Fate(
                 registerId: $0.registerId, address: $0.address, length: $0.length, expected: $0.expected,
                 expectedData: $0.expectedData, before: $0.before, beforeData: $0.beforeData)
         }
-        position = Dictionary(fates.enumerated().map { ($1.registerId, $0) }, uniquingKeysWith: { a, _ in a })
+        if !sameIds {
+            position = Dictionary(fates.enumerated().map { ($1.registerId, $0) }, uniquingKeysWith: { a, _ in a })
+            idsUnique = position.count == fates.count
+        }
+        cursor = 0
         acknowledgedRegisters = 0
     }
 
     /// The fate of a register.
-    public func fate(_ registerId: String) -> Fate? { position[registerId].map { fates[$0] } }
+    public func fate(_ registerId: String) -> Fate? { index(of: registerId).map { fates[$0] } }
+
+    /// The position of a register in `fates`.
+    public func index(of registerId: String) -> Int? {
+        if idsUnique && cursor < fates.count && fates[cursor].registerId == registerId { return cursor }
+        return position[registerId]
+    }
+
+    /// Indices (in `fates`) of the registers a frame that may have stored some of their words was sent for.
+    public var touchedIndices: [Int] { fates.indices.filter { touched(fates[$0]) } }
+
+    /// Every register's status, in `fates` order.
+    public func statuses(dryRun: Bool = false) -> [RegisterStatus] { fates.indices.map { status(of: fates[$0], dryRun: dryRun) } }
 
     /// Applies one transition.
     public mutating func record(_ event: ReplayEvent) {
@@ -138,13 +162,16 @@ public struct ReplayLedger: Sendable {
     }
 
     private mutating func update(_ id: String, _ body: (inout Fate) -> Void) {
-        guard let i = position[id] else { return }
+        guard let i = index(of: id) else { return }
+        cursor = i + 1
         body(&fates[i])
     }
 
     // MARK: derived
 
-    /// A register's status as the report gives it.
+    /// A register's status as the report gives it. (Inlinable, like `touched`: callers loop over
+    /// thousands of fates, and inlined it reads the fields it needs instead of copying each fate.)
+    @inlinable
     public func status(of f: Fate, dryRun: Bool = false) -> RegisterStatus {
         if dryRun {
             guard let before = f.beforeData else { return .notAttempted }
@@ -171,33 +198,41 @@ public struct ReplayLedger: Sendable {
     }
 
     /// True when a frame that may have stored some of the register's words was sent.
+    @inlinable
     public func touched(_ f: Fate) -> Bool {
         f.wordsAcknowledged > 0 || f.answer == .noAnswer || f.answer == .rejected || (f.sent && f.answer == nil)
     }
 
     /// The last register (page order) whose whole write the device acknowledged.
     public var lastConfirmed: String? {
-        fates.last { $0.wordsAcknowledged >= $0.length }?.registerId
+        fates.indices.last { fates[$0].wordsAcknowledged >= fates[$0].length }.map { fates[$0].registerId }
     }
 
     /// The first register whose write was sent and never answered.
     public var firstInDoubt: String? {
-        fates.first { status(of: $0) == .inDoubt }?.registerId
+        fates.indices.first { status(of: fates[$0]) == .inDoubt }.map { fates[$0].registerId }
     }
 
     /// Registers verified, then changed in the final pass.
     public var changedLater: [String] {
-        fates.filter { status(of: $0) == .changedLater }.map(\.registerId)
+        fates.indices.filter { status(of: fates[$0]) == .changedLater }.map { fates[$0].registerId }
     }
 
     /// The report's line for a register; `decode` turns words into a value.
     public func result(_ f: Fate, dryRun: Bool = false, decode: ([UInt16]) -> RegisterValue) -> RegisterResult {
+        result(of: f, dryRun: dryRun, decodeWords: { decode(Array($0)) })
+    }
+
+    /// The report's line for a register; `decodeWords` turns words (read in place from the hex) into a value.
+    public func result(of f: Fate, dryRun: Bool = false, decodeWords: (UnsafeBufferPointer<UInt16>) -> RegisterValue)
+        -> RegisterResult
+    {
         let status = status(of: f, dryRun: dryRun)
         let seen: JournalCheck? =
             dryRun
             ? f.beforeData.map { JournalCheck(registerId: f.registerId, data: $0) }
             : (status == .changedLater ? f.finalCheck : (f.check ?? f.finalCheck))
-        let actual = seen?.data.flatMap { [UInt8](hexString: $0) }.map { [UInt16](bigEndianBytes: $0) }
+        let actual = seen?.data.flatMap { ValueHex.withWords(hex: $0, decodeWords) }
         var message = f.message
         switch status {
         case .unverified where f.check?.data == nil:
@@ -212,7 +247,7 @@ public struct ReplayLedger: Sendable {
         }
         return RegisterResult(
             registerId: f.registerId, address: f.address, length: f.length, status: status, expected: f.expected,
-            expectedData: f.expectedData, actual: actual.map(decode), actualData: seen?.data, before: f.before,
+            expectedData: f.expectedData, actual: actual, actualData: seen?.data, before: f.before,
             beforeUnset: nil, exceptionCode: status == .rejected ? f.exceptionCode : nil, message: message)
     }
 
@@ -223,7 +258,7 @@ public struct ReplayLedger: Sendable {
         for f in fates where touched(f) {
             let want = f.beforeData ?? ""
             let got = f.restoreCheck?.data
-            let gotWords = got.flatMap { [UInt8](hexString: $0) }.map { [UInt16](bigEndianBytes: $0) }
+            let gotWords = got.flatMap { [UInt16](valueDataHex: $0) }
             var status: RegisterStatus = .verified
             var message: String?
             switch f.restoreAnswer {
@@ -253,12 +288,12 @@ public struct ReplayLedger: Sendable {
     /// The audit record's registers: what was written, read back, restored and verified.
     public func auditRegisters(dryRun: Bool = false, decode: (String, [UInt16]) -> RegisterValue) -> [AuditRegister] {
         let rollback = rollbackResults(decode: decode)
-        let restored = Dictionary(
-            (rollback?.registers ?? []).map { ($0.registerId, $0) }, uniquingKeysWith: { a, _ in a })
+        let restored =
+            rollback.map { Dictionary($0.registers.map { ($0.registerId, $0) }, uniquingKeysWith: { a, _ in a }) } ?? [:]
         return fates.map { f in
             let line = result(f, dryRun: dryRun) { decode(f.registerId, $0) }
             func words(_ c: JournalCheck?) -> RegisterValue? {
-                c?.data.flatMap { [UInt8](hexString: $0) }.map { decode(f.registerId, [UInt16](bigEndianBytes: $0)) }
+                c?.data.flatMap { [UInt16](valueDataHex: $0) }.map { decode(f.registerId, $0) }
             }
             var reg = AuditRegister(
                 registerId: f.registerId, before: f.before, after: line.actual, status: AuditRegisterStatus(line.status),

@@ -71,27 +71,36 @@ public struct ReplayPlan: Sendable, Hashable {
     /// The entry of a register.
     public func entry(_ registerId: String) -> PlannedWrite? { index[registerId].map { entries[$0] } }
 
+    /// The position of a register in `entries`; `hint` is where it probably is (writes name their
+    /// registers in entry order, so a walk through them compares one id instead of hashing it).
+    public func entryIndex(_ registerId: String, hint: Int = -1) -> Int? {
+        if hint >= 0 && hint < entries.count && entries[hint].registerId == registerId && index.count == entries.count {
+            return hint
+        }
+        return index[registerId]
+    }
+
     /// The reads (indices, ascending) that cover words `request` writes.
     public func touched(_ request: WriteRequest) -> [Int] {
         touched(address: request.address, end: request.address + request.words.count)
     }
 
     /// The reads (indices, ascending) overlapping `address ..< end`.
-    public func touched(address: Int, end: Int) -> [Int] {
-        // Reads are sorted by address and do not overlap: the first one ending after `address`.
+    public func touched(address: Int, end: Int) -> [Int] { Array(touchedRange(address: address, end: end)) }
+
+    /// The reads overlapping `address ..< end`: a range of indices (reads are sorted by address and do
+    /// not overlap).
+    public func touchedRange(address: Int, end: Int) -> Range<Int> {
+        // The first read ending after `address`.
         var lo = 0
         var hi = reads.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if reads[mid].end <= address { lo = mid + 1 } else { hi = mid }
         }
-        var out: [Int] = []
         var i = lo
-        while i < reads.count && reads[i].address < end {
-            out.append(i)
-            i += 1
-        }
-        return out
+        while i < reads.count && reads[i].address < end { i += 1 }
+        return lo..<i
     }
 
     /// The verification windows of the writes from `start` on, with `pending` reads touched by earlier

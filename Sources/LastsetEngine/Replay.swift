@@ -37,9 +37,18 @@ public struct Replay {
 
     private var report: ReplayReport
     private var ledger = ReplayLedger()
-    /// Template entries re-checked against the current page, in page order.
-    private var entries: [(entry: TemplateEntry, definition: RegisterDefinition, words: [UInt16])] = []
-    private var position: [String: Int] = [:]
+    /// A template entry re-checked against the current page.
+    private struct Entry {
+        var entry: TemplateEntry
+        /// Its register's position in the page (`page.registers`).
+        var register: Int
+        /// The words to write (decoded from the entry's hex once).
+        var words: [UInt16]
+        var span: AddressSpan { AddressSpan(address: entry.address, length: entry.length) }
+    }
+    /// Template entries re-checked against the current page, in page order; `entries[i]` is the
+    /// ledger's `fates[i]` and the plan's `entries[i]`.
+    private var entries: [Entry] = []
     private var plan: ReplayPlan?
     private var readFrames = 0
     /// The reads' latest words (a register is checked from here once its reads were sent after its write).
@@ -145,7 +154,7 @@ public struct Replay {
         }
         let cancelled = await writeWindows()
         if !cancelled { await finalPass() }
-        let lines = ledger.fates.map { ledger.status(of: $0) }
+        let lines = ledger.statuses()
         if lines.allSatisfy({ $0 == .verified }) && !journalBroken {
             if await runSteps(page.afterWrite, phase: "afterWrite") {
                 report.status = .succeeded
@@ -171,17 +180,17 @@ public struct Replay {
     private mutating func finish() {
         let dry = options.dryRun
         if report.status == .refused && ledger.intent == nil { ledger.register([]) }
-        report.registers = ledger.fates.map { f in
-            let def = entries[position[f.registerId]!].definition
-            var line = ledger.result(f, dryRun: dry) { RegisterCodec.decode($0, as: def) }
-            line.beforeUnset = f.beforeData.flatMap { [UInt8](hexString: $0) }.map {
-                let words = [UInt16](bigEndianBytes: $0)
-                return page.register(f.registerId)?.unset.matches(words) ?? RegisterCodec.isUnset(words, for: def)
-            }
+        let registers = page.registers
+        report.registers = ledger.fates.indices.map { i in
+            let f = ledger.fates[i]
+            let p = pagePosition(of: f.registerId, at: i)
+            // Values decoded from the ledger's hex in place (no word arrays), the register read where it is.
+            var line = ledger.result(of: f, dryRun: dry, decodeWords: { RegisterCodec.decode($0, as: registers[p].definition) })
+            line.beforeUnset = f.beforeData.flatMap { ValueHex.withWords(hex: $0) { registers[p].unset.matches($0) } }
             return line
         }
         report.rollback = ledger.rollbackResults { id, words in
-            RegisterCodec.decode(words, as: entries[position[id]!].definition)
+            RegisterCodec.decode(words, as: page.registers[pagePosition(of: id)].definition)
         }
         report.plan = (plan?.writes ?? []).map {
             PlannedRequest(function: $0.function, address: $0.address, count: $0.words.count, registerIds: $0.registerIds)
@@ -199,6 +208,13 @@ public struct Replay {
         record(ReplayEvent(.end, message: report.reason, status: report.status))
     }
 
+    /// The page position of an entry's register (`at`: the entry's index, when known).
+    private func pagePosition(of registerId: String, at i: Int = -1) -> Int {
+        if i >= 0 && i < entries.count && entries[i].entry.registerId == registerId { return entries[i].register }
+        // Every ledger register is an entry, and every entry a register of the page (checkTemplate).
+        return page.position(of: registerId)!
+    }
+
     // MARK: checks before any write
 
     /// Every entry must still match the page (address, length) and be writable, cloned, set and valid.
@@ -212,48 +228,61 @@ public struct Replay {
                 "page definition changed since capture (template \(template.pageHash), page now \(page.hash)); entries re-checked"
             )
         }
-        var seen = Set<String>()
+        // One index lookup per entry: the page position says whether the register exists, whether it
+        // was seen already and where it goes in page order.
+        var taken = [Bool](repeating: false, count: page.registers.count)
+        var unknown = Set<String>()
+        entries.reserveCapacity(template.entries.count)
+        let registers = page.registers
+        var hint = 0
         for entry in template.entries {
-            guard seen.insert(entry.registerId).inserted else {
+            guard let at = page.position(of: entry.registerId, hint: hint) else {
+                if unknown.insert(entry.registerId).inserted {
+                    problems.append("\(entry.registerId): not a register of page \"\(page.id)\" any more")
+                } else {
+                    problems.append("\(entry.registerId): appears twice in the template")
+                }
+                continue
+            }
+            guard !taken[at] else {
                 problems.append("\(entry.registerId): appears twice in the template")
                 continue
             }
-            guard let register = page.register(entry.registerId) else {
-                problems.append("\(entry.registerId): not a register of page \"\(page.id)\" any more")
-                continue
-            }
-            let def = register.definition
-            let words = entry.words
-            if def.address != entry.address || def.length != entry.length {
+            taken[at] = true
+            hint = at + 1
+            let address = registers[at].definition.address
+            let length = registers[at].definition.length
+            if address != entry.address || length != entry.length {
                 problems.append(
-                    "\(entry.registerId): template has address \(entry.address) length \(entry.length), page has \(def.address) length \(def.length)"
+                    "\(entry.registerId): template has address \(entry.address) length \(entry.length), page has \(address) length \(length)"
                 )
-            } else if words.count != def.length || [UInt8](hexString: entry.valueData) == nil {
-                problems.append("\(entry.registerId): valueData \"\(entry.valueData)\" is not \(def.length * 2) bytes of hex")
-            } else {
-                switch RegisterClassifier.classify(words, register) {
+            } else if let words = [UInt16](valueDataHex: entry.valueData), words.count == length {
+                switch RegisterClassifier.classify(words, registers[at]) {
                 case .skip(.readOnly): problems.append("\(entry.registerId): read-only, never written")
                 case .skip(.notCloned): problems.append("\(entry.registerId): clone: false, never written")
                 case .skip(.unset): problems.append("\(entry.registerId): holds the \"not set\" default, never written")
                 case .invalid(let rule):
-                    problems.append("\(entry.registerId): value \(RegisterCodec.decode(words, as: def)) breaks \(rule)")
-                case .archive: entries.append((entry, def, words))
+                    problems.append(
+                        "\(entry.registerId): value \(RegisterCodec.decode(words, as: registers[at].definition)) breaks \(rule)")
+                case .archive: entries.append(Entry(entry: entry, register: at, words: words))
                 }
+            } else {
+                problems.append("\(entry.registerId): valueData \"\(entry.valueData)\" is not \(length * 2) bytes of hex")
             }
         }
-        entries.sort { page.position(of: $0.entry.registerId)! < page.position(of: $1.entry.registerId)! }
-        position = Dictionary(entries.enumerated().map { ($1.entry.registerId, $0) }, uniquingKeysWith: { a, _ in a })
+        if !zip(entries, entries.dropFirst()).allSatisfy({ $0.register < $1.register }) {
+            entries.sort { $0.register < $1.register }
+        }
         ledger.register(
             entries.map {
                 IntentRegister(
                     registerId: $0.entry.registerId, address: $0.entry.address, length: $0.entry.length,
-                    expected: $0.entry.value, expectedData: $0.words.bigEndianBytes.hexString)
+                    expected: $0.entry.value, expectedData: $0.words.hexString)
             })
         guard problems.isEmpty else {
             report.status = .refused
             report.reason = "template not valid for the page: " + problems.joined(separator: "; ")
             entries = []
-            position = [:]
             ledger.register([])
             return false
         }
@@ -277,7 +306,7 @@ public struct Replay {
             if let words = readout.words(for: span) {
                 check.actual = RegisterCodec.decode(words, as: reg.definition)
                 if let recorded {
-                    check.matches = recorded.valueData == words.bigEndianBytes.hexString
+                    check.matches = recorded.valueData == words.hexString
                     if !check.matches { check.message = "expected \(recorded.value), target has \(check.actual!)" }
                 } else {
                     check.message = "the template recorded no value for it"
@@ -300,24 +329,25 @@ public struct Replay {
     /// Only a rollback needs every value: without one an unreadable register just has no "before".
     private mutating func takeSnapshot() async -> Bool {
         progress?(JobProgress(phase: "reading current values", done: 0, total: entries.count))
-        let readout = await PageReader.read(entries.map { span($0.entry) }, from: target)
+        let readout = await PageReader.read(entries.map(\.span), from: target)
         readFrames += readout.requests
+        // The target's words (hex) and value, straight from the readout.
         ledger.register(
             entries.map { e in
-                let before = readout.words(for: span(e.entry))
+                let span = e.span
+                let beforeData = readout.hex(for: span)
                 return IntentRegister(
                     registerId: e.entry.registerId, address: e.entry.address, length: e.entry.length, expected: e.entry.value,
-                    expectedData: e.words.bigEndianBytes.hexString,
-                    before: before.map { RegisterCodec.decode($0, as: e.definition) },
-                    beforeData: before?.bigEndianBytes.hexString)
+                    expectedData: e.words.hexString,
+                    before: beforeData == nil ? nil : readout.value(for: span, as: page.registers[e.register].definition),
+                    beforeData: beforeData)
             })
-        let unreadable = entries.filter { readout.words(for: span($0.entry)) == nil }
-        if options.onError == .rollback && !options.dryRun && !unreadable.isEmpty {
+        if options.onError == .rollback && !options.dryRun, entries.contains(where: { !readout.has($0.span) }) {
             report.status = .refused
             report.reason =
                 "cannot snapshot the target for rollback, nothing written: "
-                + unreadable.map {
-                    "\($0.entry.registerId): \(readout.failure(for: span($0.entry)).map(String.init(describing:)) ?? "no data")"
+                + entries.filter { !readout.has($0.span) }.map {
+                    "\($0.entry.registerId): \(readout.failure(for: $0.span).map(String.init(describing:)) ?? "no data")"
                 }
                 .joined(separator: "; ")
             return false
@@ -326,8 +356,6 @@ public struct Replay {
     }
 
     // MARK: writing
-
-    private func span(_ e: TemplateEntry) -> AddressSpan { AddressSpan(address: e.address, length: e.length) }
 
     private mutating func runSteps(_ steps: [WriteStep], phase: String) async -> Bool {
         var failedAt: Int?
@@ -434,13 +462,26 @@ public struct Replay {
         let spans = plan.entries.map { AddressSpan(address: $0.address, length: $0.words.count) }
         var w = 0
         var openReads: Set<Int> = []
-        // Registers written, waiting for their reads; the batch number of their last write.
-        var awaiting: [String: Int] = [:]
-        var awaitingOrder: [String] = []
-        var readAt: [Int: Int] = [:]
+        // Registers (entry indices) written, waiting for their reads: the batch number of their last
+        // write (0: not waiting), and the order they started waiting in.
+        var awaiting = [Int](repeating: 0, count: plan.entries.count)
+        var awaitingOrder: [Int] = []
+        // The batch each read of the plan was last sent in (0: not yet).
+        var readAt = [Int](repeating: 0, count: plan.reads.count)
         var batch = 0
         var acked = 0
         defer { self.plan = plan }
+        /// Marks the registers of write `k` as waiting for reads sent after this batch.
+        func markWritten(_ k: Int) {
+            var hint = -1
+            for id in plan.writes[k].registerIds {
+                guard let i = plan.entryIndex(id, hint: hint) else { continue }
+                hint = i + 1
+                if awaiting[i] == 0 { awaitingOrder.append(i) }
+                awaiting[i] = batch
+            }
+            openReads.formUnion(plan.touched(plan.writes[k]))
+        }
         while w < windows.count {
             batch += 1
             let window = windows[w]
@@ -454,44 +495,36 @@ public struct Replay {
                 latest.merge(outcome.readout, read.address, read.end)
             }
             // Which registers this window wrote (or may have).
-            for k in window.writes.lowerBound..<outcome.next {
-                for id in plan.writes[k].registerIds {
-                    if awaiting[id] == nil { awaitingOrder.append(id) }
-                    awaiting[id] = batch
-                }
-                openReads.formUnion(plan.touched(plan.writes[k]))
-            }
-            if let f = outcome.failure, f.answer == .noAnswer {
-                for id in plan.writes[f.index].registerIds {
-                    if awaiting[id] == nil { awaitingOrder.append(id) }
-                    awaiting[id] = batch
-                }
-                openReads.formUnion(plan.touched(plan.writes[f.index]))
-            }
+            for k in window.writes.lowerBound..<outcome.next { markWritten(k) }
+            if let f = outcome.failure, f.answer == .noAnswer { markWritten(f.index) }
             openReads.subtract(outcome.readsSent)
             // Check every awaiting register whose reads were all sent after its last write.
             var checks: [JournalCheck] = []
-            awaitingOrder.removeAll { id in
-                guard let writtenIn = awaiting[id], let e = plan.entry(id) else { return true }
-                let reads = plan.touched(address: e.address, end: e.address + e.words.count)
-                guard reads.allSatisfy({ (readAt[$0] ?? 0) >= writtenIn }) else { return false }
-                let s = AddressSpan(address: e.address, length: e.words.count)
-                if let words = latest.words(for: s) {
-                    checks.append(JournalCheck(registerId: id, data: words.bigEndianBytes.hexString))
+            var checked: [Int] = []
+            awaitingOrder.removeAll { i in
+                let writtenIn = awaiting[i]
+                let s = spans[i]
+                guard plan.touchedRange(address: s.address, end: s.end).allSatisfy({ readAt[$0] >= writtenIn }) else {
+                    return false
+                }
+                let id = plan.entries[i].registerId
+                if let hex = latest.hex(for: s) {
+                    checks.append(JournalCheck(registerId: id, data: hex))
                 } else {
                     let cause = outcome.readout.failure(for: s).map(String.init(describing:)) ?? "not read"
                     checks.append(JournalCheck(registerId: id, data: nil, message: cause))
                 }
-                awaiting[id] = nil
+                checked.append(i)
+                awaiting[i] = 0
                 return true
             }
             if !checks.isEmpty { record(ReplayEvent(.check, checks: checks)) }
             acked = ledger.acknowledgedRegisters
             progress?(JobProgress(phase: "writing", done: acked, total: total))
-            let mismatch = checks.first {
-                $0.data != nil && $0.data != plan.entry($0.registerId)?.words.bigEndianBytes.hexString
-                    && ledger.fate($0.registerId)?.answer == .acknowledged
-            }
+            // Entry i is fate i: its expected words (hex) and last answer.
+            let mismatch = zip(checks, checked).first { c, i in
+                c.data != nil && c.data != ledger.fates[i].expectedData && ledger.fates[i].answer == .acknowledged
+            }?.0
             let unread = checks.first { $0.data == nil }
             if options.onError != .continue {
                 if let m = mismatch {
@@ -638,23 +671,20 @@ public struct Replay {
     /// Reads every written register once more: a value that changed after its own verification (a
     /// drive resetting dependent parameters) is reported `changedLater`.
     private mutating func finalPass() async {
-        guard let plan else { return }
-        let written = ledger.fates.filter { ledger.touched($0) }
+        guard plan != nil else { return }
+        let written = ledger.touchedIndices
         guard !written.isEmpty else { return }
         progress?(JobProgress(phase: "verifying", done: 0, total: written.count))
-        let spans = written.map { AddressSpan(address: $0.address, length: $0.length) }
+        let spans = written.map { AddressSpan(address: ledger.fates[$0].address, length: ledger.fates[$0].length) }
         let readout = await PageReader.read(spans, from: target)
         readFrames += readout.requests
-        let checks = written.map { f -> JournalCheck in
-            let s = AddressSpan(address: f.address, length: f.length)
-            if let words = readout.words(for: s) {
-                return JournalCheck(registerId: f.registerId, data: words.bigEndianBytes.hexString)
-            }
+        let checks = zip(written, spans).map { i, s -> JournalCheck in
+            let id = ledger.fates[i].registerId
+            if let hex = readout.hex(for: s) { return JournalCheck(registerId: id, data: hex) }
             return JournalCheck(
-                registerId: f.registerId, data: nil, message: readout.failure(for: s).map(String.init(describing:)) ?? "not read")
+                registerId: id, data: nil, message: readout.failure(for: s).map(String.init(describing:)) ?? "not read")
         }
         record(ReplayEvent(.finalCheck, checks: checks))
-        _ = plan
         progress?(JobProgress(phase: "verifying", done: written.count, total: written.count))
     }
 
@@ -663,14 +693,14 @@ public struct Replay {
     /// Restores every register the replay touched (written, in doubt, refused) to its snapshot value,
     /// then verifies, even when shutdown was requested (a rollback must finish).
     private mutating func rollBack() async {
-        let touched = ledger.fates.filter { ledger.touched($0) }
+        let touched = ledger.touchedIndices.map { ledger.fates[$0] }
         guard !touched.isEmpty else { return }
         progress?(JobProgress(phase: "rolling back", done: 0, total: touched.count))
         var limits = plan?.writeLimits ?? target.limits
         if report.fellBackToFC06 { limits.writeFunction = .fc06 }
         let restores = touched.compactMap { f -> PlannedWrite? in
-            f.beforeData.flatMap { [UInt8](hexString: $0) }.map {
-                PlannedWrite(registerId: f.registerId, address: f.address, words: [UInt16](bigEndianBytes: $0))
+            f.beforeData.flatMap { [UInt16](valueDataHex: $0) }.map {
+                PlannedWrite(registerId: f.registerId, address: f.address, words: $0)
             }
         }
         for request in RequestPlanner.writes(restores, limits: limits) {
@@ -704,7 +734,7 @@ public struct Replay {
                 checks: touched.map { f in
                     let s = AddressSpan(address: f.address, length: f.length)
                     return JournalCheck(
-                        registerId: f.registerId, data: readback.words(for: s)?.bigEndianBytes.hexString,
+                        registerId: f.registerId, data: readback.hex(for: s),
                         message: readback.failure(for: s).map(String.init(describing:)))
                 }))
         progress?(JobProgress(phase: "rolling back", done: touched.count, total: touched.count))

@@ -78,4 +78,63 @@ final class ReplayLedgerTests: XCTestCase {
         XCTAssertEqual(audit.first?.rollback, AuditRollback(restored: .unsigned(1), readBack: .unsigned(1), status: .verified))
         XCTAssertEqual(audit.first?.after, .unsigned(1))
     }
+
+    /// Lookups by id go through a hint (the next register in page order) and fall back to the index:
+    /// events out of order, repeated ids and a second `register` with other ids fold the same.
+    func testLookupsOutOfOrderRepeatedAndReRegistered() {
+        func reg(_ id: String, _ address: Int) -> IntentRegister {
+            IntentRegister(registerId: id, address: address, length: 1, expected: .unsigned(1), expectedData: "0001")
+        }
+        func ack(_ ids: [String], _ address: Int) -> ReplayEvent {
+            ReplayEvent(
+                .answer, request: JournalRequest(function: .fc16, address: address, count: ids.count, registerIds: ids),
+                answer: .acknowledged, frames: 1)
+        }
+        var ledger = ReplayLedger()
+        ledger.register([reg("a", 1), reg("b", 2), reg("c", 3)])
+        ledger.record(ack(["c"], 3))
+        ledger.record(ack(["a", "b"], 1))
+        ledger.record(ReplayEvent(.check, checks: [JournalCheck(registerId: "b", data: "0001"), JournalCheck(registerId: "a", data: "0002")]))
+        ledger.record(ReplayEvent(.check, checks: [JournalCheck(registerId: "c", data: "0001")]))
+        XCTAssertEqual(ledger.statuses(), [.mismatch, .verified, .verified])
+        XCTAssertEqual(ledger.fates.map { ledger.status(of: $0) }, ledger.statuses())
+        XCTAssertEqual(ledger.touchedIndices, [0, 1, 2])
+        XCTAssertEqual(ledger.index(of: "b"), 1)
+        XCTAssertEqual(ledger.fate("c")?.check?.data, "0001")
+        XCTAssertNil(ledger.index(of: "zz"))
+
+        // Other registers: the index is rebuilt, nothing of the old fates survives.
+        ledger.register([reg("x", 5), reg("a", 1)])
+        XCTAssertEqual(ledger.index(of: "a"), 1)
+        XCTAssertNil(ledger.index(of: "b"))
+        ledger.record(ack(["a"], 1))
+        XCTAssertEqual(ledger.statuses(), [.notAttempted, .unverified])
+        XCTAssertEqual(ledger.touchedIndices, [1])
+
+        // A repeated id: every lookup finds the first, as the index does.
+        var twice = ReplayLedger()
+        twice.register([reg("a", 1), reg("a", 2)])
+        twice.record(ack(["a"], 1))
+        twice.record(ack(["a"], 1))
+        XCTAssertEqual(twice.fates.map(\.wordsAcknowledged), [2, 0])
+    }
+
+    /// The in-place decode of a line's value gives what the array decode gives.
+    func testResultDecodesInPlaceLikeTheArrayDecode() {
+        let w = ReplayEvent(.write, request: request())
+        for events in [
+            [intent(), w, answer(.acknowledged), check("00000007")], [intent(), w, answer(.acknowledged), check("0000000")],
+            [intent(), w, answer(.acknowledged), check(nil)], [intent(), w, answer(.acknowledged), check("ZZ000007")],
+        ] {
+            let ledger = ReplayLedger(events: events)
+            let f = ledger.fates[0]
+            let viaArray = ledger.result(f) { .unsigned(UInt64($0.reduce(0) { $0 << 16 | UInt64($1) })) }
+            let inPlace = ledger.result(of: f, decodeWords: { .unsigned(UInt64($0.reduce(0) { $0 << 16 | UInt64($1) })) })
+            XCTAssertEqual(viaArray, inPlace)
+        }
+        XCTAssertEqual(
+            ReplayLedger(events: [intent(), w, answer(.acknowledged), check("00000007")]).result(
+                ReplayLedger(events: [intent(), w, answer(.acknowledged), check("00000007")]).fates[0]
+            ) { .unsigned(UInt64($0.count)) }.actual, .unsigned(2))
+    }
 }
