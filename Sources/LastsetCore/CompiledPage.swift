@@ -12,6 +12,10 @@ public struct CompiledPage: Sendable {
     public let registers: [CompiledRegister]
     /// The "not set" convention in effect.
     public let unsetStyle: UnsetStyle
+    /// Each register's decoding layout and "not set" pattern, by position: small values a replay reads
+    /// per register (an element of `registers` is copied whole, definition and all, when read).
+    public let layouts: [RegisterLayout]
+    public let unsets: [UnsetPattern]
     private let index: [String: Int]
 
     /// Compiles a page. `style` is the device's convention, used when the page declares none.
@@ -20,6 +24,8 @@ public struct CompiledPage: Sendable {
         let style = definition.unsetStyle ?? deviceStyle ?? .maximum
         unsetStyle = style
         registers = definition.registers.enumerated().map { CompiledRegister($1, position: $0, style: style) }
+        layouts = definition.registers.map(RegisterLayout.init)
+        unsets = registers.map(\.unset)
         index = Dictionary(definition.registers.enumerated().map { ($1.registerId, $0) }, uniquingKeysWith: { a, _ in a })
         hash = definition.hash(unsetStyle: definition.unsetStyle == nil && style != .maximum ? style : definition.unsetStyle)
     }

@@ -76,10 +76,12 @@ public struct UnsetPattern: Sendable, Hashable {
             words = [RegisterCodec.defaultUnsetWords(for: definition)]
             anyNaN = false
         }
-        floatDefinition = anyNaN ? definition : nil
+        floatLayout = anyNaN ? RegisterLayout(definition) : nil
     }
 
-    private var floatDefinition: RegisterDefinition? = nil
+    /// For `anyNaN`: how to decode the float (a layout, not the whole definition: patterns are copied
+    /// per register in loops).
+    private var floatLayout: RegisterLayout? = nil
 
     /// `matches` of words in place (a value parsed from hex into a temporary buffer).
     public func matches(_ words: UnsafeBufferPointer<UInt16>) -> Bool {
@@ -90,8 +92,8 @@ public struct UnsetPattern: Sendable, Hashable {
     /// Whether the words hold a "not set" value.
     public func matches(_ words: [UInt16]) -> Bool {
         if self.words.contains(words) { return true }
-        if anyNaN, let def = floatDefinition, words.count == def.length,
-            case .float(let d) = RegisterCodec.decode(words, as: def), d.isNaN
+        if anyNaN, let layout = floatLayout, words.count == layout.type.registerCount,
+            case .float(let d) = words.withUnsafeBufferPointer({ RegisterCodec.decode($0, layout: layout) }), d.isNaN
         {
             return true
         }

@@ -21,6 +21,12 @@ public enum RegisterCodec {
 
     /// `decode` of words in place (a slice of a page readout), without copying them out first.
     public static func decode(_ words: UnsafeBufferPointer<UInt16>, as definition: RegisterDefinition) -> RegisterValue {
+        decode(words, layout: RegisterLayout(definition))
+    }
+
+    /// `decode` by the register's layout alone (type, word and byte order: a few bytes, where a whole
+    /// definition is a dozen strings and arrays to copy).
+    public static func decode(_ words: UnsafeBufferPointer<UInt16>, layout definition: RegisterLayout) -> RegisterValue {
         let type = definition.type
         switch type {
         case .u16, .u32, .u64:
@@ -44,10 +50,20 @@ public enum RegisterCodec {
         }
     }
 
+    /// The value's bytes by layout (see `valueBytes(_:_:)`).
+    private static func valueBytes(_ words: [UInt16], _ definition: RegisterLayout) -> [UInt8] {
+        let count = definition.type.registerCount
+        var ordered = Array(words.prefix(count))
+        if ordered.count < count { ordered += [UInt16](repeating: 0, count: count - ordered.count) }
+        if definition.byteOrder == .little { ordered = ordered.map(\.byteSwapped) }
+        if definition.wordOrder == .little && definition.type.isNumeric { ordered.reverse() }
+        return ordered.bigEndianBytes
+    }
+
     /// A number's bits from its words (missing words read as 0, extra ones ignored), byte and word
     /// order applied: what `valueBytes` read as one big-endian integer gives, without the arrays.
     @inline(__always)
-    private static func numberBits(_ words: UnsafeBufferPointer<UInt16>, _ definition: RegisterDefinition) -> UInt64 {
+    private static func numberBits(_ words: UnsafeBufferPointer<UInt16>, _ definition: RegisterLayout) -> UInt64 {
         let count = definition.type.registerCount
         let swapBytes = definition.byteOrder == .little
         let reverse = definition.wordOrder == .little
@@ -185,12 +201,7 @@ public enum RegisterCodec {
 
     /// The value's bytes, most significant (or first character) first, from the words off the wire.
     public static func valueBytes(_ words: [UInt16], _ definition: RegisterDefinition) -> [UInt8] {
-        let count = definition.length
-        var ordered = Array(words.prefix(count))
-        if ordered.count < count { ordered += [UInt16](repeating: 0, count: count - ordered.count) }
-        if definition.byteOrder == .little { ordered = ordered.map(\.byteSwapped) }
-        if definition.wordOrder == .little && definition.type.isNumeric { ordered.reverse() }
-        return ordered.bigEndianBytes
+        valueBytes(words, RegisterLayout(definition))
     }
 
     /// The words to put on the wire for the value's bytes (most significant or first character first).
@@ -203,6 +214,19 @@ public enum RegisterCodec {
 
     private static func bigEndianBytes(_ value: UInt64, count: Int) -> [UInt8] {
         (0..<count).map { UInt8(truncatingIfNeeded: value >> UInt64(8 * (count - 1 - $0))) }
+    }
+}
+
+/// What decoding a register's words needs of its definition: the type, word and byte order.
+public struct RegisterLayout: Hashable, Sendable {
+    public var type: RegisterType
+    public var wordOrder: WordOrder?
+    public var byteOrder: ByteOrder?
+    /// The layout of a definition.
+    public init(_ definition: RegisterDefinition) {
+        type = definition.type
+        wordOrder = definition.wordOrder
+        byteOrder = definition.byteOrder
     }
 }
 

@@ -87,11 +87,6 @@ public struct ReplayLedger: Sendable {
         return position[registerId]
     }
 
-    /// Indices (in `fates`) of the registers a frame that may have stored some of their words was sent for.
-    public var touchedIndices: [Int] { fates.indices.filter { touched(fates[$0]) } }
-
-    /// Every register's status, in `fates` order.
-    public func statuses(dryRun: Bool = false) -> [RegisterStatus] { fates.indices.map { status(of: fates[$0], dryRun: dryRun) } }
 
     /// Applies one transition.
     public mutating func record(_ event: ReplayEvent) {
@@ -169,53 +164,77 @@ public struct ReplayLedger: Sendable {
 
     // MARK: derived
 
-    /// A register's status as the report gives it. (Inlinable, like `touched`: callers loop over
-    /// thousands of fates, and inlined it reads the fields it needs instead of copying each fate.)
-    @inlinable
+    /// A register's status as the report gives it.
     public func status(of f: Fate, dryRun: Bool = false) -> RegisterStatus {
-        if dryRun {
-            guard let before = f.beforeData else { return .notAttempted }
-            return before == f.expectedData ? .unchanged : .differs
+        withUnsafePointer(to: f) { Self.status($0, dryRun: dryRun) }
+    }
+
+    /// True when a frame that may have stored some of the register's words was sent.
+    public func touched(_ f: Fate) -> Bool { withUnsafePointer(to: f) { Self.touched($0) } }
+
+    // The loops over every fate read the fields they need in place (through a pointer): handing each
+    // `Fate` to a function copies all of it (eight strings and values), thousands of times per pass.
+
+    /// `fates[i]` in place, for each `i` (no copy of the fate).
+    private func eachFate<T>(_ body: (Int, UnsafePointer<Fate>) -> T) -> [T] {
+        fates.withUnsafeBufferPointer { fs in
+            guard let base = fs.baseAddress else { return [] }
+            return (0..<fs.count).map { body($0, base + $0) }
         }
-        guard f.sent || f.answer != nil else { return .notAttempted }
-        let readOK = f.check?.data == f.expectedData
-        switch f.answer {
+    }
+
+    /// Every register's status, in `fates` order.
+    public func statuses(dryRun: Bool = false) -> [RegisterStatus] { eachFate { Self.status($1, dryRun: dryRun) } }
+
+    /// Indices (in `fates`) of the registers a frame that may have stored some of their words was sent for.
+    public var touchedIndices: [Int] { eachFate { Self.touched($1) ? $0 : nil }.compactMap { $0 } }
+
+    private static func status(_ p: UnsafePointer<Fate>, dryRun: Bool) -> RegisterStatus {
+        if dryRun {
+            guard let before = p.pointee.beforeData else { return .notAttempted }
+            return before == p.pointee.expectedData ? .unchanged : .differs
+        }
+        let answer = p.pointee.answer
+        let sent = p.pointee.sent
+        guard sent || answer != nil else { return .notAttempted }
+        let readOK = p.pointee.check?.data == p.pointee.expectedData
+        switch answer {
         case .rejected?:
             return .rejected
         case .notSent?:
-            return f.wordsAcknowledged > 0 ? .unverified : .failed
+            return p.pointee.wordsAcknowledged > 0 ? .unverified : .failed
         case .noAnswer?:
             // A read-back settles the doubt only when it shows the value.
-            if readOK, f.finalCheck == nil || f.finalCheck?.data == f.expectedData { return .verified }
+            if readOK, p.pointee.finalCheck == nil || p.pointee.finalCheck?.data == p.pointee.expectedData { return .verified }
             return .inDoubt
         case .acknowledged?, nil:
-            guard f.wordsAcknowledged >= f.length || f.answer == nil else { return .unverified }
-            guard let check = f.check, check.data != nil else { return f.sent && f.answer == nil ? .inDoubt : .unverified }
+            guard p.pointee.wordsAcknowledged >= p.pointee.length || answer == nil else { return .unverified }
+            guard p.pointee.check != nil, p.pointee.check?.data != nil else { return sent && answer == nil ? .inDoubt : .unverified }
             guard readOK else { return .mismatch }
-            if let final = f.finalCheck, let data = final.data, data != f.expectedData { return .changedLater }
+            if let data = p.pointee.finalCheck?.data, data != p.pointee.expectedData { return .changedLater }
             return .verified
         }
     }
 
-    /// True when a frame that may have stored some of the register's words was sent.
-    @inlinable
-    public func touched(_ f: Fate) -> Bool {
-        f.wordsAcknowledged > 0 || f.answer == .noAnswer || f.answer == .rejected || (f.sent && f.answer == nil)
+    private static func touched(_ p: UnsafePointer<Fate>) -> Bool {
+        let answer = p.pointee.answer
+        return p.pointee.wordsAcknowledged > 0 || answer == .noAnswer || answer == .rejected || (p.pointee.sent && answer == nil)
     }
 
     /// The last register (page order) whose whole write the device acknowledged.
     public var lastConfirmed: String? {
-        fates.indices.last { fates[$0].wordsAcknowledged >= fates[$0].length }.map { fates[$0].registerId }
+        eachFate { $1.pointee.wordsAcknowledged >= $1.pointee.length }.lastIndex(of: true).map { fates[$0].registerId }
     }
 
     /// The first register whose write was sent and never answered.
     public var firstInDoubt: String? {
-        fates.indices.first { status(of: fates[$0]) == .inDoubt }.map { fates[$0].registerId }
+        statuses().firstIndex(of: .inDoubt).map { fates[$0].registerId }
     }
 
     /// Registers verified, then changed in the final pass.
     public var changedLater: [String] {
-        fates.indices.filter { status(of: fates[$0]) == .changedLater }.map { fates[$0].registerId }
+        let all = statuses()
+        return all.indices.filter { all[$0] == .changedLater }.map { fates[$0].registerId }
     }
 
     /// The report's line for a register; `decode` turns words into a value.

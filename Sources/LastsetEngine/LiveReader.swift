@@ -10,11 +10,12 @@ public enum LiveReader {
         let readout = await PageReader.read(page.registers.map(\.span), from: target)
         let now = Date()
         var firstError: String?
-        let values = page.registers.map { register -> LiveValue in
-            let def = register.definition
-            let span = register.span
+        let layouts = page.layouts
+        let values = page.registers.indices.map { i -> LiveValue in
+            let def = page.registers[i].definition
+            let span = AddressSpan(address: def.address, length: def.length)
             // Hex and value straight from the readout: no word or byte arrays per register.
-            if let hex = readout.hex(for: span), let value = readout.value(for: span, as: def) {
+            if let hex = readout.hex(for: span), let value = readout.value(for: span, layout: layouts[i]) {
                 return LiveValue(
                     registerId: def.registerId, address: def.address, valueData: hex, value: value, lastDate: now,
                     error: nil)

@@ -73,8 +73,13 @@ struct PageReadout: Sendable {
 
     /// The span's words decoded as `definition` (no word array in between), nil when any is missing.
     func value(for span: AddressSpan, as definition: RegisterDefinition) -> RegisterValue? {
+        value(for: span, layout: RegisterLayout(definition))
+    }
+
+    /// The span's words decoded by `layout`, nil when any is missing.
+    func value(for span: AddressSpan, layout: RegisterLayout) -> RegisterValue? {
         guard let r = range(span) else { return nil }
-        return values.withUnsafeBufferPointer { RegisterCodec.decode(UnsafeBufferPointer(rebasing: $0[r]), as: definition) }
+        return values.withUnsafeBufferPointer { RegisterCodec.decode(UnsafeBufferPointer(rebasing: $0[r]), layout: layout) }
     }
 
     /// The failure of the read that covered `span` (an exact span, or one overlapping it).

@@ -180,13 +180,15 @@ public struct Replay {
     private mutating func finish() {
         let dry = options.dryRun
         if report.status == .refused && ledger.intent == nil { ledger.register([]) }
-        let registers = page.registers
+        let layouts = page.layouts
+        let unsets = page.unsets
         report.registers = ledger.fates.indices.map { i in
             let f = ledger.fates[i]
             let p = pagePosition(of: f.registerId, at: i)
-            // Values decoded from the ledger's hex in place (no word arrays), the register read where it is.
-            var line = ledger.result(of: f, dryRun: dry, decodeWords: { RegisterCodec.decode($0, as: registers[p].definition) })
-            line.beforeUnset = f.beforeData.flatMap { ValueHex.withWords(hex: $0) { registers[p].unset.matches($0) } }
+            // Values decoded from the ledger's hex in place (no word arrays), by the register's layout.
+            let layout = layouts[p]
+            var line = ledger.result(of: f, dryRun: dry, decodeWords: { RegisterCodec.decode($0, layout: layout) })
+            line.beforeUnset = f.beforeData.flatMap { ValueHex.withWords(hex: $0) { unsets[p].matches($0) } }
             return line
         }
         report.rollback = ledger.rollbackResults { id, words in
@@ -339,7 +341,7 @@ public struct Replay {
                 return IntentRegister(
                     registerId: e.entry.registerId, address: e.entry.address, length: e.entry.length, expected: e.entry.value,
                     expectedData: e.words.hexString,
-                    before: beforeData == nil ? nil : readout.value(for: span, as: page.registers[e.register].definition),
+                    before: beforeData == nil ? nil : readout.value(for: span, layout: page.layouts[e.register]),
                     beforeData: beforeData)
             })
         if options.onError == .rollback && !options.dryRun, entries.contains(where: { !readout.has($0.span) }) {

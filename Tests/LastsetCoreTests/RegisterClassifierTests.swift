@@ -125,3 +125,29 @@ final class RegisterClassifierTests: XCTestCase {
             try CompiledConfig(LastsetConfig(devices: [DeviceConfig(id: "x", endpoint: "udp://x", unit: 1)], pages: [])))
     }
 }
+
+/// The in-place "not set" match (a value parsed into a temporary buffer) agrees with the array one.
+final class UnsetPatternBufferTests: XCTestCase {
+    func testBufferMatchAgreesWithArrayMatch() {
+        let defs: [(RegisterDefinition, UnsetStyle)] = [
+            (.init(registerId: "a", address: 0, type: .u16), .maximum), (.init(registerId: "a", address: 0, type: .s16), .sunspec),
+            (.init(registerId: "a", address: 0, type: .f32), .maximum), (.init(registerId: "a", address: 0, type: .f32), .sunspec),
+            (.init(registerId: "a", address: 0, type: .f64, wordOrder: .little), .sunspec),
+            (.init(registerId: "a", address: 0, type: .u32, unset: .unsigned(0)), .maximum),
+        ]
+        let samples: [[UInt16]] = [
+            [0xFFFF], [0x8000], [0x7FFF], [0x7FC0, 0x0000], [0xFFFF, 0xFFFF], [0x7F7F, 0xFFFF], [0, 0], [0x0000, 0x7FC0],
+            [0, 0, 0, 0x7FF8], [0x7FF8, 0, 0, 0], [0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF], [1],
+        ]
+        var matched = 0
+        for (def, style) in defs {
+            let pattern = UnsetPattern(for: def, style: style)
+            for words in samples {
+                let inPlace = words.withUnsafeBufferPointer { pattern.matches($0) }
+                XCTAssertEqual(inPlace, pattern.matches(words), "\(def.type) \(style) \(words)")
+                if inPlace { matched += 1 }
+            }
+        }
+        XCTAssertGreaterThan(matched, 5)
+    }
+}
