@@ -147,6 +147,7 @@ public enum ValueHex {
 
     /// Calls `body` with the words of even-length hex (as `words(utf8:)` gives them) in a temporary
     /// buffer, no array: decoding a value read back costs no allocation. nil when it is not that hex.
+    @inlinable
     public static func withWords<R>(hex: String, _ body: (UnsafeBufferPointer<UInt16>) -> R) -> R? {
         var hex = hex
         return hex.withUTF8 { chars -> R? in
@@ -203,8 +204,8 @@ public enum ValueHex {
     }
 }
 
-@inline(__always)
-private func hexNibble(_ c: UInt8) -> UInt8? {
+@inline(__always) @usableFromInline
+func hexNibble(_ c: UInt8) -> UInt8? {
     // Comparisons, not range patterns (those went through a generic `contains` per character).
     if c >= 48 && c <= 57 { return c &- 48 }
     if c >= 65 && c <= 70 { return c &- 55 }

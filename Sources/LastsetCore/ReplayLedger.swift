@@ -62,17 +62,23 @@ public struct ReplayLedger: Sendable {
     /// The registers of a replay before its intent is journaled (dry run, refusals, the snapshot).
     public mutating func register(_ registers: [IntentRegister]) {
         // The same registers again (the snapshot's "before", then the intent): the index stays.
-        // (Compared by index: iterating the arrays would copy every fate and register.)
-        let sameIds =
-            registers.count == fates.count && registers.indices.allSatisfy { registers[$0].registerId == fates[$0].registerId }
-        fates = registers.map {
-            Fate(
-                registerId: $0.registerId, address: $0.address, length: $0.length, expected: $0.expected,
-                expectedData: $0.expectedData, before: $0.before, beforeData: $0.beforeData)
-        }
-        if !sameIds {
-            position = Dictionary(fates.enumerated().map { ($1.registerId, $0) }, uniquingKeysWith: { a, _ in a })
-            idsUnique = position.count == fates.count
+        // Fields read in place (iterating the arrays would copy every register and fate).
+        registers.withUnsafeBufferPointer { rs in
+            let sameIds =
+                rs.count == fates.count
+                && fates.withUnsafeBufferPointer { fs in rs.indices.allSatisfy { rs[$0].registerId == fs[$0].registerId } }
+            fates = rs.indices.map { i in
+                Fate(
+                    registerId: rs[i].registerId, address: rs[i].address, length: rs[i].length, expected: rs[i].expected,
+                    expectedData: rs[i].expectedData, before: rs[i].before, beforeData: rs[i].beforeData)
+            }
+            if !sameIds {
+                // Backwards, so a repeated id keeps its first position.
+                var index = [String: Int](minimumCapacity: rs.count)
+                for i in rs.indices.reversed() { index[rs[i].registerId] = i }
+                position = index
+                idsUnique = index.count == rs.count
+            }
         }
         cursor = 0
         acknowledgedRegisters = 0
@@ -246,28 +252,51 @@ public struct ReplayLedger: Sendable {
     public func result(of f: Fate, dryRun: Bool = false, decodeWords: (UnsafeBufferPointer<UInt16>) -> RegisterValue)
         -> RegisterResult
     {
-        let status = status(of: f, dryRun: dryRun)
+        withUnsafePointer(to: f) { Self.result($0, dryRun: dryRun, decodeWords: decodeWords) }
+    }
+
+    /// Every register's report line, in `fates` order: `decodeWords(i, words)` decodes fate i's words,
+    /// `beforeUnset(i, words)` (when given) says whether its "before" words are the "not set" value.
+    /// Read in place: no fate is copied, no word array made.
+    public func results(
+        dryRun: Bool = false, decodeWords: (Int, UnsafeBufferPointer<UInt16>) -> RegisterValue,
+        beforeUnset: ((Int, UnsafeBufferPointer<UInt16>) -> Bool)? = nil
+    ) -> [RegisterResult] {
+        eachFate { i, p in
+            var line = Self.result(p, dryRun: dryRun) { decodeWords(i, $0) }
+            if let beforeUnset {
+                line.beforeUnset = p.pointee.beforeData.flatMap { ValueHex.withWords(hex: $0) { beforeUnset(i, $0) } }
+            }
+            return line
+        }
+    }
+
+    private static func result(
+        _ p: UnsafePointer<Fate>, dryRun: Bool, decodeWords: (UnsafeBufferPointer<UInt16>) -> RegisterValue
+    ) -> RegisterResult {
+        let status = status(p, dryRun: dryRun)
         let seen: JournalCheck? =
             dryRun
-            ? f.beforeData.map { JournalCheck(registerId: f.registerId, data: $0) }
-            : (status == .changedLater ? f.finalCheck : (f.check ?? f.finalCheck))
+            ? p.pointee.beforeData.map { JournalCheck(registerId: p.pointee.registerId, data: $0) }
+            : (status == .changedLater ? p.pointee.finalCheck : (p.pointee.check ?? p.pointee.finalCheck))
         let actual = seen?.data.flatMap { ValueHex.withWords(hex: $0, decodeWords) }
-        var message = f.message
+        var message = p.pointee.message
         switch status {
-        case .unverified where f.check?.data == nil:
-            message = "acknowledged, not read back" + (f.check?.message.map { ": \($0)" } ?? "")
+        case .unverified where p.pointee.check?.data == nil:
+            message = "acknowledged, not read back" + (p.pointee.check?.message.map { ": \($0)" } ?? "")
         case .inDoubt:
-            message = "sent, no answer: may have been written" + (f.message.map { " (\($0))" } ?? "")
+            message = "sent, no answer: may have been written" + (p.pointee.message.map { " (\($0))" } ?? "")
         case .changedLater:
             message = "verified, then changed by a later write (final pass)"
-        case .mismatch where f.check?.data != nil && f.finalCheck?.data == f.expectedData:
+        case .mismatch where p.pointee.check?.data != nil && p.pointee.finalCheck?.data == p.pointee.expectedData:
             message = "read back different at first, equal in the final pass"
         default: break
         }
         return RegisterResult(
-            registerId: f.registerId, address: f.address, length: f.length, status: status, expected: f.expected,
-            expectedData: f.expectedData, actual: actual, actualData: seen?.data, before: f.before,
-            beforeUnset: nil, exceptionCode: status == .rejected ? f.exceptionCode : nil, message: message)
+            registerId: p.pointee.registerId, address: p.pointee.address, length: p.pointee.length, status: status,
+            expected: p.pointee.expected, expectedData: p.pointee.expectedData, actual: actual, actualData: seen?.data,
+            before: p.pointee.before, beforeUnset: nil,
+            exceptionCode: status == .rejected ? p.pointee.exceptionCode : nil, message: message)
     }
 
     /// The rollback's lines (every touched register), when a rollback ran.

@@ -49,6 +49,8 @@ public struct Replay {
     /// Template entries re-checked against the current page, in page order; `entries[i]` is the
     /// ledger's `fates[i]` and the plan's `entries[i]`.
     private var entries: [Entry] = []
+    /// `entries[i].register`, for loops that need only that (an `Entry` is copied whole when read).
+    private var entryPositions: [Int] = []
     private var plan: ReplayPlan?
     private var readFrames = 0
     /// The reads' latest words (a register is checked from here once its reads were sent after its write).
@@ -182,15 +184,14 @@ public struct Replay {
         if report.status == .refused && ledger.intent == nil { ledger.register([]) }
         let layouts = page.layouts
         let unsets = page.unsets
-        report.registers = ledger.fates.indices.map { i in
-            let f = ledger.fates[i]
-            let p = pagePosition(of: f.registerId, at: i)
-            // Values decoded from the ledger's hex in place (no word arrays), by the register's layout.
-            let layout = layouts[p]
-            var line = ledger.result(of: f, dryRun: dry, decodeWords: { RegisterCodec.decode($0, layout: layout) })
-            line.beforeUnset = f.beforeData.flatMap { ValueHex.withWords(hex: $0) { unsets[p].matches($0) } }
-            return line
-        }
+        // Fate i is entry i: its register's page position, read from the entry (no lookup by id).
+        let positions =
+            ledger.fates.count == entryPositions.count
+            ? entryPositions : ledger.fates.map { page.position(of: $0.registerId)! }
+        // Values decoded from the ledger's hex in place (no word arrays), by the register's layout.
+        report.registers = ledger.results(
+            dryRun: dry, decodeWords: { RegisterCodec.decode($1, layout: layouts[positions[$0]]) },
+            beforeUnset: { unsets[positions[$0]].matches($1) })
         report.rollback = ledger.rollbackResults { id, words in
             RegisterCodec.decode(words, as: page.registers[pagePosition(of: id)].definition)
         }
@@ -210,12 +211,9 @@ public struct Replay {
         record(ReplayEvent(.end, message: report.reason, status: report.status))
     }
 
-    /// The page position of an entry's register (`at`: the entry's index, when known).
-    private func pagePosition(of registerId: String, at i: Int = -1) -> Int {
-        if i >= 0 && i < entries.count && entries[i].entry.registerId == registerId { return entries[i].register }
-        // Every ledger register is an entry, and every entry a register of the page (checkTemplate).
-        return page.position(of: registerId)!
-    }
+    /// The page position of an entry's register (every ledger register is an entry, and every entry a
+    /// register of the page: checkTemplate).
+    private func pagePosition(of registerId: String) -> Int { page.position(of: registerId)! }
 
     // MARK: checks before any write
 
@@ -266,14 +264,17 @@ public struct Replay {
                 case .invalid(let rule):
                     problems.append(
                         "\(entry.registerId): value \(RegisterCodec.decode(words, as: registers[at].definition)) breaks \(rule)")
-                case .archive: entries.append(Entry(entry: entry, register: at, words: words))
+                case .archive:
+                    entries.append(Entry(entry: entry, register: at, words: words))
+                    entryPositions.append(at)
                 }
             } else {
                 problems.append("\(entry.registerId): valueData \"\(entry.valueData)\" is not \(length * 2) bytes of hex")
             }
         }
-        if !zip(entries, entries.dropFirst()).allSatisfy({ $0.register < $1.register }) {
+        if !zip(entryPositions, entryPositions.dropFirst()).allSatisfy({ $0 < $1 }) {
             entries.sort { $0.register < $1.register }
+            entryPositions = entries.map(\.register)
         }
         ledger.register(
             entries.map {
@@ -285,6 +286,7 @@ public struct Replay {
             report.status = .refused
             report.reason = "template not valid for the page: " + problems.joined(separator: "; ")
             entries = []
+            entryPositions = []
             ledger.register([])
             return false
         }
@@ -334,15 +336,19 @@ public struct Replay {
         let readout = await PageReader.read(entries.map(\.span), from: target)
         readFrames += readout.requests
         // The target's words (hex) and value, straight from the readout.
+        let layouts = page.layouts
         ledger.register(
-            entries.map { e in
-                let span = e.span
-                let beforeData = readout.hex(for: span)
-                return IntentRegister(
-                    registerId: e.entry.registerId, address: e.entry.address, length: e.entry.length, expected: e.entry.value,
-                    expectedData: e.words.hexString,
-                    before: beforeData == nil ? nil : readout.value(for: span, layout: page.layouts[e.register]),
-                    beforeData: beforeData)
+            entries.withUnsafeBufferPointer { es in
+                // Fields read in place (mapping over the entries would copy each).
+                es.indices.map { i in
+                    let span = AddressSpan(address: es[i].entry.address, length: es[i].entry.length)
+                    let beforeData = readout.hex(for: span)
+                    return IntentRegister(
+                        registerId: es[i].entry.registerId, address: span.address, length: span.length,
+                        expected: es[i].entry.value, expectedData: es[i].words.hexString,
+                        before: beforeData == nil ? nil : readout.value(for: span, layout: layouts[es[i].register]),
+                        beforeData: beforeData)
+                }
             })
         if options.onError == .rollback && !options.dryRun, entries.contains(where: { !readout.has($0.span) }) {
             report.status = .refused

@@ -137,4 +137,23 @@ final class ReplayLedgerTests: XCTestCase {
                 ReplayLedger(events: [intent(), w, answer(.acknowledged), check("00000007")]).fates[0]
             ) { .unsigned(UInt64($0.count)) }.actual, .unsigned(2))
     }
+
+    /// The whole report in one pass gives the lines one at a time would, plus "before" = unset.
+    func testResultsInOnePassAgreeWithOneAtATime() {
+        let w = ReplayEvent(.write, request: request())
+        for (events, dry) in [
+            ([intent(), w, answer(.acknowledged), check("00000007")], false),
+            ([intent(), w, answer(.noAnswer)], false), ([intent(), w, answer(.acknowledged), check("00000009")], false),
+            ([intent()], true), ([intent(), w, answer(.acknowledged), check("00000007"), check("00000008", final: true)], false),
+        ] {
+            let ledger = ReplayLedger(events: events)
+            let decode: (UnsafeBufferPointer<UInt16>) -> RegisterValue = { .unsigned(UInt64($0.reduce(0) { $0 << 16 | UInt64($1) })) }
+            let lines = ledger.results(dryRun: dry, decodeWords: { decode($1) }, beforeUnset: { $1.elementsEqual([0, 1]) })
+            var one = ledger.result(of: ledger.fates[0], dryRun: dry, decodeWords: decode)
+            XCTAssertNil(one.beforeUnset)
+            one.beforeUnset = true  // r's before is 00000001
+            XCTAssertEqual(lines, [one])
+            XCTAssertEqual(ledger.results(dryRun: dry, decodeWords: { decode($1) }).first?.beforeUnset, nil)
+        }
+    }
 }
