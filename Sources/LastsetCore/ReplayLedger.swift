@@ -233,14 +233,19 @@ public struct ReplayLedger: Sendable {
     }
 
     /// The first register whose write was sent and never answered.
-    public var firstInDoubt: String? {
-        statuses().firstIndex(of: .inDoubt).map { fates[$0].registerId }
+    public var firstInDoubt: String? { firstInDoubt(statuses()) }
+
+    /// `firstInDoubt` from the statuses already computed (`statuses()`).
+    public func firstInDoubt(_ statuses: [RegisterStatus]) -> String? {
+        statuses.firstIndex(of: .inDoubt).map { fates[$0].registerId }
     }
 
     /// Registers verified, then changed in the final pass.
-    public var changedLater: [String] {
-        let all = statuses()
-        return all.indices.filter { all[$0] == .changedLater }.map { fates[$0].registerId }
+    public var changedLater: [String] { changedLater(statuses()) }
+
+    /// `changedLater` from the statuses already computed (`statuses()`).
+    public func changedLater(_ statuses: [RegisterStatus]) -> [String] {
+        statuses.indices.filter { statuses[$0] == .changedLater }.map { fates[$0].registerId }
     }
 
     /// The report's line for a register; `decode` turns words into a value.

@@ -162,7 +162,7 @@ public struct Replay {
                 report.status = .succeeded
             }
         } else {
-            let changed = ledger.changedLater
+            let changed = ledger.changedLater(lines)
             report.afterWrite = page.afterWrite.map {
                 StepResult(
                     address: $0.address, value: $0.value, status: .notAttempted,
@@ -201,8 +201,9 @@ public struct Replay {
         report.writeFrames = ledger.writeFrames
         report.requests = readFrames + ledger.writeFrames
         report.lastConfirmed = ledger.lastConfirmed
-        report.firstInDoubt = ledger.firstInDoubt
-        report.changedLater = ledger.changedLater
+        let statuses = ledger.statuses()
+        report.firstInDoubt = ledger.firstInDoubt(statuses)
+        report.changedLater = ledger.changedLater(statuses)
         if let doubt = report.firstInDoubt {
             report.stoppedAt =
                 "\(report.stoppedAt.map { $0 + "; " } ?? "")last confirmed \(report.lastConfirmed ?? "none"), first in doubt \(doubt)"
@@ -277,10 +278,12 @@ public struct Replay {
             entryPositions = entries.map(\.register)
         }
         ledger.register(
-            entries.map {
-                IntentRegister(
-                    registerId: $0.entry.registerId, address: $0.entry.address, length: $0.entry.length,
-                    expected: $0.entry.value, expectedData: $0.words.hexString)
+            entries.withUnsafeBufferPointer { es in
+                es.indices.map {
+                    IntentRegister(
+                        registerId: es[$0].entry.registerId, address: es[$0].entry.address, length: es[$0].entry.length,
+                        expected: es[$0].entry.value, expectedData: es[$0].words.hexString)
+                }
             })
         guard problems.isEmpty else {
             report.status = .refused
