@@ -148,6 +148,21 @@ public actor AuditLog {
         return (newestFirst.reversed(), bad)
     }
 
+    /// The record that ended `job` (a replay's or dry run's outcome, any result but `started`), looked for
+    /// newest first back to the job's own intent record (or records older than `since`): a journal found at
+    /// start whose outcome is already logged is a replay that finished just before the daemon stopped.
+    public func outcome(ofJob job: String, since: Date) -> AuditRecord? {
+        var found: AuditRecord?
+        scan { r in
+            if r.job == job {
+                if r.result != .started { found = r }
+                return false
+            }
+            return r.time >= since
+        }
+        return found
+    }
+
     /// Calls `body` with every record, newest first (live file, then the segments, newest first), until it
     /// returns false; intents whose job has a later record are folded away. Returns the lines that did
     /// not parse.

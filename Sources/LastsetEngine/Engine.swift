@@ -168,6 +168,23 @@ public struct Engine: Sendable {
         var out: [AuditRecord] = []
         for (url, ledger) in await journal.leftovers() {
             guard let intent = ledger.intent else { continue }
+            if let done = await audit.outcome(ofJob: intent.job, since: intent.time) {
+                // It finished and was audited; only the journal's removal did not last (stopped right after
+                // the outcome record, or the unfsynced unlink lost to a power cut). Its success is recorded
+                // in the device state if that was lost with it.
+                if done.kind == .replay, done.result == .succeeded,
+                    await deviceState.state(device: intent.device, pageId: intent.pageId)?.applied?.job != intent.job,
+                    let template = try? await archive.load(
+                        pageId: intent.pageId,
+                        version: done.templateVersionId.flatMap(TemplateVersionRef.parse) ?? .number(intent.templateVersion))
+                {
+                    try? await deviceState.recordApplied(
+                        device: intent.device, pageId: intent.pageId,
+                        AppliedTemplate(template: template, appliedAt: done.time, appliedBy: done.who, job: intent.job))
+                }
+                await journal.remove(url)
+                continue
+            }
             // Values are decoded from the intent (the page may have changed since); looked up by id, not
             // scanned per register (a 10,000-register intent would cost 50 million comparisons at start).
             let expected = Dictionary(

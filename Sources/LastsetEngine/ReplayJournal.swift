@@ -80,10 +80,11 @@ public actor ReplayJournal {
         return entry
     }
 
-    /// Removes a finished replay's journal (its audit record is written).
+    /// Removes a finished replay's journal (its audit record is written, fsynced). The removal is not
+    /// fsynced: should a power loss bring the file back, recovery finds the job's outcome in the audit log
+    /// and drops the journal without an "interrupted" record (`Engine.recoverInterrupted`).
     public func finish(_ entry: Entry) {
         journal.remove(entry.url.lastPathComponent)
-        try? journal.sync()
     }
 
     /// Journals left by replays that did not finish, folded (oldest first).

@@ -142,6 +142,42 @@ final class CaptureReplayTests: XCTestCase {
         XCTAssertEqual(mode?.after, .unsigned(2))
     }
 
+    /// A journal whose replay's outcome is already in the audit log — the daemon stopped between the outcome
+    /// record and the journal's removal, or a power cut undid the (unfsynced) removal — is a replay that
+    /// finished: recovery drops it without an "interrupted" record or an unverified mark, and records the
+    /// success in the device state if that was lost too. (It wrote a false "interrupted" record before.)
+    func testAJournalLeftAfterItsOutcomeWasAuditedIsNotAnInterruption() async throws {
+        _ = try await captureA()
+        let (_, targetB) = try machineB()
+        let report = try await engine.apply(page: Self.page, to: targetB, options: ReplayOptions(), who: "uid:1000")
+        XCTAssertEqual(report.status, .succeeded, report.reason ?? "")
+        let logged = await engine.audit.read(limit: 10).records
+        let outcome = try XCTUnwrap(logged.last { $0.kind == .replay && $0.result == .succeeded })
+        let job = try XCTUnwrap(outcome.job)
+        // What the removal would have left: the journal with its intent; and a device state that lost the success.
+        let intent = ReplayIntent(
+            job: job, time: outcome.time.addingTimeInterval(-1), who: outcome.who, pageId: "heating", deviceId: "press-b",
+            device: targetB.label, endpoint: targetB.endpoint.description, unit: 1, templateVersion: 1,
+            pageHash: outcome.pageHash, identity: outcome.identity, onError: .stop,
+            registers: report.registers.map {
+                IntentRegister(
+                    registerId: $0.registerId, address: $0.address, length: $0.length, expected: $0.expected,
+                    expectedData: $0.expectedData)
+            })
+        _ = try await ReplayJournal(dataDirectory: dir).begin(intent)
+        try await engine.deviceState.replaceAll([])
+
+        let restarted = try Engine(dataDirectory: dir)
+        let recovered = await restarted.recoverInterrupted()
+        XCTAssertEqual(recovered.count, 0, "a finished replay was recorded as interrupted: \(recovered.map(\.message))")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("journal").path), [])
+        let after = await restarted.audit.read(limit: 20).records
+        XCTAssertFalse(after.contains { $0.result == .interrupted })
+        let state = await restarted.deviceState.state(device: targetB.label, pageId: "heating")
+        XCTAssertEqual(state?.applied?.job, job)
+        XCTAssertNil(state?.unverified)
+    }
+
     func testInvalidCaptureArchivesNothingAndKeepsThePreviousTemplate() async throws {
         _ = try await captureA()
         source.setHoldingRegisters(address: 100, values: [5])  // not in enum
