@@ -343,17 +343,23 @@ public struct ReplayLedger: Sendable {
         let rollback = rollbackResults(decode: decode)
         let restored =
             rollback.map { Dictionary($0.registers.map { ($0.registerId, $0) }, uniquingKeysWith: { a, _ in a }) } ?? [:]
-        return fates.map { f in
-            let line = result(f, dryRun: dryRun) { decode(f.registerId, $0) }
-            func words(_ c: JournalCheck?) -> RegisterValue? {
-                c?.data.flatMap { [UInt16](valueDataHex: $0) }.map { decode(f.registerId, $0) }
+        // Read in place (no fate copied); a value the report line decoded already (the same hex) is
+        // not decoded again.
+        return eachFate { _, p in
+            let id = p.pointee.registerId
+            let line = Self.result(p, dryRun: dryRun) { decode(id, Array($0)) }
+            func value(_ data: String?) -> RegisterValue? {
+                guard let data else { return nil }
+                if !dryRun && data == line.actualData { return line.actual }
+                return [UInt16](valueDataHex: data).map { decode(id, $0) }
             }
             var reg = AuditRegister(
-                registerId: f.registerId, before: f.before, after: line.actual, status: AuditRegisterStatus(line.status),
-                written: f.sent ? f.expected : nil, readBack: words(f.check), message: line.message)
-            if dryRun { reg.after = f.before }
-            if let final = words(f.finalCheck) { reg.after = final }
-            if let r = restored[f.registerId] {
+                registerId: id, before: p.pointee.before, after: line.actual, status: AuditRegisterStatus(line.status),
+                written: p.pointee.sent ? p.pointee.expected : nil, readBack: value(p.pointee.check?.data),
+                message: line.message)
+            if dryRun { reg.after = p.pointee.before }
+            if let final = value(p.pointee.finalCheck?.data) { reg.after = final }
+            if let r = restored[id] {
                 reg.rollback = AuditRollback(
                     restored: r.expected, readBack: r.actual, status: AuditRegisterStatus(r.status))
                 // After a rollback the machine holds what the rollback read back (or nothing is known).

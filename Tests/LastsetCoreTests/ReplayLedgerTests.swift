@@ -156,4 +156,28 @@ final class ReplayLedgerTests: XCTestCase {
             XCTAssertEqual(ledger.results(dryRun: dry, decodeWords: { decode($1) }).first?.beforeUnset, nil)
         }
     }
+
+    /// The audit record's values: read-back from the verification read, after from the final pass
+    /// (values the report line decoded already are reused, so each case checks both paths).
+    func testAuditValuesFromCheckAndFinalPass() {
+        let w = ReplayEvent(.write, request: request())
+        let decode: (String, [UInt16]) -> RegisterValue = { _, words in .unsigned(UInt64(words.reduce(0) { $0 << 16 | UInt64($1) })) }
+        let table: [(events: [ReplayEvent], readBack: RegisterValue?, after: RegisterValue?, line: UInt)] = [
+            ([intent(), w, answer(.acknowledged), check("00000007")], .unsigned(7), .unsigned(7), #line),
+            ([intent(), w, answer(.acknowledged), check("00000007"), check("00000007", final: true)], .unsigned(7), .unsigned(7), #line),
+            ([intent(), w, answer(.acknowledged), check("00000007"), check("0000FFFF", final: true)], .unsigned(7), .unsigned(0xFFFF), #line),
+            ([intent(), w, answer(.acknowledged), check("00000005"), check("00000007", final: true)], .unsigned(5), .unsigned(7), #line),
+            ([intent(), w, answer(.acknowledged), check(nil), check("00000003", final: true)], nil, .unsigned(3), #line),
+            ([intent(), w, answer(.acknowledged)], nil, nil, #line),
+        ]
+        for c in table {
+            let audit = ReplayLedger(events: c.events).auditRegisters(decode: decode)
+            XCTAssertEqual(audit.first?.readBack, c.readBack, line: c.line)
+            XCTAssertEqual(audit.first?.after, c.after, line: c.line)
+        }
+        // Dry run: after is the "before" value, no read-back.
+        let dry = ReplayLedger(events: [intent()]).auditRegisters(dryRun: true, decode: decode)
+        XCTAssertEqual(dry.first?.after, .unsigned(1))
+        XCTAssertNil(dry.first?.readBack)
+    }
 }
