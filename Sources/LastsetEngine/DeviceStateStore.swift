@@ -46,6 +46,7 @@ public actor DeviceStateStore {
         do {
             if let dir = try data.subdirectory(Self.directoryName, create: false) {
                 directory = dir
+                _ = DurableFile.removeDebris(in: dir)  // temp files of writes a crash interrupted
                 states = try Self.read(dir)
                 loadedFromFile = true
             } else if let file = try data.readFile(Self.legacyFileName) {

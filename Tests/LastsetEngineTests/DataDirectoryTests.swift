@@ -151,8 +151,12 @@ final class DataDirectoryTests: XCTestCase {
         XCTAssertEqual(
             try FileManager.default.contentsOfDirectory(atPath: stateDir.path).sorted(),
             [DeviceStateStore.fileName("press-1", "big"), DeviceStateStore.fileName("press-2", "small")].sorted())
-        // Read back as written, by a new store.
+        // Read back as written, by a new store; the temp file of an interrupted write is removed, not read.
+        try Data("{".utf8).write(to: stateDir.appendingPathComponent(".tmp-0123.json-deadbeef"))
         let reopened = try DeviceStateStore(dataDirectory: data)
+        let reopenProblem = await reopened.loadProblem
+        XCTAssertNil(reopenProblem)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stateDir.appendingPathComponent(".tmp-0123.json-deadbeef").path))
         let loaded = await reopened.loadedFromFile
         XCTAssertTrue(loaded)
         let states = await reopened.all()
