@@ -67,12 +67,36 @@ public struct ReplayLedger: Sendable {
             let sameIds =
                 rs.count == fates.count
                 && fates.withUnsafeBufferPointer { fs in rs.indices.allSatisfy { rs[$0].registerId == fs[$0].registerId } }
-            fates = rs.indices.map { i in
-                Fate(
-                    registerId: rs[i].registerId, address: rs[i].address, length: rs[i].length, expected: rs[i].expected,
-                    expectedData: rs[i].expectedData, before: rs[i].before, beforeData: rs[i].beforeData)
-            }
-            if !sameIds {
+            if sameIds {
+                // Rewritten in place: each fate as new (what `Fate(…)` gives), without building a second
+                // array of thousands of fates and destroying the first.
+                fates.withUnsafeMutableBufferPointer { fs in
+                    for i in rs.indices {
+                        fs[i].address = rs[i].address
+                        fs[i].length = rs[i].length
+                        fs[i].expected = rs[i].expected
+                        fs[i].expectedData = rs[i].expectedData
+                        fs[i].before = rs[i].before
+                        fs[i].beforeData = rs[i].beforeData
+                        fs[i].sent = false
+                        fs[i].wordsAcknowledged = 0
+                        fs[i].answer = nil
+                        fs[i].exceptionCode = nil
+                        fs[i].message = nil
+                        fs[i].check = nil
+                        fs[i].finalCheck = nil
+                        fs[i].restoreAnswer = nil
+                        fs[i].restoreMessage = nil
+                        fs[i].restoreCheck = nil
+                    }
+                }
+            } else {
+                fates = rs.indices.map { i in
+                    Fate(
+                        registerId: rs[i].registerId, address: rs[i].address, length: rs[i].length,
+                        expected: rs[i].expected, expectedData: rs[i].expectedData, before: rs[i].before,
+                        beforeData: rs[i].beforeData)
+                }
                 // Backwards, so a repeated id keeps its first position.
                 var index = [String: Int](minimumCapacity: rs.count)
                 for i in rs.indices.reversed() { index[rs[i].registerId] = i }

@@ -180,4 +180,27 @@ final class ReplayLedgerTests: XCTestCase {
         XCTAssertEqual(dry.first?.after, .unsigned(1))
         XCTAssertNil(dry.first?.readBack)
     }
+
+    /// Registering the same registers again (the snapshot, the intent) gives exactly the fates a fresh
+    /// ledger would: new values in, every earlier answer and check gone.
+    func testRegisteringTheSameRegistersAgainStartsThemOver() {
+        var ledger = ReplayLedger(events: [
+            intent(), ReplayEvent(.write, request: request()), answer(.noAnswer, frames: 2), check("00000007"),
+            check("00000008", final: true),
+            ReplayEvent(.restore, request: request(), answer: .rejected, frames: 1, message: "no"),
+            ReplayEvent(.restoreCheck, checks: [JournalCheck(registerId: "r", data: nil, message: "gone")]),
+        ])
+        var again = r
+        again.expected = .unsigned(9)
+        again.expectedData = "00000009"
+        again.before = nil
+        again.beforeData = nil
+        again.address = 12
+        ledger.register([again])
+        var fresh = ReplayLedger()
+        fresh.register([again])
+        XCTAssertEqual(ledger.fates, fresh.fates)
+        XCTAssertEqual(ledger.index(of: "r"), 0)
+        XCTAssertEqual(ledger.acknowledgedRegisters, 0)
+    }
 }
