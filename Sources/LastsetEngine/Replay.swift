@@ -257,7 +257,10 @@ public struct Replay {
                 problems.append(
                     "\(entry.registerId): template has address \(entry.address) length \(entry.length), page has \(address) length \(length)"
                 )
-            } else if let words = [UInt16](valueDataHex: entry.valueData), words.count == length {
+            } else if entry.valueData.utf8.count == length * 4, let words = [UInt16](valueDataHex: entry.valueData),
+                words.count == length
+            {
+                // Exactly the register's bytes: a shorter valueData would be padded with zeros and written.
                 switch RegisterClassifier.classify(words, registers[at]) {
                 case .skip(.readOnly): problems.append("\(entry.registerId): read-only, never written")
                 case .skip(.notCloned): problems.append("\(entry.registerId): clone: false, never written")

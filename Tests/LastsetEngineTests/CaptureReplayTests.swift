@@ -221,6 +221,27 @@ final class CaptureReplayTests: XCTestCase {
         XCTAssertEqual(report.registers.count, 0)
     }
 
+    /// A template entry whose valueData is short of its register's bytes (hand-made or edited, checksum
+    /// recomputed) is refused before any write: it was padded with zeros and written ("123456" on a u32
+    /// went out as 0x1234 0x5600); so is one with a byte too many or an odd digit.
+    func testAValueDataOfTheWrongLengthIsRefusedBeforeAnyWrite() async throws {
+        _ = try await captureA()
+        let template = try await engine.archive.load(pageId: "heating")
+        let (b, targetB) = try machineB()
+        for bad in ["123456", "1234567", "123456789A", ""] {
+            var edited = template
+            let k = try XCTUnwrap(edited.entries.firstIndex { $0.registerId == "heating.energy" })  // u32
+            edited.entries[k].valueData = bad
+            let (report, _) = await Replay.run(page: CompiledPage(Self.page), template: edited, to: targetB)
+            XCTAssertEqual(report.status, .refused, "valueData \"\(bad)\"")
+            XCTAssertTrue(
+                report.reason?.contains("heating.energy: valueData \"\(bad)\" is not 4 bytes of hex") ?? false,
+                report.reason ?? "")
+            XCTAssertEqual(report.writeFrames, 0)
+        }
+        XCTAssertEqual(try b.writes().count, 0)
+    }
+
     func testDryRunSendsNoWriteAndDiffsAgainstTheTarget() async throws {
         _ = try await captureA()
         var values = Self.blankValues
