@@ -14,6 +14,8 @@ final class Bench {
     var wireDaemonPeakRSS: Int?
     /// RSS the capture/replay daemon still holds after the wire runs.
     var wireDaemonRSS: Int?
+    /// Anonymous memory (RssAnon) the capture/replay daemon still holds after the wire runs.
+    var wireDaemonAnon: Int?
     /// Stops what was started, in reverse order.
     private var cleanups: [() -> Void] = []
 

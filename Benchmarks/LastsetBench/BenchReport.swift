@@ -105,6 +105,9 @@ struct BenchReport: Codable {
         var threadsPollingOn: Int
         var apiDaemonPeakRSSKiBAfterWire: Int?
         var apiDaemonRSSKiBAfterWire: Int?
+        var apiDaemonAnonKiBAfterWire: Int?
+        /// Anonymous memory of the idle daemon (100 devices, polling off).
+        var anonKiBPollingOff: Int?
     }
 
     var machine: Machine

@@ -62,7 +62,8 @@ extension Bench {
             cpuSecondsPollingOn: on1.cpuSeconds - on0.cpuSeconds, pollIntervalSeconds: 1, devicesReachableWithPolling: reachable,
             peakRSSKiBPollingOff: off1.peakRSSKiB, peakRSSKiBPollingOn: on1.peakRSSKiB, threadsPollingOff: off1.threads,
             threadsPollingOn: on1.threads, apiDaemonPeakRSSKiBAfterWire: wireDaemonPeakRSS,
-            apiDaemonRSSKiBAfterWire: wireDaemonRSS)
+            apiDaemonRSSKiBAfterWire: wireDaemonRSS, apiDaemonAnonKiBAfterWire: wireDaemonAnon,
+            anonKiBPollingOff: off1.anonKiB)
         say("daemon: done")
     }
 

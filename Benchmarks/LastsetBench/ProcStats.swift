@@ -11,6 +11,9 @@ struct ProcStats {
     var rssKiB: Int
     /// Threads.
     var threads: Int
+    /// Resident anonymous memory (RssAnon: the heap and stacks, what the process itself holds; the rest of
+    /// its RSS is pages of shared libraries, shared with other processes and reclaimable), in KiB.
+    var anonKiB: Int
 
     /// Reads /proc/PID/stat and /proc/PID/status.
     static func read(pid: Int32) throws -> ProcStats {
@@ -31,6 +34,7 @@ struct ProcStats {
         }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         return ProcStats(
-            cpuSeconds: (utime + stime) / ticks, peakRSSKiB: kib("VmHWM"), rssKiB: kib("VmRSS"), threads: kib("Threads"))
+            cpuSeconds: (utime + stime) / ticks, peakRSSKiB: kib("VmHWM"), rssKiB: kib("VmRSS"), threads: kib("Threads"),
+            anonKiB: kib("RssAnon"))
     }
 }

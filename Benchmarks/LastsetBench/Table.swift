@@ -74,6 +74,10 @@ extension Bench {
             if let w = d.apiDaemonRSSKiBAfterWire {
                 out += "| RSS the capture/replay daemon holds after the wire runs (10,000-register pages) | \(w / 1024) MiB |\n"
             }
+            if let w = d.apiDaemonAnonKiBAfterWire, let idle = d.anonKiBPollingOff {
+                out +=
+                    "| of it anonymous memory (RssAnon: heap and stacks; the rest is shared library pages), after the wire runs / idle daemon | \(String(format: "%.1f", Double(w) / 1024)) MiB / \(String(format: "%.1f", Double(idle) / 1024)) MiB |\n"
+            }
             if let w = d.apiDaemonPeakRSSKiBAfterWire {
                 out += "| peak RSS of the capture/replay daemon after the wire runs (10,000-register pages) | \(w / 1024) MiB |\n"
             }

@@ -128,6 +128,7 @@ extension Bench {
         let daemonStats = try? daemon.stats()
         wireDaemonPeakRSS = daemonStats?.peakRSSKiB
         wireDaemonRSS = daemonStats?.rssKiB
+        wireDaemonAnon = daemonStats?.anonKiB
 
         for s in slots {
             for op in ["capture", "replay"] {
