@@ -171,16 +171,23 @@ public struct Engine: Sendable {
             if let done = await audit.outcome(ofJob: intent.job, since: intent.time) {
                 // It finished and was audited; only the journal's removal did not last (stopped right after
                 // the outcome record, or the unfsynced unlink lost to a power cut). Its success is recorded
-                // in the device state if that was lost with it.
+                // in the device state if that was lost with it — the values written are the intent's. When
+                // that cannot be saved the journal stays, and the next start tries again.
                 if done.kind == .replay, done.result == .succeeded,
-                    await deviceState.state(device: intent.device, pageId: intent.pageId)?.applied?.job != intent.job,
-                    let template = try? await archive.load(
-                        pageId: intent.pageId,
-                        version: done.templateVersionId.flatMap(TemplateVersionRef.parse) ?? .number(intent.templateVersion))
+                    await deviceState.state(device: intent.device, pageId: intent.pageId)?.applied?.job != intent.job
                 {
-                    try? await deviceState.recordApplied(
-                        device: intent.device, pageId: intent.pageId,
-                        AppliedTemplate(template: template, appliedAt: done.time, appliedBy: done.who, job: intent.job))
+                    let applied = AppliedTemplate(
+                        version: intent.templateVersion, versionId: done.templateVersionId, pageHash: intent.pageHash,
+                        appliedAt: done.time, appliedBy: done.who, job: intent.job,
+                        entries: intent.registers.map {
+                            ExpectedValue(
+                                registerId: $0.registerId, address: $0.address, valueData: $0.expectedData, value: $0.expected)
+                        })
+                    do {
+                        try await deviceState.recordApplied(device: intent.device, pageId: intent.pageId, applied)
+                    } catch {
+                        continue
+                    }
                 }
                 await journal.remove(url)
                 continue

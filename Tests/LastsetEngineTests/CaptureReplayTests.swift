@@ -176,6 +176,10 @@ final class CaptureReplayTests: XCTestCase {
         let state = await restarted.deviceState.state(device: targetB.label, pageId: "heating")
         XCTAssertEqual(state?.applied?.job, job)
         XCTAssertNil(state?.unverified)
+        // The values recorded are those written: the same as a replay that ran through records.
+        let template = try await restarted.archive.load(pageId: "heating")
+        XCTAssertEqual(state?.applied?.entries, template.entries.map(ExpectedValue.init))
+        XCTAssertEqual(state?.applied?.versionId, template.versionId.id)
     }
 
     func testInvalidCaptureArchivesNothingAndKeepsThePreviousTemplate() async throws {
