@@ -113,10 +113,16 @@ public struct TemplateEntry: Codable, Sendable, Hashable {
     /// Number of 16-bit registers.
     public var length: Int
     /// Raw bytes as read, hex (authoritative; `value` is a readable view of it).
-    public var valueData: String
+    public var valueData: String {
+        didSet { hexWords = [UInt16](valueDataHex: valueData) }
+    }
     public var value: RegisterValue
     /// When valueData was read.
     public var lastDate: Date
+    /// `valueData`'s words, decoded once when the entry is made, decoded or its `valueData` set (a
+    /// replay checks and writes every entry's words: parsing the hex each time cost an array per entry
+    /// per replay); nil when `valueData` is not even-length hex. Not part of the archived form.
+    public private(set) var hexWords: [UInt16]?
 
     public init(registerId: String, address: Int, length: Int, valueData: String, value: RegisterValue, lastDate: Date) {
         self.registerId = registerId
@@ -125,10 +131,24 @@ public struct TemplateEntry: Codable, Sendable, Hashable {
         self.valueData = valueData
         self.value = value
         self.lastDate = lastDate
+        hexWords = [UInt16](valueDataHex: valueData)
     }
 
-    /// The words to write, from valueData.
-    public var words: [UInt16] { [UInt16](bigEndianBytes: [UInt8](hexString: valueData) ?? []) }
+    private enum CodingKeys: String, CodingKey {
+        case registerId, address, length, valueData, value, lastDate
+    }
+
+    /// Decodes the archived fields and decodes `valueData`'s words once.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            registerId: try c.decode(String.self, forKey: .registerId), address: try c.decode(Int.self, forKey: .address),
+            length: try c.decode(Int.self, forKey: .length), valueData: try c.decode(String.self, forKey: .valueData),
+            value: try c.decode(RegisterValue.self, forKey: .value), lastDate: try c.decode(Date.self, forKey: .lastDate))
+    }
+
+    /// The words to write, from valueData (empty when it is not even-length hex).
+    public var words: [UInt16] { hexWords ?? [] }
 }
 
 /// Why a register is not in a template.

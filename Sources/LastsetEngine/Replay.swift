@@ -42,7 +42,7 @@ public struct Replay {
         var entry: TemplateEntry
         /// Its register's position in the page (`page.registers`).
         var register: Int
-        /// The words to write (decoded from the entry's hex once).
+        /// The words to write (the entry's, decoded once when it was made).
         var words: [UInt16]
         var span: AddressSpan { AddressSpan(address: entry.address, length: entry.length) }
     }
@@ -257,9 +257,7 @@ public struct Replay {
                 problems.append(
                     "\(entry.registerId): template has address \(entry.address) length \(entry.length), page has \(address) length \(length)"
                 )
-            } else if entry.valueData.utf8.count == length * 4, let words = [UInt16](valueDataHex: entry.valueData),
-                words.count == length
-            {
+            } else if entry.valueData.utf8.count == length * 4, let words = entry.hexWords, words.count == length {
                 // Exactly the register's bytes: a shorter valueData would be padded with zeros and written.
                 switch RegisterClassifier.classify(words, registers[at]) {
                 case .skip(.readOnly): problems.append("\(entry.registerId): read-only, never written")
