@@ -21,6 +21,9 @@ struct BenchReport: Codable {
         var runs: Int
         /// Requests one operation sent on the wire.
         var requests: Int
+        /// Median CPU time of one operation in the process doing it (this process for lastset-core and
+        /// lastset-engine, lastsetd for lastset-api, the worker for c, c-durable and pymodbus), ms.
+        var cpuMs: Double? = nil
     }
     /// Ratios of medians for one operation.
     struct Ratio: Codable {

@@ -27,6 +27,31 @@ extension Bench {
                     + " | \(Format.ratio(ratio.lastsetOverC)) | \(Format.ratio(ratio.lastsetCoreOverC)) | \(Format.ratio(ratio.apiOverC)) | \(Format.ratio(ratio.lastsetOverDurableC)) | \(Format.ratio(ratio.lastsetOverPymodbus)) | \(Format.ratio(ratio.lastsetOverPerRegister)) |\n"
             }
         }
+        if report.wire.contains(where: { $0.cpuMs != nil }) {
+            let impls = ["lastset-core", "lastset-engine", "lastset-api", "c", "c-durable", "pymodbus"]
+            out += "\n## CPU per operation: median ms of the process doing it\n\n"
+            out +=
+                "Lastset's core and engine: the benchmark process; the API: lastsetd (not the HTTP client); C and pymodbus: their worker. "
+                + "The simulators' CPU and time spent waiting (wire, disk) are not in it.\n\n"
+            out += "| delay | registers | operation | " + impls.joined(separator: " | ") + " | core/C | engine/C | API/C | engine/C-durable |\n"
+            out += "|---|---|---|" + String(repeating: "---|", count: impls.count + 4) + "\n"
+            for ratio in report.ratios {
+                func cpu(_ impl: String) -> Double? {
+                    report.wire.first(where: {
+                        $0.delayMs == ratio.delayMs && $0.registers == ratio.registers && $0.operation == ratio.operation
+                            && $0.impl == impl
+                    })?.cpuMs
+                }
+                func over(_ a: String, _ b: String) -> String {
+                    guard let x = cpu(a), let y = cpu(b), y > 0 else { return "—" }
+                    return Format.ratio(x / y)
+                }
+                let cells = impls.map { cpu($0).map { Format.ms($0) } ?? "—" }
+                out +=
+                    "| \(ratio.delayMs) ms | \(ratio.registers) | \(ratio.operation) | " + cells.joined(separator: " | ")
+                    + " | \(over("lastset-core", "c")) | \(over("lastset-engine", "c")) | \(over("lastset-api", "c")) | \(over("lastset-engine", "c-durable")) |\n"
+            }
+        }
         if !report.requestCounts.isEmpty {
             out += "\n## Requests against the minimum\n\n"
             out +=

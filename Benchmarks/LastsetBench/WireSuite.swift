@@ -95,9 +95,20 @@ extension Bench {
         say("wire: warm-up done")
 
         var samples: [String: (Samples, Int)] = [:]
-        // CPU time of this process (user + system) per lastset-core operation: steadier than the wall
-        // clock on a shared machine, printed to stderr for quick A/B checks (not part of the report).
-        var coreCPU: [String: Samples] = [:]
+        // CPU time per operation of the process doing it: this one for the core and the engine (user +
+        // system), lastsetd for the API, the worker for C and pymodbus (their threads' run time). Steadier
+        // than the wall clock on a shared machine; it leaves out the simulator's share and time waiting on
+        // the disk. The per-register runs share the pymodbus worker with nothing to compare: not measured.
+        var cpu: [String: Samples] = [:]
+        func cpuClock(_ impl: String) -> Duration? {
+            switch impl {
+            case "lastset-core", "lastset-engine": Self.processCPU()
+            case "lastset-api": ProcStats.runtime(pid: daemon.pid)
+            case "c", "c-durable": ProcStats.runtime(pid: c.pid)
+            case "pymodbus": ProcStats.runtime(pid: py.pid)
+            default: nil
+            }
+        }
         let maxReps = slots.map { options.repetitions(delayMs: $0.delayMs, words: $0.page.words, perRegister: false) }.max() ?? 0
         for rep in 0..<maxReps {
             for s in slots {
@@ -109,10 +120,10 @@ extension Bench {
                         let reps = options.repetitions(
                             delayMs: s.delayMs, words: s.page.words, perRegister: impl == "per-register")
                         guard rep < reps else { continue }
-                        let cpuBefore = Self.processCPU()
+                        let cpuBefore = cpuClock(impl)
                         let (elapsed, requests) = try await run(impl, op, s, engine: engine, daemon: daemon, c: c, py: py)
-                        if impl == "lastset-core" { coreCPU["\(s.page.words) \(op)", default: Samples()].add(Self.processCPU() - cpuBefore) }
                         let key = "\(s.delayMs)|\(s.page.words)|\(op)|\(impl)"
+                        if let cpuBefore, let cpuAfter = cpuClock(impl) { cpu[key, default: Samples()].add(cpuAfter - cpuBefore) }
                         var entry = samples[key] ?? (Samples(), requests)
                         entry.0.add(elapsed)
                         entry.1 = requests
@@ -122,8 +133,8 @@ extension Bench {
             }
             say("wire: repetition \(rep + 1)/\(maxReps) done")
         }
-        for (key, cpu) in coreCPU.sorted(by: { $0.key < $1.key }) {
-            say("wire: lastset-core CPU \(key): median \(String(format: "%.3f", cpu.median)) ms [\(String(format: "%.3f", cpu.min))–\(String(format: "%.3f", cpu.max))]")
+        for (key, c) in cpu.sorted(by: { $0.key < $1.key }) where key.hasSuffix("|lastset-core") {
+            say("wire: lastset-core CPU \(key): median \(String(format: "%.3f", c.median)) ms [\(String(format: "%.3f", c.min))–\(String(format: "%.3f", c.max))]")
         }
         let daemonStats = try? daemon.stats()
         wireDaemonPeakRSS = daemonStats?.peakRSSKiB
@@ -140,7 +151,8 @@ extension Bench {
                     report.wire.append(
                         BenchReport.WireResult(
                             delayMs: s.delayMs, registers: s.page.words, operation: op, impl: impl, medianMs: sample.median,
-                            minMs: sample.min, maxMs: sample.max, runs: sample.runsMs.count, requests: requests))
+                            minMs: sample.min, maxMs: sample.max, runs: sample.runsMs.count, requests: requests,
+                            cpuMs: cpu["\(s.delayMs)|\(s.page.words)|\(op)|\(impl)"]?.median))
                 }
                 func over(_ a: String, _ b: String) -> Double? {
                     guard let x = median(a), let y = median(b), y > 0 else { return nil }

@@ -14,6 +14,8 @@ final class Worker {
     /// "c" or "pymodbus".
     let name: String
     private let process: ChildProcess
+    /// The worker's pid.
+    var pid: Int32 { process.pid }
     private var connected: [Int: Int] = [:]
 
     /// Starts the worker program.
