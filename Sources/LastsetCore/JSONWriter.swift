@@ -7,15 +7,20 @@ import Foundation
 public struct JSONWriter {
     /// The text so far.
     public private(set) var bytes: [UInt8] = []
-    private var needsComma: [Bool] = [false]
+    /// Whether the next value in the current object or array needs a comma before it.
+    private var needsComma = false
+    /// The same for each enclosing object or array, innermost last (touched only at `{ [ ] }`: a field
+    /// costs no array access).
+    private var enclosing: [Bool] = []
 
     public init(capacity: Int = 1024) { bytes.reserveCapacity(capacity) }
 
     private var breakBeforeNext = false
 
+    @inline(__always)
     private mutating func separator() {
-        if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }
-        needsComma[needsComma.count - 1] = true
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        needsComma = true
         if breakBeforeNext {
             bytes.append(0x0A)
             breakBeforeNext = false
@@ -26,12 +31,13 @@ public struct JSONWriter {
     public mutating func beginObject() {
         separator()
         bytes.append(UInt8(ascii: "{"))
-        needsComma.append(false)
+        enclosing.append(needsComma)
+        needsComma = false
     }
 
     /// `}`.
     public mutating func endObject() {
-        needsComma.removeLast()
+        needsComma = enclosing.popLast() ?? true
         bytes.append(UInt8(ascii: "}"))
     }
 
@@ -39,12 +45,13 @@ public struct JSONWriter {
     public mutating func beginArray() {
         separator()
         bytes.append(UInt8(ascii: "["))
-        needsComma.append(false)
+        enclosing.append(needsComma)
+        needsComma = false
     }
 
     /// `]`.
     public mutating func endArray() {
-        needsComma.removeLast()
+        needsComma = enclosing.popLast() ?? true
         if breakBeforeNext {
             bytes.append(0x0A)
             breakBeforeNext = false
@@ -61,8 +68,9 @@ public struct JSONWriter {
         separator()
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
-        needsComma[needsComma.count - 1] = false
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
     }
 
     /// `"name":` for a name known only at run time (escaped as any string).
@@ -70,7 +78,7 @@ public struct JSONWriter {
         separator()
         appendString(name)
         bytes.append(UInt8(ascii: ":"))
-        needsComma[needsComma.count - 1] = false
+        needsComma = false
     }
 
     /// `"key":"value"` with a run-time key.

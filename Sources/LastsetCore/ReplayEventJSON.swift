@@ -8,7 +8,9 @@ import Foundation
 extension ReplayEvent {
     /// The event as one journal line (without the line break), as `APICoding.encoder()` would write it.
     public var journalLine: [UInt8] {
-        var w = JSONWriter(capacity: intent.map { 256 + $0.registers.count * 160 } ?? 256)
+        var w = JSONWriter(
+            capacity: 256 + (intent?.registers.count ?? 0) * 160 + (checks?.count ?? 0) * 64 + (requests?.count ?? 0) * 96
+                + (request?.registerIds.count ?? 0) * 16)
         write(to: &w)
         return w.bytes
     }

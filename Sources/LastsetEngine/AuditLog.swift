@@ -36,12 +36,12 @@ public actor AuditLog {
 
     /// One record as a JSON line (sorted keys, `AuditRecord`'s Codable shape), written with `JSONWriter`:
     /// a replay of a large page records every register's before/after, and this runs on every job.
-    static func line(_ r: AuditRecord) -> Data {
-        var w = JSONWriter(capacity: 512 + r.registers.count * 80)
+    static func line(_ r: AuditRecord) -> [UInt8] {
+        var w = JSONWriter(capacity: 512 + r.registers.count * 96)
         r.write(to: &w)
-        var data = Data(w.bytes)
-        data.append(0x0A)
-        return data
+        var line = w.bytes
+        line.append(0x0A)
+        return line
     }
 
     /// Appends one record durably; throws (leaving the log as it was) when it cannot.
@@ -49,7 +49,7 @@ public actor AuditLog {
         try append(line: Self.line(record))
     }
 
-    private func append(line: Data) throws(StorageError) {
+    private func append(line: [UInt8]) throws(StorageError) {
         let path = url.path
         // A file created here is durable only once its directory entry is: fsync the parent then.
         var existing = stat()
@@ -65,7 +65,7 @@ public actor AuditLog {
             size = 0
         }
         defer { close(fd) }
-        var bytes = [UInt8](line)
+        var bytes = line
         // A crash may have torn the last record: end it, so this one starts on its own line.
         if size > 0 && Self.lastByte(fd, size: size) != 0x0A { bytes.insert(0x0A, at: 0) }
         var offset = 0
