@@ -94,8 +94,23 @@ public struct Engine: Sendable {
         let entry = JournalSlot()
         let sink = ReplaySink(
             begin: { intent in
-                try await audit.append(Self.intentRecord(intent, kind: .replay))
-                entry.set(try await journal.begin(intent))
+                // Independent records, made durable side by side (their fsyncs in flight together); no frame
+                // goes out unless both are.
+                async let logged: Void = audit.append(Self.intentRecord(intent, kind: .replay))
+                let journaled: Result<ReplayJournal.Entry, StorageError>
+                do throws(StorageError) {
+                    journaled = .success(try await journal.begin(intent))
+                } catch {
+                    journaled = .failure(error)
+                }
+                do {
+                    try await logged
+                } catch {
+                    // The journal must not outlive a refused replay (it would become an "interrupted" record).
+                    if case .success(let e) = journaled { await journal.remove(e.url) }
+                    throw error
+                }
+                entry.set(try journaled.get())
             },
             record: { event in
                 guard let e = entry.get() else { return true }
@@ -124,6 +139,15 @@ public struct Engine: Sendable {
             registers: registers, job: ledger.intent != nil ? job : nil,
             rollback: report.rollback.map { $0.restored ? .restored : .incomplete },
             writeFrames: options.dryRun ? nil : report.writeFrames, templateVersionId: template.versionId.id)
+        // A success's device state is saved beside the outcome record (their fsyncs in flight together): should
+        // the daemon stop between the two, the journal is still there and recovery completes either side.
+        let deviceState = self.deviceState
+        let succeeded = report.status == .succeeded && !options.dryRun
+        async let stateSaved: StorageError? =
+            succeeded
+            ? Self.saveApplied(
+                AppliedTemplate(template: template, appliedAt: record.time, appliedBy: who, job: job), device: target.label,
+                pageId: page.id, in: deviceState) : nil
         do {
             try await audit.append(record)
             if let e = entry.get() { await journal.finish(e) }
@@ -131,14 +155,10 @@ public struct Engine: Sendable {
             // The journal stays: at the next start it becomes an "interrupted" record.
             report.warnings.append("audit log: \(error)")
         }
-        if report.status == .succeeded && !options.dryRun {
-            let applied = AppliedTemplate(template: template, appliedAt: record.time, appliedBy: who, job: job)
-            do {
-                try await deviceState.recordApplied(device: target.label, pageId: page.id, applied)
-            } catch {
-                report.warnings.append("device state: \(error) (rebuilt from the audit log at the next start)")
-            }
-        } else if options.dryRun {
+        if let error = await stateSaved {
+            report.warnings.append("device state: \(error) (rebuilt from the audit log at the next start)")
+        }
+        if options.dryRun {
             do {
                 try await deviceState.clearUnverified(device: target.label, pageId: page.id)
             } catch {
@@ -146,6 +166,18 @@ public struct Engine: Sendable {
             }
         }
         return report
+    }
+
+    /// Records a successful replay in the device state; the error when it could not.
+    private static func saveApplied(_ applied: AppliedTemplate, device: String, pageId: String, in store: DeviceStateStore) async
+        -> StorageError?
+    {
+        do {
+            try await store.recordApplied(device: device, pageId: pageId, applied)
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// The intent record a replay appends to the audit log before its first write frame.

@@ -81,6 +81,12 @@ final class AuditLogFaultTests: XCTestCase {
         XCTAssertTrue(report.reason?.contains("nothing written") ?? false, report.reason ?? "nil")
         XCTAssertEqual(report.writeFrames, 0)
         XCTAssertEqual(b.writes.count, 0, "no frame without an audit record")
+        // The journal, made durable beside the audit intent, does not outlive the refused replay: nothing is
+        // left for the next start to report as interrupted.
+        let leftovers = await engine.journal.leftovers()
+        XCTAssertEqual(leftovers.map(\.url.lastPathComponent), [])
+        let journalDir = dir.appendingPathComponent("journal")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: journalDir.path), [])
     }
 
     /// A full disk (a 64 KiB tmpfs): an append that does not fit is taken back whole; the log stays
