@@ -126,6 +126,12 @@ public enum ValueHex {
         }
     }
 
+    /// True when `hex` is only upper-case hex digits (as `string(words:)` writes them): then it is its
+    /// own canonical form and need not be made again from its words.
+    public static func isUpperCase(_ hex: String) -> Bool {
+        hex.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 70) }
+    }
+
     /// The bytes of even-length hex (either case); nil when it is not that.
     public static func bytes(utf8 chars: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard chars.count % 2 == 0 else { return nil }

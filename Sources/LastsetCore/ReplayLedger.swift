@@ -3,6 +3,11 @@ import Foundation
 /// The state of every register of a replay, folded from its journal (`ReplayEvent`s). The report's
 /// register lines, the audit record's registers and the crash record after an interruption are all
 /// derived here, from the same events, so they cannot disagree.
+///
+/// Kept as columns (one array per field, register i at index i; words in `HexColumn`s) rather than a
+/// struct per register: a replay folds an event per write, answer and read-back into thousands of
+/// registers, and a struct of strings per register was copied, compared as hex and parsed back into
+/// words for every report line. `Fate` is the one-register view, made on demand.
 public struct ReplayLedger: Sendable {
     /// One register's path through the replay.
     public struct Fate: Sendable, Hashable {
@@ -33,15 +38,6 @@ public struct ReplayLedger: Sendable {
 
     /// The intent (nil until journaled: a replay refused or dry-run before any write has none).
     public private(set) var intent: ReplayIntent?
-    /// Registers in page order.
-    public private(set) var fates: [Fate] = []
-    private var position: [String: Int] = [:]
-    /// Where the next lookup probably lands: events name registers in page order, so most lookups are
-    /// one string comparison, not a hash. Not used when an id repeats (the index keeps the first).
-    private var cursor = 0
-    private var idsUnique = true
-    /// Every event, in order.
-    public private(set) var events: [ReplayEvent] = []
     /// Write frames sent (retries included), register writes, steps and restores.
     public private(set) var writeFrames = 0
     /// Registers with every word acknowledged (kept as events arrive: progress asks once a window).
@@ -51,6 +47,36 @@ public struct ReplayLedger: Sendable {
     /// A rollback started.
     public private(set) var rolledBack = false
 
+    // The columns: register i of the replay (page order) at index i of each.
+    private var ids: [String] = []
+    private var addresses: [Int] = []
+    private var lengths: [Int] = []
+    private var expectedValues: [RegisterValue] = []
+    private var expectedData = HexColumn()
+    private var beforeValues: [RegisterValue?] = []
+    private var beforeData = HexColumn()
+    private var sent: [Bool] = []
+    private var acknowledgedWords: [Int] = []
+    private var answers: [WriteAnswer?] = []
+    // Rare fields, by register: only failures and rollbacks set them.
+    private var exceptionCodes: [Int: Int] = [:]
+    private var messages: [Int: String] = [:]
+    private var checks = HexColumn()
+    private var finalChecks = HexColumn()
+    private var restoreAnswers: [Int: WriteAnswer] = [:]
+    private var restoreMessages: [Int: String] = [:]
+    private var restoreChecks: [Int: JournalCheck] = [:]
+
+    /// Register ids to positions (the first, when an id repeats); nil until a lookup misses both
+    /// hints (built then), or always built when the ids were not known to be unique.
+    private var position: [String: Int]?
+    /// Where the next lookup probably lands: events name registers in page order, so most lookups are
+    /// one string comparison, not a hash. Not used when an id repeats (the index keeps the first).
+    private var cursor = 0
+    /// Where the previous event's first register was: an answer names the registers its write named.
+    private var eventStart = 0
+    private var idsUnique = true
+
     /// An empty ledger.
     public init() {}
 
@@ -59,68 +85,161 @@ public struct ReplayLedger: Sendable {
         for e in events { record(e) }
     }
 
+    /// Number of registers.
+    public var count: Int { ids.count }
+
+    /// Registers in page order (made from the columns: for tests and single lookups, not for loops).
+    public var fates: [Fate] { ids.indices.map { fate(at: $0) } }
+
+    /// Register `i`'s fate.
+    public func fate(at i: Int) -> Fate {
+        Fate(
+            registerId: ids[i], address: addresses[i], length: lengths[i], expected: expectedValues[i],
+            expectedData: expectedData.hex(i) ?? "", before: beforeValues[i], beforeData: beforeData.hex(i), sent: sent[i],
+            wordsAcknowledged: acknowledgedWords[i], answer: answers[i], exceptionCode: exceptionCodes[i],
+            message: messages[i], check: checks.check(i, registerId: ids[i]),
+            finalCheck: finalChecks.check(i, registerId: ids[i]), restoreAnswer: restoreAnswers[i],
+            restoreMessage: restoreMessages[i], restoreCheck: restoreChecks[i])
+    }
+
+    /// Register `i`'s id.
+    public func registerId(at i: Int) -> String { ids[i] }
+
+    /// Register `i`'s address span.
+    public func span(at i: Int) -> AddressSpan { AddressSpan(address: addresses[i], length: lengths[i]) }
+
+    /// Register `i`'s last write answer.
+    public func answer(at i: Int) -> WriteAnswer? { answers[i] }
+
+    /// Register `i`'s expected words as hex (the intent's `expectedData`).
+    public func expectedData(at i: Int) -> String { expectedData.hex(i) ?? "" }
+
+    /// True when register `i`'s verification read has data and it differs from the expected words.
+    public func checkDiffers(at i: Int) -> Bool { checks.hasData(i) && !checks.dataEquals(i, expectedData, i) }
+
+    /// The registers as the intent journals them.
+    public var intentRegisters: [IntentRegister] {
+        ids.indices.map { i in
+            IntentRegister(
+                registerId: ids[i], address: addresses[i], length: lengths[i], expected: expectedValues[i],
+                expectedData: expectedData.hex(i) ?? "", before: beforeValues[i], beforeData: beforeData.hex(i))
+        }
+    }
+
     /// The registers of a replay before its intent is journaled (dry run, refusals, the snapshot).
+    /// The same registers again (the snapshot's "before", then the intent): each starts over, the index stays.
     public mutating func register(_ registers: [IntentRegister]) {
-        // The same registers again (the snapshot's "before", then the intent): the index stays.
-        // Fields read in place (iterating the arrays would copy every register and fate).
+        let sameIds = registers.count == ids.count && registers.indices.allSatisfy { registers[$0].registerId == ids[$0] }
+        if !sameIds {
+            ids = registers.map(\.registerId)
+            // Backwards, so a repeated id keeps its first position.
+            var index = [String: Int](minimumCapacity: registers.count)
+            for i in registers.indices.reversed() { index[registers[i].registerId] = i }
+            idsUnique = index.count == registers.count
+            position = index
+        }
+        startOver(count: registers.count)
         registers.withUnsafeBufferPointer { rs in
-            let sameIds =
-                rs.count == fates.count
-                && fates.withUnsafeBufferPointer { fs in rs.indices.allSatisfy { rs[$0].registerId == fs[$0].registerId } }
-            if sameIds {
-                // Rewritten in place: each fate as new (what `Fate(…)` gives), without building a second
-                // array of thousands of fates and destroying the first.
-                fates.withUnsafeMutableBufferPointer { fs in
-                    for i in rs.indices {
-                        fs[i].address = rs[i].address
-                        fs[i].length = rs[i].length
-                        fs[i].expected = rs[i].expected
-                        fs[i].expectedData = rs[i].expectedData
-                        fs[i].before = rs[i].before
-                        fs[i].beforeData = rs[i].beforeData
-                        fs[i].sent = false
-                        fs[i].wordsAcknowledged = 0
-                        fs[i].answer = nil
-                        fs[i].exceptionCode = nil
-                        fs[i].message = nil
-                        fs[i].check = nil
-                        fs[i].finalCheck = nil
-                        fs[i].restoreAnswer = nil
-                        fs[i].restoreMessage = nil
-                        fs[i].restoreCheck = nil
-                    }
-                }
-            } else {
-                fates = rs.indices.map { i in
-                    Fate(
-                        registerId: rs[i].registerId, address: rs[i].address, length: rs[i].length,
-                        expected: rs[i].expected, expectedData: rs[i].expectedData, before: rs[i].before,
-                        beforeData: rs[i].beforeData)
-                }
-                // Backwards, so a repeated id keeps its first position.
-                var index = [String: Int](minimumCapacity: rs.count)
-                for i in rs.indices.reversed() { index[rs[i].registerId] = i }
-                position = index
-                idsUnique = index.count == rs.count
+            for i in rs.indices {
+                addresses[i] = rs[i].address
+                lengths[i] = rs[i].length
+                expectedValues[i] = rs[i].expected
+                expectedData.set(i, hex: rs[i].expectedData)
+                beforeValues[i] = rs[i].before
+                if let before = rs[i].beforeData { beforeData.set(i, hex: before) }
             }
         }
+    }
+
+    /// The replay's own registration, without an `IntentRegister` per register: unique `registerIds`
+    /// (a template check refuses repeats), register i's expected words `expectedWords[wordStarts[i] ..<
+    /// wordStarts[i] + lengths[i]]`. The same as `register` of the registers with those values as
+    /// hex and no "before".
+    public mutating func register(
+        uniqueIds registerIds: [String], addresses: [Int], lengths: [Int], expected: [RegisterValue],
+        expectedWords: [UInt16], wordStarts: [Int]
+    ) {
+        if registerIds != ids {
+            ids = registerIds
+            position = nil
+            idsUnique = true
+        }
+        startOver(count: registerIds.count)
+        self.addresses = addresses
+        self.lengths = lengths
+        expectedValues = expected
+        expectedWords.withUnsafeBufferPointer { w in
+            for i in registerIds.indices {
+                expectedData.set(i, words: UnsafeBufferPointer(rebasing: w[wordStarts[i]..<(wordStarts[i] + lengths[i])]))
+            }
+        }
+    }
+
+    /// The snapshot's reading of register `i` (its "before"; nil words: not read), before anything else
+    /// is recorded: what registering the same registers again with that "before" gives.
+    public mutating func recordBefore(at i: Int, value: RegisterValue?, words: UnsafeBufferPointer<UInt16>?) {
+        beforeValues[i] = value
+        if let words { beforeData.set(i, words: words) }
+    }
+
+    /// Every column fresh for `count` registers (ids and index set by the caller).
+    private mutating func startOver(count n: Int) {
+        if addresses.count != n {
+            addresses = [Int](repeating: 0, count: n)
+            lengths = [Int](repeating: 0, count: n)
+            expectedValues = [RegisterValue](repeating: .unsigned(0), count: n)
+            beforeValues = [RegisterValue?](repeating: nil, count: n)
+            sent = [Bool](repeating: false, count: n)
+            acknowledgedWords = [Int](repeating: 0, count: n)
+            answers = [WriteAnswer?](repeating: nil, count: n)
+        } else {
+            for i in 0..<n {
+                beforeValues[i] = nil
+                sent[i] = false
+                acknowledgedWords[i] = 0
+                answers[i] = nil
+            }
+        }
+        expectedData.reset(count: n)
+        beforeData.reset(count: n)
+        checks.reset(count: n)
+        finalChecks.reset(count: n)
+        if !exceptionCodes.isEmpty { exceptionCodes.removeAll() }
+        if !messages.isEmpty { messages.removeAll() }
+        if !restoreAnswers.isEmpty { restoreAnswers.removeAll() }
+        if !restoreMessages.isEmpty { restoreMessages.removeAll() }
+        if !restoreChecks.isEmpty { restoreChecks.removeAll() }
         cursor = 0
+        eventStart = 0
         acknowledgedRegisters = 0
     }
 
     /// The fate of a register.
-    public func fate(_ registerId: String) -> Fate? { index(of: registerId).map { fates[$0] } }
+    public func fate(_ registerId: String) -> Fate? { index(of: registerId).map { fate(at: $0) } }
 
     /// The position of a register in `fates`.
     public func index(of registerId: String) -> Int? {
-        if idsUnique && cursor < fates.count && fates[cursor].registerId == registerId { return cursor }
-        return position[registerId]
+        if idsUnique && cursor < ids.count && ids[cursor] == registerId { return cursor }
+        if let position { return position[registerId] }
+        return ids.firstIndex(of: registerId)
     }
 
+    /// `index(of:)`, trying where the previous event started too, and building the index when both miss.
+    private mutating func lookup(_ registerId: String, first: Bool) -> Int? {
+        if idsUnique {
+            if cursor < ids.count && ids[cursor] == registerId { return cursor }
+            if first && eventStart < ids.count && ids[eventStart] == registerId { return eventStart }
+        }
+        if position == nil {
+            var index = [String: Int](minimumCapacity: ids.count)
+            for i in ids.indices.reversed() { index[ids[i]] = i }
+            position = index
+        }
+        return position![registerId]
+    }
 
     /// Applies one transition.
     public mutating func record(_ event: ReplayEvent) {
-        events.append(event)
         switch event.kind {
         case .intent:
             if let i = event.intent {
@@ -130,130 +249,195 @@ public struct ReplayLedger: Sendable {
         case .step:
             writeFrames += event.frames ?? 0
         case .write:
-            for id in event.request?.registerIds ?? [] { update(id) { $0.sent = true } }
+            forEach(event.request?.registerIds ?? []) { l, i in l.sent[i] = true }
         case .answer:
             writeFrames += event.frames ?? 0
             guard let request = event.request, let answer = event.answer else { return }
+            let markSent = answer != .notSent || (event.frames ?? 0) > 0
             var acknowledged = 0
-            defer { acknowledgedRegisters += acknowledged }
-            for id in request.registerIds {
-                update(id) { f in
-                    if answer != .notSent || (event.frames ?? 0) > 0 { f.sent = true }
-                    if answer == .acknowledged {
-                        // Words of this register inside the request.
-                        let lo = max(f.address, request.address)
-                        let hi = min(f.address + f.length, request.address + request.count)
-                        let wasComplete = f.wordsAcknowledged >= f.length
-                        f.wordsAcknowledged += max(0, hi - lo)
-                        if !wasComplete && f.wordsAcknowledged >= f.length { acknowledged += 1 }
-                        // An earlier word's doubt is settled only by a read-back, not by a later word;
-                        // a refused request re-planned (FC06 fallback, shorter writes) is superseded.
-                        if f.answer != .noAnswer {
-                            f.answer = .acknowledged
-                            f.exceptionCode = nil
-                            f.message = nil
-                        }
-                    } else {
-                        f.answer = answer
-                        f.exceptionCode = event.exceptionCode
-                        f.message = event.message
+            forEach(request.registerIds) { l, i in
+                if markSent { l.sent[i] = true }
+                if answer == .acknowledged {
+                    // Words of this register inside the request.
+                    let lo = max(l.addresses[i], request.address)
+                    let hi = min(l.addresses[i] + l.lengths[i], request.address + request.count)
+                    let length = l.lengths[i]
+                    let wasComplete = l.acknowledgedWords[i] >= length
+                    l.acknowledgedWords[i] += max(0, hi - lo)
+                    if !wasComplete && l.acknowledgedWords[i] >= length { acknowledged += 1 }
+                    // An earlier word's doubt is settled only by a read-back, not by a later word;
+                    // a refused request re-planned (FC06 fallback, shorter writes) is superseded.
+                    if l.answers[i] != .noAnswer {
+                        l.answers[i] = .acknowledged
+                        if !l.exceptionCodes.isEmpty { l.exceptionCodes[i] = nil }
+                        if !l.messages.isEmpty { l.messages[i] = nil }
                     }
+                } else {
+                    l.answers[i] = answer
+                    l.exceptionCodes[i] = event.exceptionCode
+                    l.messages[i] = event.message
                 }
             }
+            acknowledgedRegisters += acknowledged
         case .replan:
             break
         case .check:
-            for c in event.checks ?? [] { update(c.registerId) { $0.check = c } }
+            for c in event.checks ?? [] {
+                if let i = lookup(c.registerId, first: true) {
+                    cursor = i + 1
+                    checks.set(i, check: c)
+                }
+            }
         case .finalCheck:
-            for c in event.checks ?? [] { update(c.registerId) { $0.finalCheck = c } }
+            for c in event.checks ?? [] {
+                if let i = lookup(c.registerId, first: true) {
+                    cursor = i + 1
+                    finalChecks.set(i, check: c)
+                }
+            }
         case .restore:
             rolledBack = true
             writeFrames += event.frames ?? 0
-            for id in event.request?.registerIds ?? [] {
-                update(id) { f in
-                    // The worst answer of the register's restore requests wins.
-                    if f.restoreAnswer == nil || f.restoreAnswer == .acknowledged {
-                        f.restoreAnswer = event.answer
-                        f.restoreMessage = event.message
-                    }
+            forEach(event.request?.registerIds ?? []) { l, i in
+                // The worst answer of the register's restore requests wins.
+                if l.restoreAnswers[i] == nil || l.restoreAnswers[i] == .acknowledged {
+                    l.restoreAnswers[i] = event.answer
+                    l.restoreMessages[i] = event.message
                 }
             }
         case .restoreCheck:
             rolledBack = true
-            for c in event.checks ?? [] { update(c.registerId) { $0.restoreCheck = c } }
+            for c in event.checks ?? [] {
+                if let i = lookup(c.registerId, first: true) {
+                    cursor = i + 1
+                    restoreChecks[i] = c
+                }
+            }
         case .end:
             ended = event.status
         }
     }
 
-    private mutating func update(_ id: String, _ body: (inout Fate) -> Void) {
-        guard let i = index(of: id) else { return }
-        cursor = i + 1
-        body(&fates[i])
+    /// Calls `body` with the position of each id (ids not registered skipped), moving the hints.
+    private mutating func forEach(_ registerIds: [String], _ body: (inout ReplayLedger, Int) -> Void) {
+        var first = true
+        for id in registerIds {
+            guard let i = lookup(id, first: first) else { continue }
+            if first { eventStart = i }
+            first = false
+            cursor = i + 1
+            body(&self, i)
+        }
+    }
+
+    /// Records register `i`'s verification read (`final`: the final pass's) from its words (nil: the
+    /// read failed, `message` says why): what folding a `.check` (`.finalCheck`) event of a
+    /// `JournalCheck` with those words as hex gives, without making the hex.
+    public mutating func recordCheck(at i: Int, words: UnsafeBufferPointer<UInt16>?, message: String? = nil, final: Bool = false)
+    {
+        if final {
+            finalChecks.set(i, words: words, message: message)
+        } else {
+            checks.set(i, words: words, message: message)
+        }
     }
 
     // MARK: derived
 
-    /// A register's status as the report gives it.
-    public func status(of f: Fate, dryRun: Bool = false) -> RegisterStatus {
-        withUnsafePointer(to: f) { Self.status($0, dryRun: dryRun) }
+    /// What a register's status is derived from (the same for a `Fate` and for the columns).
+    private struct Facts {
+        var dryRun: Bool
+        var hasBefore: Bool
+        var beforeIsExpected: Bool
+        var answer: WriteAnswer?
+        var sent: Bool
+        var wordsAcknowledged: Int
+        var length: Int
+        var hasCheck: Bool
+        var checkHasData: Bool
+        var checkIsExpected: Bool
+        var hasFinal: Bool
+        var finalHasData: Bool
+        var finalIsExpected: Bool
     }
 
-    /// True when a frame that may have stored some of the register's words was sent.
-    public func touched(_ f: Fate) -> Bool { withUnsafePointer(to: f) { Self.touched($0) } }
-
-    // The loops over every fate read the fields they need in place (through a pointer): handing each
-    // `Fate` to a function copies all of it (eight strings and values), thousands of times per pass.
-
-    /// `fates[i]` in place, for each `i` (no copy of the fate).
-    private func eachFate<T>(_ body: (Int, UnsafePointer<Fate>) -> T) -> [T] {
-        fates.withUnsafeBufferPointer { fs in
-            guard let base = fs.baseAddress else { return [] }
-            return (0..<fs.count).map { body($0, base + $0) }
+    private static func status(_ f: Facts) -> RegisterStatus {
+        if f.dryRun {
+            guard f.hasBefore else { return .notAttempted }
+            return f.beforeIsExpected ? .unchanged : .differs
         }
-    }
-
-    /// Every register's status, in `fates` order.
-    public func statuses(dryRun: Bool = false) -> [RegisterStatus] { eachFate { Self.status($1, dryRun: dryRun) } }
-
-    /// Indices (in `fates`) of the registers a frame that may have stored some of their words was sent for.
-    public var touchedIndices: [Int] { eachFate { Self.touched($1) ? $0 : nil }.compactMap { $0 } }
-
-    private static func status(_ p: UnsafePointer<Fate>, dryRun: Bool) -> RegisterStatus {
-        if dryRun {
-            guard let before = p.pointee.beforeData else { return .notAttempted }
-            return before == p.pointee.expectedData ? .unchanged : .differs
-        }
-        let answer = p.pointee.answer
-        let sent = p.pointee.sent
-        guard sent || answer != nil else { return .notAttempted }
-        let readOK = p.pointee.check?.data == p.pointee.expectedData
+        let answer = f.answer
+        guard f.sent || answer != nil else { return .notAttempted }
+        let readOK = f.checkIsExpected
         switch answer {
         case .rejected?:
             return .rejected
         case .notSent?:
-            return p.pointee.wordsAcknowledged > 0 ? .unverified : .failed
+            return f.wordsAcknowledged > 0 ? .unverified : .failed
         case .noAnswer?:
             // A read-back settles the doubt only when it shows the value.
-            if readOK, p.pointee.finalCheck == nil || p.pointee.finalCheck?.data == p.pointee.expectedData { return .verified }
+            if readOK, !f.hasFinal || f.finalIsExpected { return .verified }
             return .inDoubt
         case .acknowledged?, nil:
-            guard p.pointee.wordsAcknowledged >= p.pointee.length || answer == nil else { return .unverified }
-            guard p.pointee.check != nil, p.pointee.check?.data != nil else { return sent && answer == nil ? .inDoubt : .unverified }
+            guard f.wordsAcknowledged >= f.length || answer == nil else { return .unverified }
+            guard f.hasCheck, f.checkHasData else { return f.sent && answer == nil ? .inDoubt : .unverified }
             guard readOK else { return .mismatch }
-            if let data = p.pointee.finalCheck?.data, data != p.pointee.expectedData { return .changedLater }
+            if f.finalHasData, !f.finalIsExpected { return .changedLater }
             return .verified
         }
     }
 
-    private static func touched(_ p: UnsafePointer<Fate>) -> Bool {
-        let answer = p.pointee.answer
-        return p.pointee.wordsAcknowledged > 0 || answer == .noAnswer || answer == .rejected || (p.pointee.sent && answer == nil)
+    private static func facts(_ f: Fate, dryRun: Bool) -> Facts {
+        Facts(
+            dryRun: dryRun, hasBefore: f.beforeData != nil, beforeIsExpected: f.beforeData == f.expectedData,
+            answer: f.answer, sent: f.sent, wordsAcknowledged: f.wordsAcknowledged, length: f.length,
+            hasCheck: f.check != nil, checkHasData: f.check?.data != nil, checkIsExpected: f.check?.data == f.expectedData,
+            hasFinal: f.finalCheck != nil, finalHasData: f.finalCheck?.data != nil,
+            finalIsExpected: f.finalCheck?.data == f.expectedData)
     }
+
+    private func facts(_ i: Int, dryRun: Bool) -> Facts {
+        if dryRun {
+            return Facts(
+                dryRun: true, hasBefore: beforeData.hasData(i), beforeIsExpected: beforeData.dataEquals(i, expectedData, i),
+                answer: nil, sent: false, wordsAcknowledged: 0, length: 0, hasCheck: false, checkHasData: false,
+                checkIsExpected: false, hasFinal: false, finalHasData: false, finalIsExpected: false)
+        }
+        let finalHasData = finalChecks.hasData(i)
+        return Facts(
+            dryRun: false, hasBefore: false, beforeIsExpected: false, answer: answers[i], sent: sent[i],
+            wordsAcknowledged: acknowledgedWords[i], length: lengths[i], hasCheck: checks.isPresent(i),
+            checkHasData: checks.hasData(i), checkIsExpected: checks.dataEquals(i, expectedData, i),
+            hasFinal: finalChecks.isPresent(i), finalHasData: finalHasData,
+            finalIsExpected: finalHasData && finalChecks.dataEquals(i, expectedData, i))
+    }
+
+    /// A register's status as the report gives it.
+    public func status(of f: Fate, dryRun: Bool = false) -> RegisterStatus { Self.status(Self.facts(f, dryRun: dryRun)) }
+
+    /// Register `i`'s status as the report gives it.
+    public func status(at i: Int, dryRun: Bool = false) -> RegisterStatus { Self.status(facts(i, dryRun: dryRun)) }
+
+    /// True when a frame that may have stored some of the register's words was sent.
+    public func touched(_ f: Fate) -> Bool { Self.touched(answer: f.answer, sent: f.sent, wordsAcknowledged: f.wordsAcknowledged) }
+
+    private static func touched(answer: WriteAnswer?, sent: Bool, wordsAcknowledged: Int) -> Bool {
+        wordsAcknowledged > 0 || answer == .noAnswer || answer == .rejected || (sent && answer == nil)
+    }
+
+    private func touched(_ i: Int) -> Bool {
+        Self.touched(answer: answers[i], sent: sent[i], wordsAcknowledged: acknowledgedWords[i])
+    }
+
+    /// Every register's status, in `fates` order.
+    public func statuses(dryRun: Bool = false) -> [RegisterStatus] { ids.indices.map { status(at: $0, dryRun: dryRun) } }
+
+    /// Indices (in `fates`) of the registers a frame that may have stored some of their words was sent for.
+    public var touchedIndices: [Int] { ids.indices.filter { touched($0) } }
 
     /// The last register (page order) whose whole write the device acknowledged.
     public var lastConfirmed: String? {
-        eachFate { $1.pointee.wordsAcknowledged >= $1.pointee.length }.lastIndex(of: true).map { fates[$0].registerId }
+        ids.indices.last { acknowledgedWords[$0] >= lengths[$0] }.map { ids[$0] }
     }
 
     /// The first register whose write was sent and never answered.
@@ -261,7 +445,7 @@ public struct ReplayLedger: Sendable {
 
     /// `firstInDoubt` from the statuses already computed (`statuses()`).
     public func firstInDoubt(_ statuses: [RegisterStatus]) -> String? {
-        statuses.firstIndex(of: .inDoubt).map { fates[$0].registerId }
+        statuses.firstIndex(of: .inDoubt).map { ids[$0] }
     }
 
     /// Registers verified, then changed in the final pass.
@@ -269,7 +453,7 @@ public struct ReplayLedger: Sendable {
 
     /// `changedLater` from the statuses already computed (`statuses()`).
     public func changedLater(_ statuses: [RegisterStatus]) -> [String] {
-        statuses.indices.filter { statuses[$0] == .changedLater }.map { fates[$0].registerId }
+        statuses.indices.filter { statuses[$0] == .changedLater }.map { ids[$0] }
     }
 
     /// The report's line for a register; `decode` turns words into a value.
@@ -281,58 +465,114 @@ public struct ReplayLedger: Sendable {
     public func result(of f: Fate, dryRun: Bool = false, decodeWords: (UnsafeBufferPointer<UInt16>) -> RegisterValue)
         -> RegisterResult
     {
-        withUnsafePointer(to: f) { Self.result($0, dryRun: dryRun, decodeWords: decodeWords) }
+        let facts = Self.facts(f, dryRun: dryRun)
+        let status = Self.status(facts)
+        let seen: JournalCheck? =
+            dryRun
+            ? f.beforeData.map { JournalCheck(registerId: f.registerId, data: $0) }
+            : (status == .changedLater ? f.finalCheck : (f.check ?? f.finalCheck))
+        let actual = seen?.data.flatMap { ValueHex.withWords(hex: $0, decodeWords) }
+        return RegisterResult(
+            registerId: f.registerId, address: f.address, length: f.length, status: status, expected: f.expected,
+            expectedData: f.expectedData, actual: actual, actualData: seen?.data, before: f.before, beforeUnset: nil,
+            exceptionCode: status == .rejected ? f.exceptionCode : nil,
+            message: Self.message(
+                status, facts, answerMessage: f.message, checkMessage: f.check?.message,
+                finalIsExpected: f.finalCheck?.data == f.expectedData))
     }
 
-    /// Every register's report line, in `fates` order: `decodeWords(i, words)` decodes fate i's words,
+    /// A report line's message.
+    private static func message(
+        _ status: RegisterStatus, _ f: Facts, answerMessage: String?, checkMessage: @autoclosure () -> String?,
+        finalIsExpected: @autoclosure () -> Bool
+    ) -> String? {
+        switch status {
+        case .unverified where !f.checkHasData:
+            return "acknowledged, not read back" + (checkMessage().map { ": \($0)" } ?? "")
+        case .inDoubt:
+            return "sent, no answer: may have been written" + (answerMessage.map { " (\($0))" } ?? "")
+        case .changedLater:
+            return "verified, then changed by a later write (final pass)"
+        case .mismatch where f.checkHasData && finalIsExpected():
+            return "read back different at first, equal in the final pass"
+        default:
+            return answerMessage
+        }
+    }
+
+    /// Which column a report line's "actual" comes from.
+    private enum Seen { case none, before, check, finalCheck }
+
+    private func seen(_ i: Int, status: RegisterStatus, dryRun: Bool) -> Seen {
+        if dryRun { return beforeData.hasData(i) ? .before : .none }
+        if status == .changedLater { return finalChecks.isPresent(i) ? .finalCheck : .none }
+        if checks.isPresent(i) { return .check }
+        return finalChecks.isPresent(i) ? .finalCheck : .none
+    }
+
+    private func column(_ s: Seen) -> HexColumn? {
+        switch s {
+        case .none: return nil
+        case .before: return beforeData
+        case .check: return checks
+        case .finalCheck: return finalChecks
+        }
+    }
+
+    /// Register `i`'s report line (without `beforeUnset`).
+    private func line(_ i: Int, dryRun: Bool, decodeWords: (UnsafeBufferPointer<UInt16>) -> RegisterValue) -> (
+        RegisterResult, Seen
+    ) {
+        let facts = facts(i, dryRun: dryRun)
+        let status = Self.status(facts)
+        let seen = seen(i, status: status, dryRun: dryRun)
+        var actual: RegisterValue?
+        var actualData: String?
+        switch seen {
+        case .none: break
+        case .before:
+            actual = beforeData.withWords(i, decodeWords)
+            actualData = beforeData.hex(i)
+        case .check:
+            actual = checks.withWords(i, decodeWords)
+            actualData = checks.hex(i)
+        case .finalCheck:
+            actual = finalChecks.withWords(i, decodeWords)
+            actualData = finalChecks.hex(i)
+        }
+        let answerMessage = messages.isEmpty ? nil : messages[i]
+        let message = Self.message(
+            status, facts, answerMessage: answerMessage, checkMessage: checks.message(i),
+            finalIsExpected: finalChecks.dataEquals(i, expectedData, i))
+        let result = RegisterResult(
+            registerId: ids[i], address: addresses[i], length: lengths[i], status: status, expected: expectedValues[i],
+            expectedData: expectedData.hex(i) ?? "", actual: actual, actualData: actualData, before: beforeValues[i],
+            beforeUnset: nil, exceptionCode: status == .rejected ? exceptionCodes[i] : nil, message: message)
+        return (result, seen)
+    }
+
+    /// Every register's report line, in `fates` order: `decodeWords(i, words)` decodes register i's words,
     /// `beforeUnset(i, words)` (when given) says whether its "before" words are the "not set" value.
-    /// Read in place: no fate is copied, no word array made.
+    /// Read from the columns: no fate made, no hex parsed.
     public func results(
         dryRun: Bool = false, decodeWords: (Int, UnsafeBufferPointer<UInt16>) -> RegisterValue,
         beforeUnset: ((Int, UnsafeBufferPointer<UInt16>) -> Bool)? = nil
     ) -> [RegisterResult] {
-        eachFate { i, p in
-            var line = Self.result(p, dryRun: dryRun) { decodeWords(i, $0) }
+        ids.indices.map { i in
+            var (line, _) = line(i, dryRun: dryRun) { decodeWords(i, $0) }
             if let beforeUnset {
-                line.beforeUnset = p.pointee.beforeData.flatMap { ValueHex.withWords(hex: $0) { beforeUnset(i, $0) } }
+                line.beforeUnset = beforeData.withWords(i) { beforeUnset(i, $0) }
             }
             return line
         }
-    }
-
-    private static func result(
-        _ p: UnsafePointer<Fate>, dryRun: Bool, decodeWords: (UnsafeBufferPointer<UInt16>) -> RegisterValue
-    ) -> RegisterResult {
-        let status = status(p, dryRun: dryRun)
-        let seen: JournalCheck? =
-            dryRun
-            ? p.pointee.beforeData.map { JournalCheck(registerId: p.pointee.registerId, data: $0) }
-            : (status == .changedLater ? p.pointee.finalCheck : (p.pointee.check ?? p.pointee.finalCheck))
-        let actual = seen?.data.flatMap { ValueHex.withWords(hex: $0, decodeWords) }
-        var message = p.pointee.message
-        switch status {
-        case .unverified where p.pointee.check?.data == nil:
-            message = "acknowledged, not read back" + (p.pointee.check?.message.map { ": \($0)" } ?? "")
-        case .inDoubt:
-            message = "sent, no answer: may have been written" + (p.pointee.message.map { " (\($0))" } ?? "")
-        case .changedLater:
-            message = "verified, then changed by a later write (final pass)"
-        case .mismatch where p.pointee.check?.data != nil && p.pointee.finalCheck?.data == p.pointee.expectedData:
-            message = "read back different at first, equal in the final pass"
-        default: break
-        }
-        return RegisterResult(
-            registerId: p.pointee.registerId, address: p.pointee.address, length: p.pointee.length, status: status,
-            expected: p.pointee.expected, expectedData: p.pointee.expectedData, actual: actual, actualData: seen?.data,
-            before: p.pointee.before, beforeUnset: nil,
-            exceptionCode: status == .rejected ? p.pointee.exceptionCode : nil, message: message)
     }
 
     /// The rollback's lines (every touched register), when a rollback ran.
     public func rollbackResults(decode: (String, [UInt16]) -> RegisterValue) -> RollbackResult? {
         guard rolledBack else { return nil }
         var lines: [RegisterResult] = []
-        for f in fates where touched(f) {
+        for i in touchedIndices {
+            let f = fate(at: i)
             let want = f.beforeData ?? ""
             let got = f.restoreCheck?.data
             let gotWords = got.flatMap { [UInt16](valueDataHex: $0) }
@@ -367,22 +607,20 @@ public struct ReplayLedger: Sendable {
         let rollback = rollbackResults(decode: decode)
         let restored =
             rollback.map { Dictionary($0.registers.map { ($0.registerId, $0) }, uniquingKeysWith: { a, _ in a }) } ?? [:]
-        // Read in place (no fate copied); a value the report line decoded already (the same hex) is
-        // not decoded again.
-        return eachFate { _, p in
-            let id = p.pointee.registerId
-            let line = Self.result(p, dryRun: dryRun) { decode(id, Array($0)) }
-            func value(_ data: String?) -> RegisterValue? {
-                guard let data else { return nil }
-                if !dryRun && data == line.actualData { return line.actual }
-                return [UInt16](valueDataHex: data).map { decode(id, $0) }
+        // A value the report line decoded already (the same column) is not decoded again.
+        return ids.indices.map { i in
+            let id = ids[i]
+            let (line, seen) = line(i, dryRun: dryRun) { decode(id, Array($0)) }
+            func value(_ column: HexColumn, _ which: Seen) -> RegisterValue? {
+                guard column.hasData(i) else { return nil }
+                if !dryRun && which == seen { return line.actual }
+                return column.withWords(i) { decode(id, Array($0)) }
             }
             var reg = AuditRegister(
-                registerId: id, before: p.pointee.before, after: line.actual, status: AuditRegisterStatus(line.status),
-                written: p.pointee.sent ? p.pointee.expected : nil, readBack: value(p.pointee.check?.data),
-                message: line.message)
-            if dryRun { reg.after = p.pointee.before }
-            if let final = value(p.pointee.finalCheck?.data) { reg.after = final }
+                registerId: id, before: beforeValues[i], after: line.actual, status: AuditRegisterStatus(line.status),
+                written: sent[i] ? expectedValues[i] : nil, readBack: value(checks, .check), message: line.message)
+            if dryRun { reg.after = beforeValues[i] }
+            if let final = value(finalChecks, .finalCheck) { reg.after = final }
             if let r = restored[id] {
                 reg.rollback = AuditRollback(
                     restored: r.expected, readBack: r.actual, status: AuditRegisterStatus(r.status))

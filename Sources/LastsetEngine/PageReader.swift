@@ -65,6 +65,12 @@ struct PageReadout: Sendable {
     /// Whether every word of the span was read.
     func has(_ span: AddressSpan) -> Bool { range(span) != nil }
 
+    /// Calls `body` with the span's words in place (no array), nil when any is missing.
+    func withWords<R>(for span: AddressSpan, _ body: (UnsafeBufferPointer<UInt16>) -> R) -> R? {
+        guard let r = range(span) else { return nil }
+        return values.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[r])) }
+    }
+
     /// The span's words as `valueData` hex (no word array in between), nil when any is missing.
     func hex(for span: AddressSpan) -> String? {
         guard let r = range(span) else { return nil }

@@ -94,7 +94,17 @@ public struct Replay {
     @discardableResult
     private mutating func record(_ event: ReplayEvent, journaled: Bool = false) -> Bool {
         ledger.record(event)
-        guard !journaled, let sink, ledger.intent != nil else { return true }
+        guard !journaled else { return true }
+        return journal(event)
+    }
+
+    /// True when the replay journals (a sink, and the intent recorded).
+    private var journaling: Bool { sink != nil && ledger.intent != nil }
+
+    /// Journals a transition the ledger has recorded already (its read-backs, recorded from words).
+    @discardableResult
+    private mutating func journal(_ event: ReplayEvent) -> Bool {
+        guard let sink, ledger.intent != nil else { return true }
         let ok = sink.record(event)
         if !ok { journalBroken = true }
         return ok
@@ -134,11 +144,7 @@ public struct Replay {
                 job: job, time: Date(), who: who, pageId: page.id, deviceId: target.deviceId, device: target.label,
                 endpoint: target.endpoint.description, unit: target.unit, templateVersion: template.version,
                 pageHash: template.pageHash, identity: template.source.identity, onError: options.onError,
-                registers: ledger.fates.map {
-                    IntentRegister(
-                        registerId: $0.registerId, address: $0.address, length: $0.length, expected: $0.expected,
-                        expectedData: $0.expectedData, before: $0.before, beforeData: $0.beforeData)
-                })
+                registers: ledger.intentRegisters)
             do {
                 try await sink.begin(intent)
             } catch {
@@ -186,8 +192,8 @@ public struct Replay {
         let unsets = page.unsets
         // Fate i is entry i: its register's page position, read from the entry (no lookup by id).
         let positions =
-            ledger.fates.count == entryPositions.count
-            ? entryPositions : ledger.fates.map { page.position(of: $0.registerId)! }
+            ledger.count == entryPositions.count
+            ? entryPositions : (0..<ledger.count).map { page.position(of: ledger.registerId(at: $0))! }
         // Values decoded from the ledger's hex in place (no word arrays), by the register's layout.
         report.registers = ledger.results(
             dryRun: dry, decodeWords: { RegisterCodec.decode($1, layout: layouts[positions[$0]]) },
@@ -278,14 +284,6 @@ public struct Replay {
             entries.sort { $0.register < $1.register }
             entryPositions = entries.map(\.register)
         }
-        ledger.register(
-            entries.withUnsafeBufferPointer { es in
-                es.indices.map {
-                    IntentRegister(
-                        registerId: es[$0].entry.registerId, address: es[$0].entry.address, length: es[$0].entry.length,
-                        expected: es[$0].entry.value, expectedData: es[$0].words.hexString)
-                }
-            })
         guard problems.isEmpty else {
             report.status = .refused
             report.reason = "template not valid for the page: " + problems.joined(separator: "; ")
@@ -294,6 +292,31 @@ public struct Replay {
             ledger.register([])
             return false
         }
+        // The ledger's columns straight from the entries (ids unique: repeats were refused above).
+        var ids: [String] = []
+        var addresses: [Int] = []
+        var lengths: [Int] = []
+        var expected: [RegisterValue] = []
+        var words: [UInt16] = []
+        var starts: [Int] = []
+        ids.reserveCapacity(entries.count)
+        addresses.reserveCapacity(entries.count)
+        lengths.reserveCapacity(entries.count)
+        expected.reserveCapacity(entries.count)
+        starts.reserveCapacity(entries.count)
+        entries.withUnsafeBufferPointer { es in
+            for e in es.indices {
+                ids.append(es[e].entry.registerId)
+                addresses.append(es[e].entry.address)
+                lengths.append(es[e].entry.length)
+                expected.append(es[e].entry.value)
+                starts.append(words.count)
+                words.append(contentsOf: es[e].words)
+            }
+        }
+        ledger.register(
+            uniqueIds: ids, addresses: addresses, lengths: lengths, expected: expected, expectedWords: words,
+            wordStarts: starts)
         return true
     }
 
@@ -339,21 +362,16 @@ public struct Replay {
         progress?(JobProgress(phase: "reading current values", done: 0, total: entries.count))
         let readout = await PageReader.read(entries.map(\.span), from: target)
         readFrames += readout.requests
-        // The target's words (hex) and value, straight from the readout.
+        // The target's words and value, straight from the readout into the ledger (register i is entry i).
         let layouts = page.layouts
-        ledger.register(
-            entries.withUnsafeBufferPointer { es in
-                // Fields read in place (mapping over the entries would copy each).
-                es.indices.map { i in
-                    let span = AddressSpan(address: es[i].entry.address, length: es[i].entry.length)
-                    let beforeData = readout.hex(for: span)
-                    return IntentRegister(
-                        registerId: es[i].entry.registerId, address: span.address, length: span.length,
-                        expected: es[i].entry.value, expectedData: es[i].words.hexString,
-                        before: beforeData == nil ? nil : readout.value(for: span, layout: layouts[es[i].register]),
-                        beforeData: beforeData)
-                }
-            })
+        for i in 0..<ledger.count {
+            let span = ledger.span(at: i)
+            let layout = layouts[entryPositions[i]]
+            let done = readout.withWords(for: span) { words in
+                ledger.recordBefore(at: i, value: RegisterCodec.decode(words, layout: layout), words: words)
+            }
+            if done == nil { ledger.recordBefore(at: i, value: nil, words: nil) }
+        }
         if options.onError == .rollback && !options.dryRun, entries.contains(where: { !readout.has($0.span) }) {
             report.status = .refused
             report.reason =
@@ -511,7 +529,6 @@ public struct Replay {
             if let f = outcome.failure, f.answer == .noAnswer { markWritten(f.index) }
             openReads.subtract(outcome.readsSent)
             // Check every awaiting register whose reads were all sent after its last write.
-            var checks: [JournalCheck] = []
             var checked: [Int] = []
             awaitingOrder.removeAll { i in
                 let writtenIn = awaiting[i]
@@ -519,34 +536,41 @@ public struct Replay {
                 guard plan.touchedRange(address: s.address, end: s.end).allSatisfy({ readAt[$0] >= writtenIn }) else {
                     return false
                 }
-                let id = plan.entries[i].registerId
-                if let hex = latest.hex(for: s) {
-                    checks.append(JournalCheck(registerId: id, data: hex))
-                } else {
-                    let cause = outcome.readout.failure(for: s).map(String.init(describing:)) ?? "not read"
-                    checks.append(JournalCheck(registerId: id, data: nil, message: cause))
-                }
                 checked.append(i)
                 awaiting[i] = 0
                 return true
             }
-            if !checks.isEmpty { record(ReplayEvent(.check, checks: checks)) }
+            // Entry i is register i of the ledger: its read-back recorded from the words (the hex is
+            // made only for the journal's line), then compared with its expected words.
+            let journals = journaling
+            var checks: [JournalCheck] = []
+            var mismatch: Int?
+            var unread: (index: Int, cause: String)?
+            for i in checked {
+                let s = spans[i]
+                let read = latest.withWords(for: s) { ledger.recordCheck(at: i, words: $0) } != nil
+                if read {
+                    if journals { checks.append(JournalCheck(registerId: plan.entries[i].registerId, data: latest.hex(for: s))) }
+                    if mismatch == nil && ledger.checkDiffers(at: i) && ledger.answer(at: i) == .acknowledged { mismatch = i }
+                } else {
+                    let cause = outcome.readout.failure(for: s).map(String.init(describing:)) ?? "not read"
+                    ledger.recordCheck(at: i, words: nil, message: cause)
+                    if journals { checks.append(JournalCheck(registerId: plan.entries[i].registerId, data: nil, message: cause)) }
+                    if unread == nil { unread = (i, cause) }
+                }
+            }
+            if !checks.isEmpty { journal(ReplayEvent(.check, checks: checks)) }
             acked = ledger.acknowledgedRegisters
             progress?(JobProgress(phase: "writing", done: acked, total: total))
-            // Entry i is fate i: its expected words (hex) and last answer.
-            let mismatch = zip(checks, checked).first { c, i in
-                c.data != nil && c.data != ledger.fates[i].expectedData && ledger.fates[i].answer == .acknowledged
-            }?.0
-            let unread = checks.first { $0.data == nil }
             if options.onError != .continue {
                 if let m = mismatch {
-                    report.stoppedAt = "after a mismatch at \(m.registerId)"
+                    report.stoppedAt = "after a mismatch at \(plan.entries[m].registerId)"
                     report.reason = "read-back differs from the template"
                     return false
                 }
                 if let u = unread {
-                    report.stoppedAt = "after writing \(u.registerId): read-back failed"
-                    report.reason = "read-back failed: \(u.message ?? "")"
+                    report.stoppedAt = "after writing \(plan.entries[u.index].registerId): read-back failed"
+                    report.reason = "read-back failed: \(u.cause)"
                     return false
                 }
             }
@@ -687,16 +711,23 @@ public struct Replay {
         let written = ledger.touchedIndices
         guard !written.isEmpty else { return }
         progress?(JobProgress(phase: "verifying", done: 0, total: written.count))
-        let spans = written.map { AddressSpan(address: ledger.fates[$0].address, length: ledger.fates[$0].length) }
+        let spans = written.map { ledger.span(at: $0) }
         let readout = await PageReader.read(spans, from: target)
         readFrames += readout.requests
-        let checks = zip(written, spans).map { i, s -> JournalCheck in
-            let id = ledger.fates[i].registerId
-            if let hex = readout.hex(for: s) { return JournalCheck(registerId: id, data: hex) }
-            return JournalCheck(
-                registerId: id, data: nil, message: readout.failure(for: s).map(String.init(describing:)) ?? "not read")
+        // Recorded from the words; the hex made only for the journal's line.
+        let journals = journaling
+        var checks: [JournalCheck] = []
+        if journals { checks.reserveCapacity(written.count) }
+        for (i, s) in zip(written, spans) {
+            if readout.withWords(for: s, { ledger.recordCheck(at: i, words: $0, final: true) }) != nil {
+                if journals { checks.append(JournalCheck(registerId: ledger.registerId(at: i), data: readout.hex(for: s))) }
+            } else {
+                let cause = readout.failure(for: s).map(String.init(describing:)) ?? "not read"
+                ledger.recordCheck(at: i, words: nil, message: cause, final: true)
+                if journals { checks.append(JournalCheck(registerId: ledger.registerId(at: i), data: nil, message: cause)) }
+            }
         }
-        record(ReplayEvent(.finalCheck, checks: checks))
+        if journals { journal(ReplayEvent(.finalCheck, checks: checks)) }
         progress?(JobProgress(phase: "verifying", done: written.count, total: written.count))
     }
 
@@ -705,7 +736,7 @@ public struct Replay {
     /// Restores every register the replay touched (written, in doubt, refused) to its snapshot value,
     /// then verifies, even when shutdown was requested (a rollback must finish).
     private mutating func rollBack() async {
-        let touched = ledger.touchedIndices.map { ledger.fates[$0] }
+        let touched = ledger.touchedIndices.map { ledger.fate(at: $0) }
         guard !touched.isEmpty else { return }
         progress?(JobProgress(phase: "rolling back", done: 0, total: touched.count))
         var limits = plan?.writeLimits ?? target.limits
