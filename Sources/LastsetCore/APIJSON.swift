@@ -268,7 +268,7 @@ extension APICoding {
     public static func json(_ job: JobInfo) -> [UInt8] {
         var w = JSONWriter(capacity: 1024 + (job.replay?.registers.count ?? job.capture?.skipped.count ?? 0) * 160)
         job.write(to: &w)
-        return w.bytes + [0x0A]
+        return w.line()
     }
 
     /// A list of jobs as a JSON body (newline-terminated).
@@ -277,14 +277,14 @@ extension APICoding {
         w.beginArray()
         for job in jobs { job.write(to: &w) }
         w.endArray()
-        return w.bytes + [0x0A]
+        return w.line()
     }
 
     /// A replay report as a JSON body (newline-terminated).
     public static func json(_ report: ReplayReport) -> [UInt8] {
         var w = JSONWriter(capacity: 1024 + report.registers.count * 160)
         report.write(to: &w)
-        return w.bytes + [0x0A]
+        return w.line()
     }
 }
 

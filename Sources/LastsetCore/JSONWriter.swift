@@ -59,6 +59,12 @@ public struct JSONWriter {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// The text followed by a line feed (a JSON line, a body), handed over without copying the buffer.
+    public mutating func line() -> [UInt8] {
+        bytes.append(0x0A)
+        return bytes
+    }
+
     /// Puts the next value (after its comma) on a new line: one item per line in long arrays.
     public mutating func lineBreak() { breakBeforeNext = true }
 

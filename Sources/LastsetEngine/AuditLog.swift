@@ -39,9 +39,7 @@ public actor AuditLog {
     static func line(_ r: AuditRecord) -> [UInt8] {
         var w = JSONWriter(capacity: 512 + r.registers.count * 96)
         r.write(to: &w)
-        var line = w.bytes
-        line.append(0x0A)
-        return line
+        return w.line()
     }
 
     /// Appends one record durably; throws (leaving the log as it was) when it cannot.

@@ -45,6 +45,7 @@ public enum Daemon {
             return 0
         }
         MallocTuning.limitArenas()
+        MallocTuning.mapLargeBlocks()
         if options.checkConfig {
             do {
                 let config = try ConfigLoader.load(path: options.configPath)

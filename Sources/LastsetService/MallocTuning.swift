@@ -12,6 +12,8 @@ enum MallocTuning {
     private typealias MallocTrim = @convention(c) (Int) -> Int32
     /// `M_ARENA_MAX` from glibc's malloc.h.
     private static let arenaMaxParameter: Int32 = -8
+    /// `M_MMAP_THRESHOLD` from glibc's malloc.h.
+    private static let mmapThresholdParameter: Int32 = -3
 
     private static func symbol(_ name: String) -> UnsafeMutableRawPointer? {
         #if canImport(Glibc)
@@ -28,6 +30,15 @@ enum MallocTuning {
     static func limitArenas(_ arenas: Int32 = 2) {
         guard let f = symbol("mallopt").map({ unsafeBitCast($0, to: Mallopt.self) }) else { return }
         _ = f(arenaMaxParameter, arenas)
+    }
+
+    /// Blocks of at least `bytes` get their own mapping, unmapped when freed. glibc starts at 128 KiB but
+    /// raises the threshold to the size of each such block freed (up to 32 MiB): after the first large
+    /// replay, every 1–2 MiB record and report buffer came from the heap, and the heap kept the pages.
+    /// Setting it fixes it (and turns the adjustment off).
+    static func mapLargeBlocks(from bytes: Int32 = 256 << 10) {
+        guard let f = symbol("mallopt").map({ unsafeBitCast($0, to: Mallopt.self) }) else { return }
+        _ = f(mmapThresholdParameter, bytes)
     }
 
     /// Returns freed memory at the top of the heaps and free pages inside them to the kernel.
