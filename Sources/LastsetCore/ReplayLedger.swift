@@ -63,6 +63,10 @@ public struct ReplayLedger: Sendable {
     private var messages: [Int: String] = [:]
     private var checks = HexColumn()
     private var finalChecks = HexColumn()
+    /// Whether each read-back has data equal to the expected words, kept as the read-backs are recorded
+    /// (every status asks, several times per replay; the expected words change only by registering).
+    private var checkMatches: [Bool] = []
+    private var finalMatches: [Bool] = []
     private var restoreAnswers: [Int: WriteAnswer] = [:]
     private var restoreMessages: [Int: String] = [:]
     private var restoreChecks: [Int: JournalCheck] = [:]
@@ -115,7 +119,7 @@ public struct ReplayLedger: Sendable {
     public func expectedData(at i: Int) -> String { expectedData.hex(i) ?? "" }
 
     /// True when register `i`'s verification read has data and it differs from the expected words.
-    public func checkDiffers(at i: Int) -> Bool { checks.hasData(i) && !checks.dataEquals(i, expectedData, i) }
+    public func checkDiffers(at i: Int) -> Bool { checks.hasData(i) && !checkMatches[i] }
 
     /// The registers as the intent journals them.
     public var intentRegisters: [IntentRegister] {
@@ -192,12 +196,16 @@ public struct ReplayLedger: Sendable {
             sent = [Bool](repeating: false, count: n)
             acknowledgedWords = [Int](repeating: 0, count: n)
             answers = [WriteAnswer?](repeating: nil, count: n)
+            checkMatches = [Bool](repeating: false, count: n)
+            finalMatches = [Bool](repeating: false, count: n)
         } else {
             for i in 0..<n {
                 beforeValues[i] = nil
                 sent[i] = false
                 acknowledgedWords[i] = 0
                 answers[i] = nil
+                checkMatches[i] = false
+                finalMatches[i] = false
             }
         }
         expectedData.reset(count: n)
@@ -286,6 +294,7 @@ public struct ReplayLedger: Sendable {
                 if let i = lookup(c.registerId, first: true) {
                     cursor = i + 1
                     checks.set(i, check: c)
+                    checkMatches[i] = checks.dataEquals(i, expectedData, i)
                 }
             }
         case .finalCheck:
@@ -293,6 +302,7 @@ public struct ReplayLedger: Sendable {
                 if let i = lookup(c.registerId, first: true) {
                     cursor = i + 1
                     finalChecks.set(i, check: c)
+                    finalMatches[i] = finalChecks.dataEquals(i, expectedData, i)
                 }
             }
         case .restore:
@@ -337,8 +347,10 @@ public struct ReplayLedger: Sendable {
     {
         if final {
             finalChecks.set(i, words: words, message: message)
+            finalMatches[i] = finalChecks.dataEquals(i, expectedData, i)
         } else {
             checks.set(i, words: words, message: message)
+            checkMatches[i] = checks.dataEquals(i, expectedData, i)
         }
     }
 
@@ -403,13 +415,11 @@ public struct ReplayLedger: Sendable {
                 answer: nil, sent: false, wordsAcknowledged: 0, length: 0, hasCheck: false, checkHasData: false,
                 checkIsExpected: false, hasFinal: false, finalHasData: false, finalIsExpected: false)
         }
-        let finalHasData = finalChecks.hasData(i)
         return Facts(
             dryRun: false, hasBefore: false, beforeIsExpected: false, answer: answers[i], sent: sent[i],
             wordsAcknowledged: acknowledgedWords[i], length: lengths[i], hasCheck: checks.isPresent(i),
-            checkHasData: checks.hasData(i), checkIsExpected: checks.dataEquals(i, expectedData, i),
-            hasFinal: finalChecks.isPresent(i), finalHasData: finalHasData,
-            finalIsExpected: finalHasData && finalChecks.dataEquals(i, expectedData, i))
+            checkHasData: checks.hasData(i), checkIsExpected: checkMatches[i], hasFinal: finalChecks.isPresent(i),
+            finalHasData: finalChecks.hasData(i), finalIsExpected: finalMatches[i])
     }
 
     /// A register's status as the report gives it.
@@ -543,7 +553,7 @@ public struct ReplayLedger: Sendable {
         let answerMessage = messages.isEmpty ? nil : messages[i]
         let message = Self.message(
             status, facts, answerMessage: answerMessage, checkMessage: checks.message(i),
-            finalIsExpected: finalChecks.dataEquals(i, expectedData, i))
+            finalIsExpected: finalMatches[i])
         let result = RegisterResult(
             registerId: ids[i], address: addresses[i], length: lengths[i], status: status, expected: expectedValues[i],
             expectedData: expectedData.hex(i) ?? "", actual: actual, actualData: actualData, before: beforeValues[i],

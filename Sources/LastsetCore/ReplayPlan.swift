@@ -56,24 +56,36 @@ public struct ReplayPlan: Sendable, Hashable {
     public private(set) var writes: [WriteRequest]
     /// The limits the writes from `writes` on were planned with (FC06 after a fallback).
     public private(set) var writeLimits: DeviceLimits
-    private let index: [String: Int]
+    /// Register ids to entry positions (the first of a repeated id); nil when the caller said the ids
+    /// are unique (`uniqueIds`): then a lookup the hint misses searches the entries.
+    private let index: [String: Int]?
 
     /// Plans reads with `readLimits` (the device's learned read limit) and writes with `limits`.
-    public init(entries: [PlannedWrite], limits: DeviceLimits, readLimits: DeviceLimits? = nil) {
+    /// `uniqueIds`: the entries' ids are known to be unique (a replay's template check refuses repeats),
+    /// so no index of them is built — lookups go by hint (writes name entries in order).
+    public init(entries: [PlannedWrite], limits: DeviceLimits, readLimits: DeviceLimits? = nil, uniqueIds: Bool = false) {
         self.entries = entries
         reads = RequestPlanner.reads(
             entries.map { AddressSpan(address: $0.address, length: $0.words.count) }, limits: readLimits ?? limits)
         writes = RequestPlanner.writes(entries, limits: limits)
         writeLimits = limits
-        index = Dictionary(entries.enumerated().map { ($1.registerId, $0) }, uniquingKeysWith: { a, _ in a })
+        index =
+            uniqueIds ? nil : Dictionary(entries.enumerated().map { ($1.registerId, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
     /// The entry of a register.
-    public func entry(_ registerId: String) -> PlannedWrite? { index[registerId].map { entries[$0] } }
+    public func entry(_ registerId: String) -> PlannedWrite? { entryIndex(registerId).map { entries[$0] } }
 
     /// The position of a register in `entries`; `hint` is where it probably is (writes name their
     /// registers in entry order, so a walk through them compares one id instead of hashing it).
     public func entryIndex(_ registerId: String, hint: Int = -1) -> Int? {
+        guard let index else {
+            if hint >= 0 && hint < entries.count && entries[hint].registerId == registerId { return hint }
+            // From just before the hint on (a register written in several requests repeats), then the rest.
+            let from = min(max(0, hint - 1), entries.count)
+            return entries[from...].firstIndex { $0.registerId == registerId }
+                ?? entries[..<from].firstIndex { $0.registerId == registerId }
+        }
         if hint >= 0 && hint < entries.count && entries[hint].registerId == registerId && index.count == entries.count {
             return hint
         }
@@ -141,28 +153,33 @@ public struct ReplayPlan: Sendable, Hashable {
     /// the words the requests from `start` on would have written are planned again, in the same order.
     public mutating func replan(from start: Int, limits: DeviceLimits) {
         guard start < writes.count else { return }
-        var order: [String] = []
-        var ranges: [String: (lo: Int, hi: Int)] = [:]
+        // By entry position (lookups hinted: the writes name their entries in order).
+        var order: [Int] = []
+        var ranges: [Int: (lo: Int, hi: Int)] = [:]
+        var hint = -1
         for request in writes[start...] {
             let lo = request.address
             let hi = request.address + request.words.count
             for id in request.registerIds {
-                guard let e = entry(id) else { continue }
+                guard let k = entryIndex(id, hint: hint) else { continue }
+                hint = k + 1
+                let e = entries[k]
                 let a = max(lo, e.address)
                 let b = min(hi, e.address + e.words.count)
                 guard a < b else { continue }
-                if let r = ranges[id] {
-                    ranges[id] = (min(r.lo, a), max(r.hi, b))
+                if let r = ranges[k] {
+                    ranges[k] = (min(r.lo, a), max(r.hi, b))
                 } else {
-                    ranges[id] = (a, b)
-                    order.append(id)
+                    ranges[k] = (a, b)
+                    order.append(k)
                 }
             }
         }
-        let rest = order.compactMap { id -> PlannedWrite? in
-            guard let e = entry(id), let r = ranges[id] else { return nil }
+        let rest = order.compactMap { k -> PlannedWrite? in
+            guard let r = ranges[k] else { return nil }
+            let e = entries[k]
             return PlannedWrite(
-                registerId: id, address: r.lo, words: Array(e.words[(r.lo - e.address)..<(r.hi - e.address)]))
+                registerId: e.registerId, address: r.lo, words: Array(e.words[(r.lo - e.address)..<(r.hi - e.address)]))
         }
         writes = Array(writes[..<start]) + RequestPlanner.writes(rest, limits: limits)
         writeLimits = limits

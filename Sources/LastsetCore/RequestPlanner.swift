@@ -161,53 +161,61 @@ public enum RequestPlanner {
     /// consecutive full-size chunks. Writes with no words are dropped.
     public static func writes(_ writes: [PlannedWrite], limits: DeviceLimits) -> [WriteRequest] {
         let maxCount = Swift.max(1, limits.maxWriteRegisters)
-        let items = writes.filter { !$0.words.isEmpty }
         if limits.writeFunction == .fc06 {
-            return items.flatMap { w in
+            return writes.filter { !$0.words.isEmpty }.flatMap { w in
                 w.words.enumerated().map { i, word in
                     WriteRequest(function: .fc06, address: w.address + i, words: [word], registerIds: [w.registerId])
                 }
             }
         }
-        var requests: [WriteRequest] = []
-        var run: [PlannedWrite] = []
-        func flush() {
-            guard let first = run.first else { return }
-            defer { run = [] }
-            let words = run.flatMap(\.words)
-            if words.count > maxCount {
-                // Only a lone register longer than the limit gets here.
-                var offset = 0
-                while offset < words.count {
-                    let count = Swift.min(maxCount, words.count - offset)
-                    requests.append(
-                        WriteRequest(
-                            function: .fc16, address: first.address + offset,
-                            words: Array(words[offset..<offset + count]), registerIds: [first.registerId]))
-                    offset += count
+        // Runs kept as positions in `writes`, read in place (copying each write into a run array cost
+        // a retain of its id and words per register).
+        return writes.withUnsafeBufferPointer { ws in
+            var requests: [WriteRequest] = []
+            var run: [Int] = []
+            var runEnd = 0
+            var runWords = 0
+            func flush() {
+                guard let first = run.first else { return }
+                defer { run.removeAll(keepingCapacity: true) }
+                var words: [UInt16] = []
+                words.reserveCapacity(runWords)
+                for k in run { words.append(contentsOf: ws[k].words) }
+                if words.count > maxCount {
+                    // Only a lone register longer than the limit gets here.
+                    var offset = 0
+                    while offset < words.count {
+                        let count = Swift.min(maxCount, words.count - offset)
+                        requests.append(
+                            WriteRequest(
+                                function: .fc16, address: ws[first].address + offset,
+                                words: Array(words[offset..<offset + count]), registerIds: [ws[first].registerId]))
+                        offset += count
+                    }
+                    return
                 }
-                return
+                let single = run.count == 1 && words.count == 1 && limits.writeFunction == .auto
+                requests.append(
+                    WriteRequest(
+                        function: single ? .fc06 : .fc16, address: ws[first].address, words: words,
+                        registerIds: run.map { ws[$0].registerId }))
             }
-            let single = run.count == 1 && words.count == 1 && limits.writeFunction == .auto
-            requests.append(
-                WriteRequest(
-                    function: single ? .fc06 : .fc16, address: first.address, words: words,
-                    registerIds: run.map(\.registerId)))
-        }
-        var runEnd = 0
-        var runWords = 0
-        for w in items {
-            if !run.isEmpty && w.address == runEnd && runWords + w.words.count <= maxCount {
-                run.append(w)
-            } else {
-                flush()
-                run = [w]
-                runWords = 0
+            for k in ws.indices {
+                let count = ws[k].words.count
+                guard count > 0 else { continue }
+                let address = ws[k].address
+                if !run.isEmpty && address == runEnd && runWords + count <= maxCount {
+                    run.append(k)
+                } else {
+                    flush()
+                    run.append(k)
+                    runWords = 0
+                }
+                runEnd = address + count
+                runWords += count
             }
-            runEnd = w.address + w.words.count
-            runWords += w.words.count
+            flush()
+            return requests
         }
-        flush()
-        return requests
     }
 }

@@ -124,7 +124,9 @@ public struct Replay {
         // "before" of every register in the report and the audit log.
         guard await takeSnapshot() else { return }
         let planned = entries.map { PlannedWrite(registerId: $0.entry.registerId, address: $0.entry.address, words: $0.words) }
-        var plan = ReplayPlan(entries: planned, limits: target.limits, readLimits: LearnedLimits.shared.effective(target))
+        // Ids unique: the template check refused repeats.
+        var plan = ReplayPlan(
+            entries: planned, limits: target.limits, readLimits: LearnedLimits.shared.effective(target), uniqueIds: true)
         if LearnedLimits.shared.effective(target).maxWriteRegisters < target.limits.maxWriteRegisters {
             plan.replan(from: 0, limits: LearnedLimits.shared.effective(target))
         }
@@ -207,7 +209,8 @@ public struct Replay {
         report.writeFrames = ledger.writeFrames
         report.requests = readFrames + ledger.writeFrames
         report.lastConfirmed = ledger.lastConfirmed
-        let statuses = ledger.statuses()
+        // The report lines carry the statuses already (the same function, when not a dry run).
+        let statuses = dry ? ledger.statuses() : report.registers.map(\.status)
         report.firstInDoubt = ledger.firstInDoubt(statuses)
         report.changedLater = ledger.changedLater(statuses)
         if let doubt = report.firstInDoubt {
@@ -501,9 +504,12 @@ public struct Replay {
         var batch = 0
         var acked = 0
         defer { self.plan = plan }
+        // Where the next write's first register probably is (writes name the entries in order).
+        var writeHint = 0
         /// Marks the registers of write `k` as waiting for reads sent after this batch.
         func markWritten(_ k: Int) {
-            var hint = -1
+            var hint = writeHint
+            defer { writeHint = hint }
             for id in plan.writes[k].registerIds {
                 guard let i = plan.entryIndex(id, hint: hint) else { continue }
                 hint = i + 1
