@@ -42,9 +42,11 @@ public actor AuditLog {
         return w.line()
     }
 
-    /// Appends one record durably; throws (leaving the log as it was) when it cannot.
-    public func append(_ record: AuditRecord) throws(StorageError) {
-        try append(line: Self.line(record))
+    /// Appends one record durably; throws (leaving the log as it was) when it cannot. The line is written
+    /// out on the caller's thread (a large page's record is a megabyte of JSON): the log's own queue only
+    /// appends and fsyncs, so jobs running side by side do not wait on each other's encoding.
+    public nonisolated func append(_ record: AuditRecord) async throws(StorageError) {
+        try await append(line: Self.line(record))
     }
 
     private func append(line: [UInt8]) throws(StorageError) {

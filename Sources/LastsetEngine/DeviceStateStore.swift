@@ -109,12 +109,14 @@ public actor DeviceStateStore {
         all().filter { $0.pageId == pageId && $0.applied?.versionId == versionId }.map(\.device)
     }
 
-    /// Records a successful replay (clears an unverified mark: the page was rewritten and verified).
-    public func recordApplied(device: String, pageId: String, _ applied: AppliedTemplate) throws(StorageError) {
-        var s = states[Self.key(device, pageId)] ?? DevicePageState(device: device, pageId: pageId)
+    /// Records a successful replay (clears an unverified mark: the page was rewritten and verified). The
+    /// new state is the applied template alone, so its file is written out on the caller's thread; the
+    /// store's queue only replaces the file.
+    public nonisolated func recordApplied(device: String, pageId: String, _ applied: AppliedTemplate) async throws(StorageError)
+    {
+        var s = DevicePageState(device: device, pageId: pageId)
         s.applied = applied
-        s.unverified = nil
-        try store(s)
+        try await store(s, body: Self.body(s))
     }
 
     /// Marks a device page unverified (an interrupted replay).
@@ -154,9 +156,9 @@ public actor DeviceStateStore {
     }
 
     /// Keeps one device page's state and saves it (its file only; in memory even when the save fails).
-    private func store(_ s: DevicePageState) throws(StorageError) {
+    private func store(_ s: DevicePageState, body: Data? = nil) throws(StorageError) {
         states[Self.key(s.device, s.pageId)] = s
-        try Self.save(s, in: try openDirectory())
+        try openDirectory().write(body ?? Self.body(s), to: Self.fileName(s.device, s.pageId))
     }
 
     private func openDirectory() throws(StorageError) -> DirectoryHandle {
@@ -167,12 +169,17 @@ public actor DeviceStateStore {
     }
 
     private static func save(_ s: DevicePageState, in dir: DirectoryHandle, sync: Bool = true) throws(StorageError) {
-        var w = JSONWriter(capacity: 256 + 96 * (s.applied?.entries.count ?? 0))
+        try dir.write(body(s), to: fileName(s.device, s.pageId), sync: sync)
+    }
+
+    /// A device page's file.
+    private static func body(_ s: DevicePageState) -> Data {
+        var w = JSONWriter(capacity: 256 + 112 * (s.applied?.entries.count ?? 0))
         w.beginObject()
         w.field("format", format)
         w.key("state")
         s.write(to: &w)
         w.endObject()
-        try dir.write(Data(w.bytes), to: fileName(s.device, s.pageId), sync: sync)
+        return Data(w.bytes)
     }
 }

@@ -46,8 +46,13 @@ public actor ReplayJournal {
 
         /// Appends one transition (one write, no fsync: it survives the process being killed).
         func append(_ event: ReplayEvent) throws(StorageError) {
+            try append(line: event.journalLine)
+        }
+
+        /// Appends one journal line (without its line feed).
+        fileprivate func append(line: [UInt8]) throws(StorageError) {
             let ok = lock.withLock { () -> Bool in
-                var bytes = event.journalLine
+                var bytes = line
                 bytes.append(0x0A)
                 var offset = 0
                 while offset < bytes.count {
@@ -62,15 +67,20 @@ public actor ReplayJournal {
         }
     }
 
-    /// Creates the job's journal with its intent, fsynced (file and directory) before returning.
-    public func begin(_ intent: ReplayIntent) throws(StorageError) -> Entry {
-        let name = "\(intent.job).jsonl"
+    /// Creates the job's journal with its intent, fsynced (file and directory) before returning. The
+    /// intent's line (every register) is written out on the caller's thread, the file on the journal's queue.
+    public nonisolated func begin(_ intent: ReplayIntent) async throws(StorageError) -> Entry {
+        try await create(job: intent.job, intentLine: ReplayEvent(.intent, intent: intent).journalLine)
+    }
+
+    private func create(job: String, intentLine: [UInt8]) throws(StorageError) -> Entry {
+        let name = "\(job).jsonl"
         let url = directory.appendingPathComponent(name)
         let fd = openat(journal.fd, name, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o640)
         guard fd >= 0 else { throw StorageError(operation: "create", path: url.path, errno: errno) }
         let entry = Entry(fd: fd, url: url)
         do throws(StorageError) {
-            try entry.append(ReplayEvent(.intent, intent: intent))
+            try entry.append(line: intentLine)
             guard fsync(fd) == 0 else { throw StorageError(operation: "fsync", path: url.path, errno: errno) }
             try journal.sync()
         } catch {
