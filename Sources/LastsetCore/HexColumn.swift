@@ -31,6 +31,16 @@ struct HexColumn: Sendable {
     /// `count` absent values.
     init(count: Int = 0) { reset(count: count) }
 
+    /// Register i's value `words[starts[i] ..< starts[i] + counts[i]]`, for every register: the
+    /// column made whole from flat words (no per-register set).
+    init(words: [UInt16], starts: [Int], counts: [Int]) {
+        precondition(starts.count == counts.count)
+        states = [State](repeating: .words, count: starts.count)
+        self.starts = starts
+        self.counts = counts
+        flat = words
+    }
+
     /// Every value absent, for `count` registers (the storage kept for reuse).
     mutating func reset(count: Int) {
         if states.count == count {

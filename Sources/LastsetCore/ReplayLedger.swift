@@ -52,7 +52,9 @@ public struct ReplayLedger: Sendable {
     private var addresses: [Int] = []
     private var lengths: [Int] = []
     private var expectedValues: [RegisterValue] = []
+    /// The expected words as words (compared) and as the hex the intent gave (reported).
     private var expectedData = HexColumn()
+    private var expectedTexts: [String] = []
     private var beforeValues: [RegisterValue?] = []
     private var beforeData = HexColumn()
     private var sent: [Bool] = []
@@ -99,7 +101,7 @@ public struct ReplayLedger: Sendable {
     public func fate(at i: Int) -> Fate {
         Fate(
             registerId: ids[i], address: addresses[i], length: lengths[i], expected: expectedValues[i],
-            expectedData: expectedData.hex(i) ?? "", before: beforeValues[i], beforeData: beforeData.hex(i), sent: sent[i],
+            expectedData: expectedTexts[i], before: beforeValues[i], beforeData: beforeData.hex(i), sent: sent[i],
             wordsAcknowledged: acknowledgedWords[i], answer: answers[i], exceptionCode: exceptionCodes[i],
             message: messages[i], check: checks.check(i, registerId: ids[i]),
             finalCheck: finalChecks.check(i, registerId: ids[i]), restoreAnswer: restoreAnswers[i],
@@ -116,7 +118,7 @@ public struct ReplayLedger: Sendable {
     public func answer(at i: Int) -> WriteAnswer? { answers[i] }
 
     /// Register `i`'s expected words as hex (the intent's `expectedData`).
-    public func expectedData(at i: Int) -> String { expectedData.hex(i) ?? "" }
+    public func expectedData(at i: Int) -> String { expectedTexts[i] }
 
     /// True when register `i`'s verification read has data and it differs from the expected words.
     public func checkDiffers(at i: Int) -> Bool { checks.hasData(i) && !checkMatches[i] }
@@ -126,7 +128,7 @@ public struct ReplayLedger: Sendable {
         ids.indices.map { i in
             IntentRegister(
                 registerId: ids[i], address: addresses[i], length: lengths[i], expected: expectedValues[i],
-                expectedData: expectedData.hex(i) ?? "", before: beforeValues[i], beforeData: beforeData.hex(i))
+                expectedData: expectedTexts[i], before: beforeValues[i], beforeData: beforeData.hex(i))
         }
     }
 
@@ -148,6 +150,7 @@ public struct ReplayLedger: Sendable {
                 addresses[i] = rs[i].address
                 lengths[i] = rs[i].length
                 expectedValues[i] = rs[i].expected
+                expectedTexts[i] = rs[i].expectedData
                 expectedData.set(i, hex: rs[i].expectedData)
                 beforeValues[i] = rs[i].before
                 if let before = rs[i].beforeData { beforeData.set(i, hex: before) }
@@ -157,11 +160,11 @@ public struct ReplayLedger: Sendable {
 
     /// The replay's own registration, without an `IntentRegister` per register: unique `registerIds`
     /// (a template check refuses repeats), register i's expected words `expectedWords[wordStarts[i] ..<
-    /// wordStarts[i] + lengths[i]]`. The same as `register` of the registers with those values as
-    /// hex and no "before".
+    /// wordStarts[i] + lengths[i]]` and their hex `expectedData[i]` (`ValueHex.string(words:)` of them).
+    /// The same as `register` of the registers with those values and no "before".
     public mutating func register(
         uniqueIds registerIds: [String], addresses: [Int], lengths: [Int], expected: [RegisterValue],
-        expectedWords: [UInt16], wordStarts: [Int]
+        expectedData texts: [String], expectedWords: [UInt16], wordStarts: [Int]
     ) {
         if registerIds != ids {
             ids = registerIds
@@ -172,11 +175,8 @@ public struct ReplayLedger: Sendable {
         self.addresses = addresses
         self.lengths = lengths
         expectedValues = expected
-        expectedWords.withUnsafeBufferPointer { w in
-            for i in registerIds.indices {
-                expectedData.set(i, words: UnsafeBufferPointer(rebasing: w[wordStarts[i]..<(wordStarts[i] + lengths[i])]))
-            }
-        }
+        expectedTexts = texts
+        expectedData = HexColumn(words: expectedWords, starts: wordStarts, counts: lengths)
     }
 
     /// The snapshot's reading of register `i` (its "before"; nil words: not read), before anything else
@@ -192,6 +192,7 @@ public struct ReplayLedger: Sendable {
             addresses = [Int](repeating: 0, count: n)
             lengths = [Int](repeating: 0, count: n)
             expectedValues = [RegisterValue](repeating: .unsigned(0), count: n)
+            expectedTexts = [String](repeating: "", count: n)
             beforeValues = [RegisterValue?](repeating: nil, count: n)
             sent = [Bool](repeating: false, count: n)
             acknowledgedWords = [Int](repeating: 0, count: n)
@@ -538,17 +539,18 @@ public struct ReplayLedger: Sendable {
         let seen = seen(i, status: status, dryRun: dryRun)
         var actual: RegisterValue?
         var actualData: String?
+        // A read-back equal to the expected words has the expected hex: no string made.
         switch seen {
         case .none: break
         case .before:
             actual = beforeData.withWords(i, decodeWords)
-            actualData = beforeData.hex(i)
+            actualData = facts.beforeIsExpected ? expectedTexts[i] : beforeData.hex(i)
         case .check:
             actual = checks.withWords(i, decodeWords)
-            actualData = checks.hex(i)
+            actualData = checkMatches[i] ? expectedTexts[i] : checks.hex(i)
         case .finalCheck:
             actual = finalChecks.withWords(i, decodeWords)
-            actualData = finalChecks.hex(i)
+            actualData = finalMatches[i] ? expectedTexts[i] : finalChecks.hex(i)
         }
         let answerMessage = messages.isEmpty ? nil : messages[i]
         let message = Self.message(
@@ -556,7 +558,7 @@ public struct ReplayLedger: Sendable {
             finalIsExpected: finalMatches[i])
         let result = RegisterResult(
             registerId: ids[i], address: addresses[i], length: lengths[i], status: status, expected: expectedValues[i],
-            expectedData: expectedData.hex(i) ?? "", actual: actual, actualData: actualData, before: beforeValues[i],
+            expectedData: expectedTexts[i], actual: actual, actualData: actualData, before: beforeValues[i],
             beforeUnset: nil, exceptionCode: status == .rejected ? exceptionCodes[i] : nil, message: message)
         return (result, seen)
     }

@@ -300,12 +300,14 @@ public struct Replay {
         var addresses: [Int] = []
         var lengths: [Int] = []
         var expected: [RegisterValue] = []
+        var texts: [String] = []
         var words: [UInt16] = []
         var starts: [Int] = []
         ids.reserveCapacity(entries.count)
         addresses.reserveCapacity(entries.count)
         lengths.reserveCapacity(entries.count)
         expected.reserveCapacity(entries.count)
+        texts.reserveCapacity(entries.count)
         starts.reserveCapacity(entries.count)
         entries.withUnsafeBufferPointer { es in
             for e in es.indices {
@@ -313,13 +315,16 @@ public struct Replay {
                 addresses.append(es[e].entry.address)
                 lengths.append(es[e].entry.length)
                 expected.append(es[e].entry.value)
+                // The words' hex: the entry's own when already so (a capture writes it upper case).
+                let data = es[e].entry.valueData
+                texts.append(ValueHex.isUpperCase(data) ? data : es[e].words.hexString)
                 starts.append(words.count)
                 words.append(contentsOf: es[e].words)
             }
         }
         ledger.register(
-            uniqueIds: ids, addresses: addresses, lengths: lengths, expected: expected, expectedWords: words,
-            wordStarts: starts)
+            uniqueIds: ids, addresses: addresses, lengths: lengths, expected: expected, expectedData: texts,
+            expectedWords: words, wordStarts: starts)
         return true
     }
 
@@ -536,16 +541,25 @@ public struct Replay {
             openReads.subtract(outcome.readsSent)
             // Check every awaiting register whose reads were all sent after its last write.
             var checked: [Int] = []
-            awaitingOrder.removeAll { i in
+            var kept = 0
+            for k in awaitingOrder.indices {
+                let i = awaitingOrder[k]
                 let writtenIn = awaiting[i]
                 let s = spans[i]
-                guard plan.touchedRange(address: s.address, end: s.end).allSatisfy({ readAt[$0] >= writtenIn }) else {
-                    return false
+                var ready = true
+                for r in plan.touchedRange(address: s.address, end: s.end) where readAt[r] < writtenIn {
+                    ready = false
+                    break
                 }
-                checked.append(i)
-                awaiting[i] = 0
-                return true
+                if ready {
+                    checked.append(i)
+                    awaiting[i] = 0
+                } else {
+                    awaitingOrder[kept] = i
+                    kept += 1
+                }
             }
+            awaitingOrder.removeLast(awaitingOrder.count - kept)
             // Entry i is register i of the ledger: its read-back recorded from the words (the hex is
             // made only for the journal's line), then compared with its expected words.
             let journals = journaling

@@ -48,3 +48,25 @@ final class HexColumnTests: XCTestCase {
         XCTAssertEqual(column.count, 1)
     }
 }
+
+/// A column made whole from flat words holds what setting each register's words gives.
+final class HexColumnFlatTests: XCTestCase {
+    func testAColumnFromFlatWordsIsTheColumnSetRegisterByRegister() {
+        let words: [UInt16] = [1, 0xABCD, 0, 2, 3, 4, 5]
+        let starts = [0, 1, 3, 3]
+        let counts = [1, 2, 0, 4]
+        let whole = HexColumn(words: words, starts: starts, counts: counts)
+        var each = HexColumn(count: starts.count)
+        for i in starts.indices {
+            words.withUnsafeBufferPointer { each.set(i, words: UnsafeBufferPointer(rebasing: $0[starts[i]..<(starts[i] + counts[i])])) }
+        }
+        XCTAssertEqual(whole.count, 4)
+        for i in starts.indices {
+            XCTAssertEqual(whole.hex(i), each.hex(i))
+            XCTAssertEqual(whole.withWords(i) { Array($0) }, each.withWords(i) { Array($0) })
+            for j in starts.indices { XCTAssertEqual(whole.dataEquals(i, each, j), each.dataEquals(i, each, j), "\(i) \(j)") }
+        }
+        XCTAssertEqual(whole.hex(1), "ABCD0000")
+        XCTAssertEqual(whole.hex(3), "0002000300040005")
+    }
+}

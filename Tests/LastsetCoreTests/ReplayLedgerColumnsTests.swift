@@ -204,7 +204,8 @@ final class ReplayLedgerColumnsTests: XCTestCase {
         }
         fast.register(
             uniqueIds: registers.map(\.registerId), addresses: registers.map(\.address), lengths: registers.map(\.length),
-            expected: registers.map(\.expected), expectedWords: flat, wordStarts: starts)
+            expected: registers.map(\.expected), expectedData: registers.map(\.expectedData), expectedWords: flat,
+            wordStarts: starts)
         for (i, r) in registers.enumerated() {
             if let w = words(r.beforeData) {
                 w.withUnsafeBufferPointer { fast.recordBefore(at: i, value: r.before, words: $0) }
