@@ -93,14 +93,24 @@ public enum Capture {
             report.versionId = latest.versionId.id
             return (report, nil)
         }
-        do {
-            try await beforeArchive?(template)
+        // The intent and the new version's file are made durable side by side; the version is put in place
+        // (and so archived) only once the intent is in the log, and its file is removed when it could not be.
+        async let recorded: Void? = beforeArchive?(template)
+        let staged: Result<TemplateArchive.StagedVersion, ArchiveError>
+        do throws(ArchiveError) {
+            staged = .success(try await archive.stage(template))
         } catch {
+            staged = .failure(error)
+        }
+        do {
+            _ = try await recorded
+        } catch {
+            if case .success(let s) = staged { await archive.discard(s) }
             report.error = "cannot record the capture in the audit log, nothing archived: \(error)"
             return (report, nil)
         }
         do {
-            let stored = try await archive.store(template)
+            let stored = try await archive.commit(staged.get())
             report.archived = true
             report.version = stored.version
             report.versionId = stored.versionId.id

@@ -107,13 +107,36 @@ final class DirectoryHandle: Sendable {
     /// too; otherwise the caller does it (to cover more changes with one fsync) before relying on it.
     /// A link planted at `name` is replaced, never written through.
     func write(_ data: Data, to name: String, mode: mode_t = 0o640, sync: Bool = true) throws(StorageError) {
+        try stage(data, for: name, mode: mode).commit(sync: sync)
+    }
+
+    /// A file written under a temporary name and fsynced, not yet in place: `commit` renames it to its name,
+    /// `discard` removes it. Left behind by a crash it is debris (`DurableFile.removeDebris`).
+    struct Staged: Sendable {
+        let directory: DirectoryHandle
+        let temp: String
+        let name: String
+
+        /// Renames the file into place (replacing a link planted there, never writing through it); with
+        /// `sync` the directory is fsynced too.
+        func commit(sync: Bool = true) throws(StorageError) {
+            guard renameat(directory.fd, temp, directory.fd, name) == 0 else {
+                let error = StorageError(operation: "rename", path: directory.child(name), errno: errno)
+                discard()
+                throw error
+            }
+            if sync { try directory.sync() }
+        }
+
+        /// Removes the staged file.
+        func discard() { unlinkat(directory.fd, temp, 0) }
+    }
+
+    /// Writes `data` to a new temporary file here and fsyncs it (the first half of `write`).
+    func stage(_ data: Data, for name: String, mode: mode_t = 0o640) throws(StorageError) -> Staged {
         let temp = DurableFile.tempPrefix + name + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
         let fd = openat(self.fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else { throw StorageError(operation: "create", path: child(temp), errno: errno) }
-        var ok = false
-        defer {
-            if !ok { unlinkat(self.fd, temp, 0) }
-        }
         let failure: StorageError? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> StorageError? in
             var offset = 0
             while offset < raw.count {
@@ -126,16 +149,12 @@ final class DirectoryHandle: Sendable {
             }
             return fsync(fd) == 0 ? nil : StorageError(operation: "fsync", path: child(temp), errno: errno)
         }
-        if let failure {
-            close(fd)
-            throw failure
+        let closed = close(fd) == 0 ? nil : StorageError(operation: "close", path: child(temp), errno: errno)
+        if let error = failure ?? closed {
+            unlinkat(self.fd, temp, 0)
+            throw error
         }
-        guard close(fd) == 0 else { throw StorageError(operation: "close", path: child(temp), errno: errno) }
-        guard renameat(self.fd, temp, self.fd, name) == 0 else {
-            throw StorageError(operation: "rename", path: child(name), errno: errno)
-        }
-        ok = true
-        if sync { try self.sync() }
+        return Staged(directory: self, temp: temp, name: name)
     }
 
     /// fsyncs this directory: renames, unlinks and new entries in it become durable.

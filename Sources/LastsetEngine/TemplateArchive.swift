@@ -116,31 +116,69 @@ public actor TemplateArchive {
     /// fsync that makes it durable failed: it is archived and served as the latest, yet a power loss could
     /// still lose it. Every other error means nothing was archived.
     public func store(_ template: Template) throws(ArchiveError) -> Template {
+        try commit(stage(template))
+    }
+
+    /// A template's next version written to a temporary file in its page directory and fsynced, its number
+    /// reserved: not archived (not listed, not loaded, debris after a crash) until `commit`.
+    public struct StagedVersion: Sendable {
+        /// The template as it will be archived (version, host and archive time set).
+        public let template: Template
+        fileprivate let file: DirectoryHandle.Staged
+    }
+
+    /// Numbers given to staged versions not yet committed or discarded, by page.
+    private var reserved: [String: Set<Int>] = [:]
+
+    /// The first half of `store`: numbers the version and writes its file, which is not yet in place. A
+    /// capture stages while its audit intent is being written, and commits once it is in the log.
+    public func stage(_ template: Template) throws(ArchiveError) -> StagedVersion {
         guard let dir = try directory(template.pageId, create: true) else {
             throw .notFound(pageId: template.pageId, version: nil)
         }
-        let existing = versions(in: dir)
         var stored = template.roundedToMilliseconds()
         // A deleted version's number is never given again (its tombstone stays): an id keeps its meaning.
-        let used = existing.filter { $0.host == host }.map(\.number) + deletedNumbers(in: dir)
+        let used =
+            versions(in: dir).filter { $0.host == host }.map(\.number) + deletedNumbers(in: dir)
+            + (reserved[template.pageId] ?? [])
         stored.version = (used.max() ?? 0) + 1
         stored.host = host
         stored.archivedAt = host == nil ? nil : TemplateVersion.milliseconds(Date())
-        let version = stored.versionId
         do {
-            try dir.write(TemplateFile.encode(stored), to: version.fileName, sync: false)
+            let file = try dir.stage(TemplateFile.encode(stored), for: stored.versionId.fileName)
+            reserved[template.pageId, default: []].insert(stored.version)
+            return StagedVersion(template: stored, file: file)
+        } catch {
+            throw .storage(error)
+        }
+    }
+
+    /// Puts a staged version in place as the page's latest, prunes the history, and fsyncs the directory.
+    /// Throws `.notDurable` (carrying the template) when only that fsync failed, as `store` does.
+    public func commit(_ staged: StagedVersion) throws(ArchiveError) -> Template {
+        let stored = staged.template
+        reserved[stored.pageId]?.remove(stored.version)
+        let dir = staged.file.directory
+        do {
+            try staged.file.commit(sync: false)
         } catch {
             throw .storage(error)
         }
         // One directory fsync makes both the new version's rename and the pruning of old ones durable.
-        prune(template.pageId, in: dir, versions: (existing + [version]).sorted())
-        if let identity = dir.identity(version.fileName) { remember(stored, identity: identity) }
+        prune(stored.pageId, in: dir, versions: versions(in: dir))
+        if let identity = dir.identity(stored.versionId.fileName) { remember(stored, identity: identity) }
         do {
             try dir.sync()
         } catch {
             throw .notDurable(stored, error)
         }
         return stored
+    }
+
+    /// Drops a staged version: its file is removed and its number free again (nothing was archived).
+    public func discard(_ staged: StagedVersion) {
+        reserved[staged.template.pageId]?.remove(staged.template.version)
+        staged.file.discard()
     }
 
     /// What `adopt` did with a template file from another host.

@@ -54,6 +54,9 @@ final class AuditLogFaultTests: XCTestCase {
         } catch {
             XCTAssertEqual(error, .notFound(pageId: "p", version: nil))
         }
+        // The version's file, written while the intent was being appended, is not left behind.
+        let pageDir = dir.appendingPathComponent("templates/p")
+        XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: pageDir.path)) ?? [], [])
 
         // A template made elsewhere (a second engine with a working log): import refuses, replay refuses.
         let other = try Engine(dataDirectory: dir.appendingPathComponent("other"))

@@ -57,6 +57,40 @@ final class TemplateArchiveTests: XCTestCase {
         XCTAssertEqual(fill.entries, 0)
     }
 
+    /// A staged version is written but not archived: not listed, not loaded, its number reserved until it is
+    /// committed (then the latest) or discarded (its file gone); one left by a crash is debris at the next open.
+    func testAStagedVersionIsArchivedOnlyWhenCommitted() async throws {
+        let archive = try TemplateArchive(dataDirectory: dir)
+        let first = try await archive.store(template(value: 1))
+        let a = try await archive.stage(template(value: 2))
+        let b = try await archive.stage(template(value: 3))
+        XCTAssertEqual([a.template.version, b.template.version], [2, 3], "two staged versions never share a number")
+        var listed = try await archive.list(pageId: "heating").map(\.version)
+        XCTAssertEqual(listed, [1])
+        var latest = try await archive.load(pageId: "heating")
+        XCTAssertEqual(latest, first)
+        await archive.discard(a)
+        let committed = try await archive.commit(b)
+        XCTAssertEqual(committed.version, 3)
+        latest = try await archive.load(pageId: "heating")
+        XCTAssertEqual(latest, committed)
+        listed = try await archive.list(pageId: "heating").map(\.version)
+        XCTAssertEqual(listed, [3, 1], "newest first")
+        let pageDir = dir.appendingPathComponent("templates/heating")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: pageDir.path).sorted(), ["v000001.json", "v000003.json"],
+            "the discarded version's file is removed")
+        // Staged and never committed (the daemon stopped): removed as debris when the archive opens again.
+        let c = try await archive.stage(template(value: 4))
+        XCTAssertEqual(c.template.version, 4)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: pageDir.path).count, 3)
+        let reopened = try TemplateArchive(dataDirectory: dir)
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: pageDir.path).sorted(), ["v000001.json", "v000003.json"])
+        let next = try await reopened.store(template(value: 5))
+        XCTAssertEqual(next.version, 4)
+    }
+
     func testStoreAssignsIncreasingVersionsAndLoadsThemBack() async throws {
         let archive = try TemplateArchive(dataDirectory: dir)
         let v1 = try await archive.store(template(value: 1))
