@@ -37,21 +37,43 @@ final class DaemonProcess: @unchecked Sendable {
     /// exchange alone (request sent → whole answer received): decoding the answer is the client's cost, not
     /// the daemon's, so it is not timed.
     func post(_ path: String, body: String) throws -> (object: [String: Any], exchange: Duration) {
+        let (response, exchange) = try self.exchange(path, body: body)
+        return (try object(of: response, "POST \(path) \(body)"), exchange)
+    }
+
+    /// The HTTP exchange of a POST alone, its answer undecoded.
+    func exchange(_ path: String, body: String) throws -> (response: HTTPClientResponse, exchange: Duration) {
         let client = HTTPClient(endpoint: .unix(path: socketPath), timeout: .seconds(300))
-        let response: HTTPClientResponse
         let start = ContinuousClock.now
         do {
-            response = try client.send(method: "POST", path: path, body: Array(body.utf8))
+            let response = try client.send(method: "POST", path: path, body: Array(body.utf8))
+            return (response, ContinuousClock.now - start)
         } catch {
             throw BenchError("POST \(path) \(body): \(error)")
         }
-        let exchange = ContinuousClock.now - start
-        let text = String(decoding: response.body, as: UTF8.self)
+    }
+
+    /// The JSON object of a 200 answer.
+    func object(of response: HTTPClientResponse, _ what: String) throws -> [String: Any] {
         guard response.status == 200, let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
         else {
-            throw BenchError("POST \(path) \(body): HTTP \(response.status): \(text.prefix(500))")
+            throw BenchError("\(what): HTTP \(response.status): \(String(decoding: response.body, as: UTF8.self).prefix(500))")
         }
-        return (object, exchange)
+        return object
+    }
+
+    /// The body of a replay (wait=1) to a device id or an ad-hoc endpoint on 127.0.0.1.
+    static func applyBody(device: String?, port: Int?) -> String {
+        device.map { "{\"device\":\"\($0)\"}" } ?? "{\"endpoint\":\"tcp://127.0.0.1:\(port ?? 0)\",\"unit\":1}"
+    }
+
+    /// The requests a replay's answer reports; throws unless the replay succeeded.
+    func appliedRequests(_ response: HTTPClientResponse, page: String, to target: String) throws -> Int {
+        let job = try object(of: response, "API replay of \(page) to \(target)")
+        guard let report = job["replay"] as? [String: Any], report["status"] as? String == "succeeded" else {
+            throw BenchError("API replay of \(page) to \(target) did not succeed: \(String(describing: job).prefix(800))")
+        }
+        return report["requests"] as? Int ?? -1
     }
 
     /// Captures a page through the API (wait=1); returns the requests the capture reported and the exchange's time.
@@ -68,14 +90,9 @@ final class DaemonProcess: @unchecked Sendable {
     /// returns the requests the replay reported and the exchange's time.
     @discardableResult
     func apply(page: String, device: String? = nil, port: Int? = nil) throws -> (requests: Int, exchange: Duration) {
-        let body = device.map { "{\"device\":\"\($0)\"}" } ?? "{\"endpoint\":\"tcp://127.0.0.1:\(port ?? 0)\",\"unit\":1}"
-        let (job, exchange) = try post("/v1/pages/\(page)/apply?wait=1", body: body)
-        guard let report = job["replay"] as? [String: Any], report["status"] as? String == "succeeded" else {
-            throw BenchError(
-                "API replay of \(page) to \(device ?? "port \(port ?? 0)") did not succeed: \(String(describing: job).prefix(800))"
-            )
-        }
-        return (report["requests"] as? Int ?? -1, exchange)
+        let (response, exchange) = try self.exchange(
+            "/v1/pages/\(page)/apply?wait=1", body: Self.applyBody(device: device, port: port))
+        return (try appliedRequests(response, page: page, to: device ?? "port \(port ?? 0)"), exchange)
     }
 
     /// Stops the daemon (SIGTERM).
