@@ -95,17 +95,13 @@ public enum Capture {
         }
         // The intent and the new version's file are made durable side by side; the version is put in place
         // (and so archived) only once the intent is in the log, and its file is removed when it could not be.
-        async let recorded: Void? = beforeArchive?(template)
         let staged: Result<TemplateArchive.StagedVersion, ArchiveError>
-        do throws(ArchiveError) {
-            staged = .success(try await archive.stage(template))
-        } catch {
-            staged = .failure(error)
-        }
         do {
-            _ = try await recorded
+            staged = try await SideBySide.run(
+                { try await beforeArchive?(template) },
+                { () async throws(ArchiveError) in try await archive.stage(template) },
+                undo: { await archive.discard($0) })
         } catch {
-            if case .success(let s) = staged { await archive.discard(s) }
             report.error = "cannot record the capture in the audit log, nothing archived: \(error)"
             return (report, nil)
         }

@@ -94,22 +94,12 @@ public struct Engine: Sendable {
         let entry = JournalSlot()
         let sink = ReplaySink(
             begin: { intent in
-                // Independent records, made durable side by side (their fsyncs in flight together); no frame
-                // goes out unless both are.
-                async let logged: Void = audit.append(Self.intentRecord(intent, kind: .replay))
-                let journaled: Result<ReplayJournal.Entry, StorageError>
-                do throws(StorageError) {
-                    journaled = .success(try await journal.begin(intent))
-                } catch {
-                    journaled = .failure(error)
-                }
-                do {
-                    try await logged
-                } catch {
-                    // The journal must not outlive a refused replay (it would become an "interrupted" record).
-                    if case .success(let e) = journaled { await journal.remove(e.url) }
-                    throw error
-                }
+                // Independent records, made durable side by side; no frame goes out unless both are, and the
+                // journal does not outlive a refused replay (it would become an "interrupted" record).
+                let journaled = try await SideBySide.run(
+                    { try await audit.append(Self.intentRecord(intent, kind: .replay)) },
+                    { () async throws(StorageError) in try await journal.begin(intent) },
+                    undo: { await journal.remove($0.url) })
                 entry.set(try journaled.get())
             },
             record: { event in
@@ -139,8 +129,9 @@ public struct Engine: Sendable {
             registers: registers, job: ledger.intent != nil ? job : nil,
             rollback: report.rollback.map { $0.restored ? .restored : .incomplete },
             writeFrames: options.dryRun ? nil : report.writeFrames, templateVersionId: template.versionId.id)
-        // A success's device state is saved beside the outcome record (their fsyncs in flight together): should
-        // the daemon stop between the two, the journal is still there and recovery completes either side.
+        // A success's device state is saved beside the outcome record (their fsyncs in flight together). The
+        // journal is removed only after the outcome: stopped in between, recovery restores a missing state
+        // from the journal (outcome logged), or records the replay as interrupted (outcome missing).
         let deviceState = self.deviceState
         let succeeded = report.status == .succeeded && !options.dryRun
         async let stateSaved: StorageError? =
