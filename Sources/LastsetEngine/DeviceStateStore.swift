@@ -158,7 +158,7 @@ public actor DeviceStateStore {
     /// Keeps one device page's state and saves it (its file only; in memory even when the save fails).
     private func store(_ s: DevicePageState, body: Data? = nil) throws(StorageError) {
         states[Self.key(s.device, s.pageId)] = s
-        try openDirectory().write(body ?? Self.body(s), to: Self.fileName(s.device, s.pageId))
+        try Self.save(s, body: body, in: try openDirectory())
     }
 
     private func openDirectory() throws(StorageError) -> DirectoryHandle {
@@ -168,8 +168,11 @@ public actor DeviceStateStore {
         return dir
     }
 
-    private static func save(_ s: DevicePageState, in dir: DirectoryHandle, sync: Bool = true) throws(StorageError) {
-        try dir.write(body(s), to: fileName(s.device, s.pageId), sync: sync)
+    /// Replaces a device page's file (`body`: its bytes when already written out).
+    private static func save(_ s: DevicePageState, body: Data? = nil, in dir: DirectoryHandle, sync: Bool = true)
+        throws(StorageError)
+    {
+        try dir.write(body ?? Self.body(s), to: fileName(s.device, s.pageId), sync: sync)
     }
 
     /// A device page's file.

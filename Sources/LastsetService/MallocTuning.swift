@@ -24,12 +24,12 @@ enum MallocTuning {
     }
 
     private static let trimFunction: MallocTrim? = symbol("malloc_trim").map { unsafeBitCast($0, to: MallocTrim.self) }
+    private static let malloptFunction: Mallopt? = symbol("mallopt").map { unsafeBitCast($0, to: Mallopt.self) }
 
     /// At most `arenas` malloc arenas (glibc's default is 8 per core, one per thread that allocates:
     /// every connection's serial queue kept the freed memory of its own arena).
     static func limitArenas(_ arenas: Int32 = 2) {
-        guard let f = symbol("mallopt").map({ unsafeBitCast($0, to: Mallopt.self) }) else { return }
-        _ = f(arenaMaxParameter, arenas)
+        _ = malloptFunction?(arenaMaxParameter, arenas)
     }
 
     /// Blocks of at least `bytes` get their own mapping, unmapped when freed. glibc starts at 128 KiB but
@@ -37,8 +37,7 @@ enum MallocTuning {
     /// replay, every 1–2 MiB record and report buffer came from the heap, and the heap kept the pages.
     /// Setting it fixes it (and turns the adjustment off).
     static func mapLargeBlocks(from bytes: Int32 = 256 << 10) {
-        guard let f = symbol("mallopt").map({ unsafeBitCast($0, to: Mallopt.self) }) else { return }
-        _ = f(mmapThresholdParameter, bytes)
+        _ = malloptFunction?(mmapThresholdParameter, bytes)
     }
 
     /// Returns freed memory at the top of the heaps and free pages inside them to the kernel.
