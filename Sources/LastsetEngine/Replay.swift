@@ -56,6 +56,8 @@ public struct Replay {
     /// The reads' latest words (a register is checked from here once its reads were sent after its write).
     private var latest = PageReadout()
     private var journalBroken = false
+    /// The rollback ran because `afterWrite` failed after every register verified (the reason says so).
+    private var rolledBackAfterAfterWrite = false
 
     /// Runs a replay and returns its report and ledger (never throws: every failure is in the report).
     public static func run(
@@ -168,6 +170,16 @@ public struct Replay {
         if lines.allSatisfy({ $0 == .verified }) && !journalBroken {
             if await runSteps(page.afterWrite, phase: "afterWrite") {
                 report.status = .succeeded
+            } else if options.onError == .rollback {
+                // Every register verified, the commit failed: the new values are live, uncommitted. The
+                // rollback promise covers this too — the target gets back what it held before.
+                if report.afterWrite.contains(where: { $0.status == .inDoubt }) {
+                    report.warnings.append(
+                        "afterWrite got no answer: the device may have executed it (committed the new values) before the rollback restored the registers"
+                    )
+                }
+                rolledBackAfterAfterWrite = true
+                await rollBack()
             }
         } else {
             let changed = ledger.changedLater(lines)
@@ -202,6 +214,13 @@ public struct Replay {
             beforeUnset: { unsets[positions[$0]].matches($1) })
         report.rollback = ledger.rollbackResults { id, words in
             RegisterCodec.decode(words, as: page.registers[pagePosition(of: id)].definition)
+        }
+        if rolledBackAfterAfterWrite, let rollback = report.rollback {
+            report.reason =
+                (report.reason.map { $0 + "; " } ?? "")
+                + (rollback.restored
+                    ? "rolled back (onError rollback): every register restored to its value before the replay and verified"
+                    : "rolled back (onError rollback), NOT restored: see the rollback")
         }
         report.plan = (plan?.writes ?? []).map {
             PlannedRequest(function: $0.function, address: $0.address, count: $0.words.count, registerIds: $0.registerIds)

@@ -1,0 +1,152 @@
+import Foundation
+import LastsetCore
+import LastsetEngine
+import ModbusLink
+import TestSupport
+import XCTest
+
+/// The replay where its parts meet (issue 19): a failed commit and the rollback, a refusal and the
+/// re-plan that supersedes it, exception 03 on one register. Every case runs against `lastset-sim`
+/// processes with their fault flags, and is checked from the device's side: its `--log-writes` lines
+/// and mbpoll.
+final class ReplaySeamsTests: XCTestCase {
+    static let config = """
+        {
+          version: 1,
+          devices: [ { id: "press", endpoint: "tcp://127.0.0.1:1", unit: 1, pages: ["heating", "long", "wide"] } ],
+          pages: [
+            {
+              id: "heating",
+              identity: [ { registerId: "model", address: 0, type: "string(8)" } ],
+              beforeWrite: [ { address: 1536, value: 6868 } ],
+              afterWrite: [ { address: 2304, value: 0 } ],
+              registers: [
+                { registerId: "heating.mode", address: 100, type: "u16", enum: [0, 1, 2] },
+                { registerId: "heating.setpoint", address: 101, type: "s16", min: -200, max: 900, scale: 0.1, unit: "°C" },
+                { registerId: "heating.energy", address: 102, type: "u32", wordOrder: "little" },
+                { registerId: "heating.label", address: 110, type: "string(8)" },
+              ],
+            },
+            {
+              id: "long",
+              registers: [
+        \((0..<60).map { "        { registerId: \"r\($0)\", address: \(500 + $0), type: \"s16\", scale: 0.1, unit: \"°C\" }," }.joined(separator: "\n"))
+              ],
+            },
+            {
+              id: "wide",
+              registers: [
+                { registerId: "w.a", address: 700, type: "u32" },
+                { registerId: "w.b", address: 702, type: "u32" },
+                { registerId: "w.c", address: 704, type: "s64" },
+              ],
+            },
+          ],
+        }
+        """
+
+    /// Reference values of the pages (the capture source holds them).
+    static let reference = """
+        {"model": "PRS-200", "heating.mode": 2, "heating.setpoint": -150, "heating.energy": 123456, "heating.label": "Line 3",
+         \((0..<60).map { "\"r\($0)\": \(100 + $0)" }.joined(separator: ", ")),
+         "w.a": 70000, "w.b": 4000000000, "w.c": -5000000000}
+        """
+    /// A target holding the model and every other register at its "not set" default.
+    static let blank = #"{"model": "PRS-200"}"#
+
+    private var dir: URL!
+    private var engine: Engine!
+    private var configPath = ""
+    private var compiled: CompiledConfig!
+
+    override func setUp() async throws {
+        dir = try TestPaths.temporaryDirectory(prefix: "seams")
+        engine = try Engine(dataDirectory: dir.appendingPathComponent("data"))
+        configPath = dir.appendingPathComponent("lastset.json").path
+        try Self.config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        compiled = try ConfigLoader.load(path: configPath)
+    }
+
+    override func tearDown() async throws {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    /// A `lastset-sim` serving the pages with `values`, logging its writes, with fault `flags`.
+    private func simulator(_ values: String, _ flags: [String] = []) throws -> SimulatorProcess {
+        let file = dir.appendingPathComponent("values-\(UUID().uuidString).json")
+        try values.write(to: file, atomically: true, encoding: .utf8)
+        let sim = try SimulatorProcess.start(
+            ["--config", configPath, "--device", "press", "--tcp", "127.0.0.1:0", "--values", file.path, "--log-writes"]
+                + flags)
+        addTeardownBlock { sim.stop() }
+        return sim
+    }
+
+    private func target(_ sim: SimulatorProcess, id: String, limits: DeviceLimits = DeviceLimits()) -> DeviceTarget {
+        let endpoint = Endpoint.tcp(host: "127.0.0.1", port: sim.port!)
+        return DeviceTarget(
+            deviceId: id, endpoint: endpoint, unit: 1, limits: limits,
+            connection: ModbusConnection(endpoint: endpoint, options: LinkOptions(limits)))
+    }
+
+    private func page(_ id: String) throws -> CompiledPage { try XCTUnwrap(compiled.page(id)) }
+
+    /// Captures `pageId` from a simulator holding the reference values.
+    private func capture(_ pageId: String) async throws -> CompiledPage {
+        let page = try page(pageId)
+        let source = try simulator(Self.reference)
+        let report = await engine.capture(page: page, from: target(source, id: "ref"), who: "uid:0")
+        XCTAssertTrue(report.archived, "\(report.problems) \(report.error ?? "")")
+        return page
+    }
+
+    /// Every write the simulator logged so far: a marker write (FC06 to 9999, through mbpoll) is logged
+    /// after all of them, so once its line is in, every earlier line is too. The marker is left out.
+    private func writes(_ sim: SimulatorProcess) throws -> [String] {
+        let before = sim.writeLines.filter { $0.contains("address=9999 ") }.count
+        try Mbpoll.writeHolding(port: sim.port!, unit: 1, address: 9999, values: [1])
+        let markers = sim.process.waitForLines(count: before + 1) { $0.hasPrefix("WRITE ") && $0.contains("address=9999 ") }
+        XCTAssertEqual(markers.count, before + 1, "the marker write was logged")
+        return sim.writeLines.filter { !$0.contains("address=9999 ") }
+    }
+
+    // MARK: defect 11
+
+    /// Every register verified, the commit (afterWrite) answered exception 04, `onError: rollback`: the
+    /// snapshot is restored and verified, and the report says so. Before: FAILED, no write after the
+    /// refused commit, the new values stayed.
+    func testAFailedCommitUnderRollbackRestoresTheSnapshot() async throws {
+        let page = try await capture("heating")
+        let b = try simulator(Self.blank, ["--exception", "2304:4"])
+        let before = try Mbpoll.readHolding(port: b.port!, unit: 1, address: 100, count: 8)
+        let report = await engine.apply(
+            page: page, template: try await engine.archive.load(pageId: "heating"), to: target(b, id: "press-b"),
+            options: ReplayOptions(onError: .rollback), who: "uid:0")
+        XCTAssertEqual(report.status, .failed)
+        XCTAssertEqual(report.registers.map(\.status), [.verified, .verified, .verified, .verified])
+        XCTAssertEqual(report.afterWrite.map(\.status), [.failed])
+        XCTAssertEqual(report.rollback?.restored, true, report.reason ?? "")
+        XCTAssertEqual(
+            report.rollback?.registers.map(\.registerId), ["heating.mode", "heating.setpoint", "heating.energy", "heating.label"])
+        XCTAssertTrue(report.reason?.contains("rolled back") ?? false, report.reason ?? "nil")
+
+        // The device's side: the commit refused, then the restores; it holds what it held before.
+        let wire = try writes(b)
+        let commit = try XCTUnwrap(wire.firstIndex { $0.contains("address=2304 ") }, "\(wire)")
+        XCTAssertTrue(wire[commit].hasSuffix("exception=04"), wire[commit])
+        XCTAssertEqual(
+            Array(wire[(commit + 1)...]),
+            [
+                "WRITE fc=16 unit=1 address=100 count=4 values=65535,32767,65535,65535",
+                "WRITE fc=16 unit=1 address=110 count=4 values=65535,65535,65535,65535",
+            ], "the restores after the refused commit")
+        XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 100, count: 8), before)
+        XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 110, count: 4), [0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF])
+
+        let records = await engine.audit.read().records
+        let record = try XCTUnwrap(records.last)
+        XCTAssertEqual(record.result, .failed)
+        XCTAssertEqual(record.rollback, .restored)
+        XCTAssertEqual(record.registers.first { $0.registerId == "heating.mode" }?.after, .unsigned(0xFFFF))
+    }
+}
