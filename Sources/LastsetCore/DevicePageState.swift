@@ -53,12 +53,12 @@ public struct AppliedTemplate: Codable, Sendable, Hashable {
         self.entries = entries
     }
 
-    /// The record of a successful replay of `template`.
-    public init(template: Template, appliedAt: Date, appliedBy: String, job: String?) {
+    /// The record of a successful replay of `template`; `entries`: what it wrote (default: every entry).
+    public init(template: Template, entries: [ExpectedValue]? = nil, appliedAt: Date, appliedBy: String, job: String?) {
         self.init(
             version: template.version, versionId: template.versionId.id, pageHash: template.pageHash, appliedAt: appliedAt,
             appliedBy: appliedBy, job: job,
-            entries: template.entries.map(ExpectedValue.init))
+            entries: entries ?? template.entries.map(ExpectedValue.init))
     }
 
     /// The same without its entries (device lists).

@@ -185,9 +185,7 @@ public enum IOSArchive {
                 entries.append(
                     (
                         k,
-                        TemplateEntry(
-                            registerId: id, address: def.address, length: def.length, valueData: data.hexString,
-                            value: RegisterCodec.decode(words, as: def), lastDate: record.lastDate ?? .distantPast)
+                        TemplateEntry(register: register, words: words, lastDate: record.lastDate ?? .distantPast)
                     ))
             }
         }

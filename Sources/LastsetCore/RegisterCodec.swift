@@ -222,6 +222,12 @@ public struct RegisterLayout: Hashable, Sendable {
     public var type: RegisterType
     public var wordOrder: WordOrder?
     public var byteOrder: ByteOrder?
+    /// A layout from its parts.
+    public init(type: RegisterType, wordOrder: WordOrder?, byteOrder: ByteOrder?) {
+        self.type = type
+        self.wordOrder = wordOrder
+        self.byteOrder = byteOrder
+    }
     /// The layout of a definition.
     public init(_ definition: RegisterDefinition) {
         type = definition.type

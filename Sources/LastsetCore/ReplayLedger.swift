@@ -132,6 +132,14 @@ public struct ReplayLedger: Sendable {
         }
     }
 
+    /// Each register's expected words and their value (decoded with the page the replay ran on): what a
+    /// successful replay wrote, as the device state keeps it for polling.
+    public var appliedEntries: [ExpectedValue] {
+        ids.indices.map { i in
+            ExpectedValue(registerId: ids[i], address: addresses[i], valueData: expectedTexts[i], value: expectedValues[i])
+        }
+    }
+
     /// The registers of a replay before its intent is journaled (dry run, refusals, the snapshot).
     /// The same registers again (the snapshot's "before", then the intent): each starts over, the index stays.
     public mutating func register(_ registers: [IntentRegister]) {
@@ -430,7 +438,9 @@ public struct ReplayLedger: Sendable {
     public func status(at i: Int, dryRun: Bool = false) -> RegisterStatus { Self.status(facts(i, dryRun: dryRun)) }
 
     /// True when a frame that may have stored some of the register's words was sent.
-    public func touched(_ f: Fate) -> Bool { Self.touched(answer: f.answer, sent: f.sent, wordsAcknowledged: f.wordsAcknowledged) }
+    public func touched(_ f: Fate) -> Bool {
+        Self.touched(answer: f.answer, sent: f.sent, wordsAcknowledged: f.wordsAcknowledged)
+    }
 
     private static func touched(answer: WriteAnswer?, sent: Bool, wordsAcknowledged: Int) -> Bool {
         wordsAcknowledged > 0 || answer == .noAnswer || answer == .rejected || (sent && answer == nil)

@@ -141,6 +141,10 @@ public enum TemplateFile {
                 lastDateText = TimeText.iso8601(e.lastDate)
             }
             w.field("lastDate", lastDateText)
+            if let layout = e.layout {
+                w.key("layout")
+                layout.write(to: &w)
+            }
             w.field("length", e.length)
             w.field("registerId", e.registerId)
             w.field("value", e.value)

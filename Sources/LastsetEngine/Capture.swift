@@ -72,11 +72,7 @@ public enum Capture {
             case .archive:
                 break
             }
-            let value = RegisterCodec.decode(words, as: def)
-            entries.append(
-                TemplateEntry(
-                    registerId: def.registerId, address: def.address, length: def.length, valueData: hex, value: value,
-                    lastDate: readAt))
+            entries.append(TemplateEntry(register: register, words: words, lastDate: readAt))
         }
         report.entryCount = entries.count
         guard report.problems.isEmpty else { return (report, nil) }
@@ -86,6 +82,13 @@ public enum Capture {
             source: TemplateSource(
                 deviceId: target.deviceId, endpoint: target.endpoint.description, unit: target.unit, identity: identityValues),
             entries: entries, skipped: report.skipped)
+        // The one admission decision, as every import and replay makes it: what is archived fits the page it
+        // was read from (a capture that did not would be a defect here, refused rather than archived).
+        let admission = TemplateAdmission.admit(template, to: page)
+        guard admission.isAdmissible, admission.leftOut.isEmpty else {
+            report.error = "the capture does not fit its own page, nothing archived: \(admission.refusalText)"
+            return (report, nil)
+        }
         // The same content as the latest version is not a new version: history stays meaningful.
         if let latest = try? await archive.load(pageId: page.id), TemplateComparison.sameContent(template, as: latest) {
             report.unchanged = true

@@ -39,6 +39,12 @@ extension Engine {
         } catch {
             throw .invalid(error)
         }
+        // The one admission decision every import makes (the archive was mapped onto this very page, so a
+        // refusal here is a mapping defect, refused rather than archived).
+        let admission = TemplateAdmission.admit(template, to: page)
+        guard admission.isAdmissible, admission.leftOut.isEmpty else {
+            throw .archive(.notAdmissible(pageId: page.id, admission.refusals + admission.leftOut))
+        }
         let job = UUID().uuidString
         func record(_ result: AuditResult, version: Int?, message: String) -> AuditRecord {
             AuditRecord(

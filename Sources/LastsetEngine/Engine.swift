@@ -137,7 +137,9 @@ public struct Engine: Sendable {
         async let stateSaved: StorageError? =
             succeeded
             ? Self.saveApplied(
-                AppliedTemplate(template: template, appliedAt: record.time, appliedBy: who, job: job), device: target.label,
+                AppliedTemplate(
+                    template: template, entries: ledger.appliedEntries, appliedAt: record.time, appliedBy: who, job: job),
+                device: target.label,
                 pageId: page.id, in: deviceState) : nil
         do {
             try await audit.append(record)
@@ -262,19 +264,11 @@ public struct Engine: Sendable {
         guard template.pageId == page.id else {
             throw .wrongPage(expected: page.id, found: template.pageId)
         }
-        // The same verdicts as a capture: an entry a capture would not have archived is refused.
-        for entry in template.entries {
-            guard let register = page.register(entry.registerId) else {
-                throw .invalidImport("\(entry.registerId): not a register of page \"\(page.id)\"")
-            }
-            guard register.address == entry.address, register.length == entry.length else {
-                throw .invalidImport(
-                    "\(entry.registerId): template has address \(entry.address) length \(entry.length), page has \(register.address) length \(register.length)"
-                )
-            }
-            let verdict = RegisterClassifier.classify(entry.words, register)
-            guard verdict == .archive else { throw .invalidImport("\(entry.registerId): \(verdict)") }
-        }
+        // The one admission decision (as replay, capture and fleet adoption make it): an entry whose register
+        // moved, changed layout, breaks the page's rules or whose value disagrees with its valueData is refused.
+        let admission = TemplateAdmission.admit(template, to: page)
+        guard admission.isAdmissible else { throw .notAdmissible(pageId: page.id, admission.refusals) }
+        let leftOut = admission.leftOut.map(\.registerId)
         var record = AuditRecord(
             time: Date(), kind: .import, who: who, pageId: page.id, device: template.source.deviceId ?? template.source.endpoint,
             endpoint: template.source.endpoint, unit: template.source.unit, identity: template.source.identity,
@@ -301,6 +295,8 @@ public struct Engine: Sendable {
         record.message =
             "imported (captured \(TimeText.iso8601(template.capturedAt)) as version \(template.version))"
             + (template.pageHash == page.hash ? "" : "; captured against another page definition")
+            + (leftOut.isEmpty
+                ? "" : "; left out when replayed here (not registers of this page): \(leftOut.joined(separator: ", "))")
             + (notDurable.map { "; \($0)" } ?? "")
         record.registers = template.entries.map {
             AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: .imported)

@@ -246,73 +246,46 @@ public struct Replay {
 
     // MARK: checks before any write
 
-    /// Every entry must still match the page (address, length) and be writable, cloned, set and valid.
+    /// Every entry must still fit the page: the one admission decision (`TemplateAdmission`: on the page, same
+    /// address, length and layout as at capture, writable, cloned, set, valid, `value` the decoding of its
+    /// `valueData`). Any refused entry refuses the replay before the first frame; an entry whose register is no
+    /// longer on the page is left out, named in a warning.
     private mutating func checkTemplate() -> Bool {
-        var problems: [String] = []
-        if template.pageId != page.id {
-            problems.append("template is for page \"\(template.pageId)\", not \"\(page.id)\"")
-        }
-        if template.pageHash != page.hash {
+        let admission = TemplateAdmission.admit(template, to: page)
+        if template.pageHash != page.hash && admission.isAdmissible {
             report.warnings.append(
                 "page definition changed since capture (template \(template.pageHash), page now \(page.hash)); entries re-checked"
             )
         }
-        // One index lookup per entry: the page position says whether the register exists, whether it
-        // was seen already and where it goes in page order.
-        var taken = [Bool](repeating: false, count: page.registers.count)
-        var unknown = Set<String>()
-        entries.reserveCapacity(template.entries.count)
-        let registers = page.registers
-        var hint = 0
-        for entry in template.entries {
-            guard let at = page.position(of: entry.registerId, hint: hint) else {
-                if unknown.insert(entry.registerId).inserted {
-                    problems.append("\(entry.registerId): not a register of page \"\(page.id)\" any more")
-                } else {
-                    problems.append("\(entry.registerId): appears twice in the template")
-                }
-                continue
-            }
-            guard !taken[at] else {
-                problems.append("\(entry.registerId): appears twice in the template")
-                continue
-            }
-            taken[at] = true
-            hint = at + 1
-            let address = registers[at].definition.address
-            let length = registers[at].definition.length
-            if address != entry.address || length != entry.length {
-                problems.append(
-                    "\(entry.registerId): template has address \(entry.address) length \(entry.length), page has \(address) length \(length)"
-                )
-            } else if entry.valueData.utf8.count == length * 4, let words = entry.hexWords, words.count == length {
-                // Exactly the register's bytes: a shorter valueData would be padded with zeros and written.
-                switch RegisterClassifier.classify(words, registers[at]) {
-                case .skip(.readOnly): problems.append("\(entry.registerId): read-only, never written")
-                case .skip(.notCloned): problems.append("\(entry.registerId): clone: false, never written")
-                case .skip(.unset): problems.append("\(entry.registerId): holds the \"not set\" default, never written")
-                case .invalid(let rule):
-                    problems.append(
-                        "\(entry.registerId): value \(RegisterCodec.decode(words, as: registers[at].definition)) breaks \(rule)")
-                case .archive:
-                    entries.append(Entry(entry: entry, register: at, words: words))
-                    entryPositions.append(at)
-                }
-            } else {
-                problems.append("\(entry.registerId): valueData \"\(entry.valueData)\" is not \(length * 2) bytes of hex")
-            }
+        let leftOut = admission.leftOut
+        if !leftOut.isEmpty {
+            report.warnings.append(
+                "left out, not written (no longer registers of page \"\(page.id)\"): "
+                    + leftOut.map(\.registerId).joined(separator: ", "))
         }
-        if !zip(entryPositions, entryPositions.dropFirst()).allSatisfy({ $0 < $1 }) {
-            entries.sort { $0.register < $1.register }
-            entryPositions = entries.map(\.register)
-        }
-        guard problems.isEmpty else {
+        guard admission.isAdmissible else {
             report.status = .refused
-            report.reason = "template not valid for the page: " + problems.joined(separator: "; ")
+            report.reason = "template not valid for the page, nothing written: " + admission.refusalText
             entries = []
             entryPositions = []
             ledger.register([])
             return false
+        }
+        entries.reserveCapacity(template.entries.count)
+        // What the replay expects (and reports, audits): the words it sends, decoded with the current page.
+        var decoded: [RegisterValue] = []
+        decoded.reserveCapacity(template.entries.count)
+        for (entry, verdict) in zip(template.entries, admission.verdicts) {
+            guard case .admitted(let at, let value) = verdict else { continue }
+            entries.append(Entry(entry: entry, register: at, words: entry.words))
+            entryPositions.append(at)
+            decoded.append(value)
+        }
+        if !zip(entryPositions, entryPositions.dropFirst()).allSatisfy({ $0 < $1 }) {
+            let order = entries.indices.sorted { entries[$0].register < entries[$1].register }
+            entries = order.map { entries[$0] }
+            decoded = order.map { decoded[$0] }
+            entryPositions = entries.map(\.register)
         }
         // The ledger's columns straight from the entries (ids unique: repeats were refused above).
         var ids: [String] = []
@@ -333,7 +306,7 @@ public struct Replay {
                 ids.append(es[e].entry.registerId)
                 addresses.append(es[e].entry.address)
                 lengths.append(es[e].entry.length)
-                expected.append(es[e].entry.value)
+                expected.append(decoded[e])
                 // The words' hex: the entry's own when already so (a capture writes it upper case).
                 let data = es[e].entry.valueData
                 texts.append(ValueHex.isUpperCase(data) ? data : es[e].words.hexString)

@@ -459,6 +459,8 @@ public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidImport(String)
     /// An imported template of another page.
     case wrongPage(expected: String, found: String)
+    /// A template whose entries do not fit the page (`TemplateAdmission`): each refused entry, with why.
+    case notAdmissible(pageId: String, [EntryRefusal])
     case storage(StorageError)
     /// The template is archived (in place, served as the latest) but the directory fsync that makes it durable
     /// failed: a power loss could still lose it.
@@ -476,6 +478,8 @@ public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         case .conflict(let p, let v, let r): return "template \"\(p)\" version \(v) refused: \(r)"
         case .invalidImport(let r): return "cannot import template: \(r)"
         case .wrongPage(let expected, let found): return "the file is a template of page \"\(found)\", not \"\(expected)\""
+        case .notAdmissible(let p, let refusals):
+            return "the template does not fit page \"\(p)\": " + TemplateAdmission.text(refusals)
         case .storage(let e): return e.description
         case .notDurable(let t, let e):
             return

@@ -446,7 +446,7 @@ final class APIRouter: Sendable {
             case .notFound: throw APIError(status: 404, code: "unknown_version", message: error.description)
             case .corrupt: throw APIError(status: 409, code: "template_corrupt", message: error.description)
             case .conflict: throw APIError(status: 409, code: "version_conflict", message: error.description)
-            case .invalidImport: throw APIError.unprocessable("invalid_template", error.description)
+            case .invalidImport, .notAdmissible: throw APIError.unprocessable("invalid_template", error.description)
             case .wrongPage: throw APIError.unprocessable("page_mismatch", error.description)
             case .storage: throw APIError(status: 500, code: "storage", message: error.description)
             case .notDurable: throw APIError(status: 500, code: "not_durable", message: error.description)

@@ -191,17 +191,21 @@ final class IOSArchiveTests: XCTestCase {
                 [
                     TemplateEntry(
                         registerId: "heating.mode", address: 100, length: 1, valueData: "0002", value: .unsigned(2),
-                        lastDate: ref.addingTimeInterval(786_000_000.5)),
+                        lastDate: ref.addingTimeInterval(786_000_000.5),
+                        layout: EntryLayout(Self.page.register("heating.mode")!)),
                     // A nil lastDate: the archive's newest.
                     TemplateEntry(
                         registerId: "heating.setpoint", address: 101, length: 1, valueData: "FF6A", value: .signed(-150),
-                        lastDate: ref.addingTimeInterval(786_000_005)),
+                        lastDate: ref.addingTimeInterval(786_000_005),
+                        layout: EntryLayout(Self.page.register("heating.setpoint")!)),
                     TemplateEntry(
                         registerId: "heating.energy", address: 102, length: 2, valueData: "E2400001", value: .unsigned(123_456),
-                        lastDate: ref.addingTimeInterval(786_000_001)),
+                        lastDate: ref.addingTimeInterval(786_000_001),
+                        layout: EntryLayout(Self.page.register("heating.energy")!)),
                     TemplateEntry(
                         registerId: "heating.label", address: 110, length: 8, valueData: Self.label, value: .text("Line 3"),
-                        lastDate: ref.addingTimeInterval(786_000_003)),
+                        lastDate: ref.addingTimeInterval(786_000_003),
+                        layout: EntryLayout(Self.page.register("heating.label")!)),
                 ])
             XCTAssertEqual(
                 t.skipped,

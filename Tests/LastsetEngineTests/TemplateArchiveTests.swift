@@ -25,7 +25,8 @@ final class TemplateArchiveTests: XCTestCase {
             entries: (0..<entries).map {
                 TemplateEntry(
                     registerId: "r\($0)", address: 100 + $0, length: 1, valueData: [value &+ UInt16($0)].bigEndianBytes.hexString,
-                    value: .unsigned(UInt64(value) + UInt64($0)), lastDate: Date(timeIntervalSince1970: 1_800_000_000.987654))
+                    value: .unsigned(UInt64(value) + UInt64($0)), lastDate: Date(timeIntervalSince1970: 1_800_000_000.987654),
+                    layout: EntryLayout(type: .u16, wordOrder: nil, byteOrder: .big, unset: [[0xFFFF]]))
             },
             skipped: [SkippedRegister(registerId: "comm.unit", address: 200, reason: .notCloned)])
     }
@@ -188,7 +189,13 @@ final class TemplateArchiveTests: XCTestCase {
             _ = try await siteB.importTemplate(data, into: strict, who: "uid:7")
             XCTFail("a template breaking the page's max was imported")
         } catch {
-            XCTAssertEqual(error, .invalidImport("r1: invalid: above max 40"))
+            XCTAssertEqual(
+                error,
+                .notAdmissible(
+                    pageId: "heating",
+                    [EntryRefusal(registerId: "r1", reason: .verdict(.invalid(.aboveMax(40)), value: .unsigned(41)))]
+                ))
+            XCTAssertEqual(error.description, "the template does not fit page \"heating\": r1: value 41 breaks above max 40")
         }
         let imported = try await siteB.importTemplate(data, into: page, who: "uid:7")
         XCTAssertEqual(imported.version, 1)

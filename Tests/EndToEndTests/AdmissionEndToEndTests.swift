@@ -1,0 +1,166 @@
+import Foundation
+import LastsetClient
+import LastsetCore
+import TestSupport
+import XCTest
+
+/// The one admission decision (`TemplateAdmission`) through the real daemon against lastset-sim devices that
+/// log every write frame: a template entry whose register layout changed since capture, and a template file
+/// whose `value` disagrees with its `valueData`, are refused before any frame (issue 19, defects 2 and 3).
+final class AdmissionEndToEndTests: XCTestCase {
+    private var sims: [SimulatorProcess] = []
+    private var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = try TestPaths.temporaryDirectory(prefix: "admission")
+    }
+
+    override func tearDown() {
+        for s in sims { s.stop() }
+        sims = []
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    /// The page, with `heating.energy`'s word order and any extra registers.
+    private static func page(energyWordOrder: String = "little", extra: String = "") -> String {
+        """
+          pages: [
+            {
+              id: "heating", title: "Heating",
+              registers: [
+                { registerId: "heating.mode", address: 100, type: "u16", enum: [0, 1, 2] },
+                { registerId: "heating.setpoint", address: 101, type: "s16", min: -200, max: 900, scale: 0.1, unit: "°C" },
+                { registerId: "heating.energy", address: 102, type: "u32", wordOrder: "\(energyWordOrder)" },
+                { registerId: "heating.label", address: 110, type: "string(16)" },
+                \(extra)
+              ],
+            },
+          ],
+        """
+    }
+
+    private static func config(a: Int, b: Int, energyWordOrder: String = "little", extra: String = "") -> String {
+        """
+        { version: 1,
+          devices: [
+            { id: "press-a", endpoint: "tcp://127.0.0.1:\(a)", unit: 1, pages: ["heating"] },
+            { id: "press-b", endpoint: "tcp://127.0.0.1:\(b)", unit: 1, pages: ["heating"] },
+          ],
+        \(page(energyWordOrder: energyWordOrder, extra: extra))
+        }
+        """
+    }
+
+    /// press-a holding the reference values, press-b blank (every register "not set"), both logging writes.
+    private func presses() throws -> (a: SimulatorProcess, b: SimulatorProcess) {
+        let simConfig = dir.appendingPathComponent("sim.json")
+        try Self.config(a: 9, b: 9).write(to: simConfig, atomically: true, encoding: .utf8)
+        let values = dir.appendingPathComponent("press-a.values.json")
+        try #"{"heating.mode": 2, "heating.setpoint": -150, "heating.energy": 123456, "heating.label": "Line 3"}"#.write(
+            to: values, atomically: true, encoding: .utf8)
+        let a = try SimulatorProcess.start([
+            "--config", simConfig.path, "--device", "press-a", "--tcp", "127.0.0.1:0", "--values", values.path, "--log-writes",
+        ])
+        sims.append(a)
+        let b = try SimulatorProcess.start([
+            "--config", simConfig.path, "--device", "press-b", "--tcp", "127.0.0.1:0", "--log-writes",
+        ])
+        sims.append(b)
+        return (a, b)
+    }
+
+    private func job(_ daemon: DaemonHarness, _ body: String) throws -> JobInfo {
+        let r = try daemon.api("POST", "/v1/pages/heating/apply?wait=1", body)
+        XCTAssertEqual(r.status, 200, r.text)
+        return try daemon.decode(JobInfo.self, r)
+    }
+
+    /// Defect 2: `heating.energy` changes from little to big word order (config edit + reload). The template
+    /// captured under little word order must not be written raw: the dry run and the apply are refused before
+    /// any frame, naming the register and the change. A page that merely gained a register still replays.
+    func testAnEntryWhoseLayoutChangedIsRefusedBeforeAnyFrameAndAPageThatGainedARegisterStillReplays() throws {
+        let (a, b) = try presses()
+        let daemon = try DaemonHarness(config: Self.config(a: a.port!, b: b.port!))
+        XCTAssertEqual(try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#).status, 200)
+
+        try Self.config(a: a.port!, b: b.port!, energyWordOrder: "big").write(
+            to: daemon.configURL, atomically: true, encoding: .utf8)
+        let reload = try daemon.cli(["reload"])
+        XCTAssertEqual(reload.status, 0, reload.stderr)
+
+        let change = "heating.energy: layout changed since capture: wordOrder little → big"
+        for body in [#"{"device":"press-b","dryRun":true}"#, #"{"device":"press-b"}"#] {
+            let replay = try XCTUnwrap(try job(daemon, body).replay, body)
+            XCTAssertEqual(replay.status, .refused, "\(body): \(replay.reason ?? "")")
+            XCTAssertTrue(replay.reason?.contains(change) ?? false, "\(body): \(replay.reason ?? "nil")")
+            XCTAssertEqual(replay.writeFrames, 0, body)
+        }
+        let diff = try daemon.api("GET", "/v1/pages/heating/diff?device=press-b")
+        XCTAssertTrue(diff.text.contains("wordOrder little → big"), diff.text)
+        // The device's side: not one write frame, and it still holds "not set".
+        XCTAssertEqual(b.writeLines, [])
+        XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 102, count: 2), [0xFFFF, 0xFFFF])
+        let refused = try daemon.auditRecords().filter { $0.kind == .replay }
+        XCTAssertEqual(refused.map(\.result), [.refused])
+        XCTAssertTrue(refused.first?.message?.contains(change) ?? false, refused.first?.message ?? "nil")
+
+        // Back to the captured layout, and the page gains a register: the template's entries still fit.
+        try Self.config(
+            a: a.port!, b: b.port!, extra: #"{ registerId: "heating.boost", address: 140, type: "u16" },"#
+        ).write(to: daemon.configURL, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try daemon.cli(["reload"]).status, 0)
+        let replay = try XCTUnwrap(try job(daemon, #"{"device":"press-b"}"#).replay)
+        XCTAssertEqual(replay.status, .succeeded, replay.reason ?? "")
+        XCTAssertTrue(replay.warnings.contains { $0.contains("page definition changed since capture") }, "\(replay.warnings)")
+        XCTAssertEqual(
+            replay.registers.map(\.registerId), ["heating.mode", "heating.setpoint", "heating.energy", "heating.label"])
+        XCTAssertEqual(replay.registers.first { $0.registerId == "heating.energy" }?.expected, .unsigned(123456))
+        XCTAssertEqual(
+            try Mbpoll.readHolding(port: b.port!, unit: 1, address: 100, count: 4), [2, UInt16(bitPattern: -150), 0xE240, 0x0001])
+        XCTAssertFalse(b.writeLines.isEmpty)
+        XCTAssertFalse(b.writeLines.contains { $0.contains("address=140") }, "\(b.writeLines)")
+        let applied = try daemon.auditRecords().filter { $0.kind == .replay }.last
+        XCTAssertEqual(applied?.result, .succeeded)
+        XCTAssertEqual(applied?.registers.first { $0.registerId == "heating.energy" }?.written, .unsigned(123456))
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
+    /// Defect 3: a template file edited to `"value": -150, "valueData": "0384"` (checksum recomputed) would show
+    /// −15.0 °C everywhere while 90.0 °C is written. The import refuses it naming the register and both values;
+    /// the same file already in the archive is refused by the replay before any frame.
+    func testAFileWhoseValueDisagreesWithItsValueDataIsRefusedAtImportAndAtReplay() throws {
+        let (a, b) = try presses()
+        let daemon = try DaemonHarness(config: Self.config(a: a.port!, b: b.port!))
+        XCTAssertEqual(try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#).status, 200)
+        let exported = try daemon.api("GET", "/v1/pages/heating/templates/1/file")
+        XCTAssertEqual(exported.status, 200)
+        let original = #""registerId":"heating.setpoint","value":-150,"valueData":"FF6A""#
+        XCTAssertTrue(String(decoding: exported.body, as: UTF8.self).contains(original))
+        let edited = try resignedTemplateFile(
+            exported.body, replacing: original, with: #""registerId":"heating.setpoint","value":-150,"valueData":"0384""#)
+
+        let imported = try daemon.api("POST", "/v1/pages/heating/templates", edited)
+        XCTAssertEqual(imported.status, 422, imported.text)
+        XCTAssertTrue(imported.text.contains("invalid_template"), imported.text)
+        XCTAssertTrue(
+            imported.text.contains("heating.setpoint: value -150 is not what valueData 0384 holds (900)"), imported.text)
+        let listing = try daemon.decode([TemplateListing].self, try daemon.api("GET", "/v1/pages/heating/templates"))
+        XCTAssertEqual(listing.map(\.version), [1], "nothing archived")
+        XCTAssertFalse(try daemon.auditRecords().contains { $0.kind == .import && $0.result == .archived })
+
+        // The same file placed in the archive (a copy from before the check, or written by hand).
+        let stored = daemon.dataDir.appendingPathComponent("templates/heating/v000002.json")
+        try Data(try resignedTemplateFile(Array(edited.utf8), replacing: #""version":1"#, with: #""version":2"#).utf8).write(
+            to: stored)
+        for body in [#"{"device":"press-b","version":2,"dryRun":true}"#, #"{"device":"press-b","version":2}"#] {
+            let replay = try XCTUnwrap(try job(daemon, body).replay, body)
+            XCTAssertEqual(replay.status, .refused, "\(body): \(replay.reason ?? "")")
+            XCTAssertTrue(
+                replay.reason?.contains("heating.setpoint: value -150 is not what valueData 0384 holds (900)") ?? false,
+                "\(body): \(replay.reason ?? "nil")")
+        }
+        XCTAssertEqual(b.writeLines, [], "not one frame")
+        XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 101, count: 1), [0x7FFF])
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+}
