@@ -21,6 +21,8 @@ public struct CompiledDevice: Sendable, Hashable {
     public let limits: DeviceLimits
     /// The device's "not set" convention for pages that declare none (nil: the page's or the default).
     public let unsetStyle: UnsetStyle?
+    /// Declared a gateway: units behind it are separate devices (`JobLock`).
+    public let gateway: Bool
     /// The config entry it was compiled from.
     public let config: DeviceConfig
 
@@ -54,6 +56,7 @@ public struct CompiledDevice: Sendable, Hashable {
         pollText = device.poll ?? "0s"
         limits = DeviceLimits(device.quirks)
         unsetStyle = device.unsetStyle
+        gateway = device.gateway ?? false
         config = device
     }
 

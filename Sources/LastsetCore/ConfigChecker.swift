@@ -375,7 +375,7 @@ struct ConfigChecker {
 
     mutating func device(_ value: JSONValue, _ path: String, pageIds: Set<String>) -> DeviceConfig? {
         let before = problems.count
-        guard let fields = object(value, path, keys: ["id", "endpoint", "unit", "pages", "poll", "quirks", "unsetStyle"]) else {
+        guard let fields = object(value, path, keys: ["id", "endpoint", "unit", "pages", "poll", "quirks", "unsetStyle", "gateway"]) else {
             return nil
         }
         let id = string(fields, "id", in: path, required: true)
@@ -406,9 +406,11 @@ struct ConfigChecker {
         var quirks: Quirks?
         if let q = field(fields, "quirks", in: path, required: false) { quirks = self.quirks(q, join(path, "quirks")) }
         let unsetStyle: UnsetStyle? = choice(fields, "unsetStyle", in: path)
+        let gateway = boolean(fields, "gateway", in: path)
         guard problems.count == before, let id, let endpoint, let unit else { return nil }
         return DeviceConfig(
-            id: id, endpoint: endpoint, unit: unit, pages: pages, poll: poll, quirks: quirks, unsetStyle: unsetStyle)
+            id: id, endpoint: endpoint, unit: unit, pages: pages, poll: poll, quirks: quirks, unsetStyle: unsetStyle,
+            gateway: gateway)
     }
 
     mutating func quirks(_ value: JSONValue, _ path: String) -> Quirks? {

@@ -79,12 +79,16 @@ public struct DeviceConfig: Codable, Sendable, Hashable {
     public var quirks: Quirks?
     /// The "not set" convention of this device's pages that declare none.
     public var unsetStyle: UnsetStyle?
+    /// A TCP gateway to several devices, one per unit id (jobs on other units may run at once); absent or
+    /// false: a plain TCP device that answers every unit, locked as a whole (`JobLock`).
+    public var gateway: Bool?
 
     public init(
         id: String, endpoint: String, unit: Int, pages: [String]? = nil, poll: String? = nil, quirks: Quirks? = nil,
-        unsetStyle: UnsetStyle? = nil
+        unsetStyle: UnsetStyle? = nil, gateway: Bool? = nil
     ) {
         self.unsetStyle = unsetStyle
+        self.gateway = gateway
         self.id = id
         self.endpoint = endpoint
         self.unit = unit

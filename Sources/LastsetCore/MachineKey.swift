@@ -26,6 +26,6 @@ public struct MachineKey: Hashable, Sendable, CustomStringConvertible {
     /// The resolved form.
     public var description: String { text }
 
-    /// The key that serialises jobs on one device: the machine plus the unit.
-    public func lockKey(unit: Int) -> String { "\(text)#\(unit)" }
+    /// Whether this is a serial line (several devices, one per unit, share it), not a TCP peer.
+    public var isSerialLine: Bool { text.hasPrefix("rtu ") }
 }

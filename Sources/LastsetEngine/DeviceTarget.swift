@@ -12,12 +12,15 @@ public struct DeviceTarget: Sendable {
     public var connection: ModbusConnection
     /// What the endpoint resolves to (the machine the connection reaches).
     public var machine: MachineKey
+    /// A gateway: other units behind it are other devices (see `JobLock`).
+    public var gateway: Bool
 
     /// A target; `machine` defaults to the endpoint's unresolved text (tests that build connections by hand).
     public init(
         deviceId: String?, endpoint: Endpoint, unit: Int, limits: DeviceLimits, connection: ModbusConnection,
-        machine: MachineKey? = nil
+        machine: MachineKey? = nil, gateway: Bool = false
     ) {
+        self.gateway = gateway
         self.deviceId = deviceId
         self.endpoint = endpoint
         self.unit = unit
@@ -29,8 +32,8 @@ public struct DeviceTarget: Sendable {
     /// The device id, or the endpoint and unit for an ad-hoc target.
     public var label: String { deviceId ?? "\(endpoint) unit \(unit)" }
 
-    /// The key of the per-device job lock: the resolved machine plus the unit.
-    public var lockKey: String { machine.lockKey(unit: unit) }
+    /// The job lock: the resolved machine, plus the unit on a serial line or behind a gateway.
+    public var lock: JobLock { JobLock(machine: machine, unit: unit, gateway: gateway) }
 }
 
 extension DeviceTarget {

@@ -89,14 +89,13 @@ extension APIRouter {
             throw APIError.badRequest(
                 "invalid_name", "invalid device id \"\(deviceId)\": only [A-Za-z0-9][A-Za-z0-9._-]* (max 64)")
         }
-        guard let device = await registry.config.device(deviceId) else { throw unknownDevice(deviceId) }
+        guard let snapshot = await registry.snapshot(device: deviceId) else { throw unknownDevice(deviceId) }
+        let (device, target) = (snapshot.device, snapshot.target)
         guard !device.pageIds.isEmpty else {
             throw APIError.unprocessable("no_pages", "device \"\(device.id)\" has no pages to apply")
         }
-        var compiled: [CompiledPage] = []
-        for id in device.pageIds { compiled.append(try await page(id, on: device.id)) }
-        let pages = compiled
-        let target = await registry.target(for: device)
+        // Every page from the snapshot's generation (the checker guarantees a device's pages exist).
+        let pages = device.pageIds.compactMap { snapshot.page($0) }
         let options = ReplayOptions(dryRun: body.dryRun ?? false, onError: body.onError ?? .stop)
         let policy = body.onPageFailure ?? .stop
         let engine = self.engine

@@ -436,6 +436,20 @@ final class APIRouter: Sendable {
         return page
     }
 
+    /// The snapshot a job on a configured device runs on, and the device's page `pageId` from the same
+    /// config generation: 404 `unknown_device` / `unknown_page`, 422 `page_not_on_device`.
+    func jobSnapshot(device deviceId: String, page pageId: String) async throws -> (JobSnapshot, CompiledPage) {
+        _ = try await page(pageId)
+        guard let snapshot = await registry.snapshot(device: deviceId) else { throw unknownDevice(deviceId) }
+        guard snapshot.device.has(page: pageId) else {
+            throw APIError.unprocessable("page_not_on_device", "device \"\(deviceId)\" does not have page \"\(pageId)\"")
+        }
+        guard let page = snapshot.page(pageId) else {
+            throw APIError.notFound("unknown page \"\(pageId)\"").with(code: "unknown_page")
+        }
+        return (snapshot, page)
+    }
+
     func archive<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
@@ -507,12 +521,9 @@ final class APIRouter: Sendable {
         case (false, _?):
             throw APIError.badRequest("bad_parameter", "give identity.<registerId>=VALUE or identityFrom=DEVICE, not both")
         case (true, let deviceId?):
-            guard let device = await registry.config.device(deviceId) else { throw unknownDevice(deviceId) }
-            guard device.has(page: page.id) else {
-                throw APIError.unprocessable("page_not_on_device", "device \"\(device.id)\" does not have page \"\(page.id)\"")
-            }
-            let target = await registry.target(for: device)
-            let key = target.lockKey
+            let (snapshot, _) = try await jobSnapshot(device: deviceId, page: page.id)
+            let (device, target) = (snapshot.device, snapshot.target)
+            let key = target.lock
             guard await registry.acquire(key, for: .identityRead) else {
                 let holder = await registry.holder(key)?.rawValue ?? "job"
                 throw APIError.conflict(
@@ -557,13 +568,8 @@ final class APIRouter: Sendable {
 
     private func capture(page id: String, body: CaptureRequest, who: String, wait: Bool) async throws -> JobInfo {
         try ensureAccepting()
-        let declared = try await page(id)
-        guard let device = await registry.config.device(body.device) else { throw unknownDevice(body.device) }
-        guard device.has(page: declared.id) else {
-            throw APIError.unprocessable("page_not_on_device", "device \"\(device.id)\" does not have page \"\(declared.id)\"")
-        }
-        let page = try await self.page(id, on: device.id)
-        let target = await registry.target(for: device)
+        let (snapshot, page) = try await jobSnapshot(device: body.device, page: id)
+        let (device, target) = (snapshot.device, snapshot.target)
         let engine = self.engine
         let registry = self.registry
         return try await runJob(kind: .capture, page: page, target: target, who: who, wait: wait) { progress in
@@ -587,16 +593,12 @@ final class APIRouter: Sendable {
         let target: DeviceTarget
         switch (body.device, body.endpoint) {
         case (let d?, nil):
-            guard let device = await registry.config.device(d) else { throw unknownDevice(d) }
-            guard device.has(page: resolvedPage.id) else {
-                throw APIError.unprocessable(
-                    "page_not_on_device", "device \"\(device.id)\" does not have page \"\(resolvedPage.id)\"")
-            }
             guard body.unit == nil else {
                 throw APIError.badRequest("bad_request", "\"unit\" goes with \"endpoint\", not with \"device\"")
             }
-            resolvedPage = try await self.page(id, on: device.id)
-            target = await registry.target(for: device)
+            let snapshot: JobSnapshot
+            (snapshot, resolvedPage) = try await jobSnapshot(device: d, page: id)
+            target = snapshot.target
         case (nil, let e?):
             let endpoint: Endpoint
             do {
@@ -606,12 +608,14 @@ final class APIRouter: Sendable {
             }
             let unit = body.unit ?? 1
             guard (1...247).contains(unit) else { throw APIError.badRequest("bad_unit", "unit \(unit) is not in 1...247") }
-            let (adHoc, configured) = await registry.adHoc(endpoint: endpoint, unit: unit)
+            let (adHoc, configured, config) = await registry.adHoc(endpoint: endpoint, unit: unit)
             target = adHoc
-            // A configured machine reached by another spelling keeps its own page conventions.
-            if let configured, configured.has(page: resolvedPage.id) {
-                resolvedPage = try await self.page(id, on: configured.id)
+            // The page as the same generation has it; a configured machine reached by another spelling keeps its
+            // own page conventions.
+            guard let page = config.page(id, on: configured.flatMap { $0.has(page: id) ? $0.id : nil }) else {
+                throw APIError.notFound("unknown page \"\(id)\"").with(code: "unknown_page")
             }
+            resolvedPage = page
         case (nil, nil):
             throw APIError.badRequest("missing_target", "give \"device\" (a configured id) or \"endpoint\" (+ \"unit\")")
         case (_?, _?):
@@ -669,7 +673,7 @@ final class APIRouter: Sendable {
         kind: JobKind, pageId: String, target: DeviceTarget, who: String, wait: Bool,
         work: @escaping @Sendable (@escaping ProgressHandler) async -> JobOutcome
     ) async throws -> JobInfo {
-        let key = target.lockKey
+        let key = target.lock
         guard await registry.acquire(key, for: kind) else {
             let holder = await registry.holder(key)?.rawValue ?? "job"
             throw APIError.conflict(

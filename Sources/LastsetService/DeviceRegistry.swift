@@ -9,9 +9,15 @@ actor DeviceRegistry {
     private(set) var config: CompiledConfig
     private let pool = ConnectionPool()
     private var states: [String: DeviceStatus] = [:]
-    /// Lock key (resolved machine + unit) → kind of the job holding it.
-    private var held: [String: JobKind] = [:]
-    /// Each configured device's machine and connection, resolved once per config.
+    /// The locks held by jobs → kind of the job holding each.
+    private var held: [JobLock: JobKind] = [:]
+    /// Locks of the polls in progress.
+    private var polling: Set<JobLock> = []
+    /// Counts config loads: a resolution started under one generation is never kept or returned under another.
+    private var generation = 0
+    /// Each configured device's machine and connection, resolved at most once per generation: an entry is
+    /// stored only if no reload happened while it was being resolved (the resolve suspends on the pool), so a
+    /// resolve of the old endpoint can never be written back after `replace(config:)`.
     private var resolved: [String: (machine: MachineKey, connection: ModbusConnection)] = [:]
 
     init(config: CompiledConfig) {
@@ -19,9 +25,11 @@ actor DeviceRegistry {
         states = Self.states(for: config, keeping: [:])
     }
 
-    /// Swaps in a reloaded config; health of devices that stay is kept.
+    /// Swaps in a reloaded config; health of devices that stay is kept. Running jobs keep the snapshot they
+    /// were accepted with; new jobs get this generation's.
     func replace(config: CompiledConfig) {
         self.config = config
+        generation += 1
         resolved = [:]
         states = Self.states(for: config, keeping: states)
         conformance = conformance.filter { id, _ in config.device(id) != nil }
@@ -43,66 +51,99 @@ actor DeviceRegistry {
         return next
     }
 
-    /// A job target for a configured device.
-    func target(for device: CompiledDevice) async -> DeviceTarget {
-        let (machine, connection) = await resolve(device)
-        return DeviceTarget(
-            deviceId: device.id, endpoint: device.endpoint, unit: device.unit, limits: device.limits, connection: connection,
-            machine: machine)
+    /// A configured device as one generation of the config has it — device, the config it belongs to
+    /// (its pages compiled for the device) and its job target (resolved machine, connection, lock) — or nil
+    /// when that generation has no such device. Taken in one step: a reload while the machine is being
+    /// resolved starts the lookup again under the new generation, so nothing returned mixes two configs.
+    func snapshot(device id: String) async -> JobSnapshot? {
+        while true {
+            let (current, config) = (generation, self.config)
+            guard let device = config.device(id) else { return nil }
+            let (machine, connection) = await resolve(device)
+            guard current == generation else { continue }
+            return JobSnapshot(config: config, device: device, target: Self.target(device, machine, connection))
+        }
     }
 
+    /// A job target for a configured device of the current generation (the poller's own devices: it is
+    /// restarted on every reload). Nil when the device is no longer configured as given.
+    func target(for device: CompiledDevice) async -> DeviceTarget? {
+        guard let snapshot = await snapshot(device: device.id), snapshot.device == device else { return nil }
+        return snapshot.target
+    }
+
+    private static func target(_ device: CompiledDevice, _ machine: MachineKey, _ connection: ModbusConnection) -> DeviceTarget
+    {
+        DeviceTarget(
+            deviceId: device.id, endpoint: device.endpoint, unit: device.unit, limits: device.limits, connection: connection,
+            machine: machine, gateway: device.gateway)
+    }
+
+    /// The device's machine and connection. The cache is used and filled only for a device of the current
+    /// generation (a caller may still hold an older one: a device listing that a reload overtook), and an entry
+    /// is kept only when no reload happened while resolving.
     private func resolve(_ device: CompiledDevice) async -> (machine: MachineKey, connection: ModbusConnection) {
-        if let r = resolved[device.id] { return r }
+        let current = generation
+        let cacheable = config.device(device.id) == device
+        if cacheable, let r = resolved[device.id] { return r }
         let (connection, machine) = await pool.connection(for: device.endpoint, options: LinkOptions(device.limits))
-        resolved[device.id] = (machine, connection)
+        if cacheable, current == generation { resolved[device.id] = (machine, connection) }
         return (machine, connection)
     }
 
     /// A job target for a machine not in the config, and the configured device it turns out to be, if
-    /// any. Its lock and connection are those of whatever configured device resolves to the same machine
-    /// and unit (whose quirks and "not set" convention then apply), however the endpoint is spelt.
-    func adHoc(endpoint: Endpoint, unit: Int) async -> (target: DeviceTarget, configured: CompiledDevice?) {
-        let (connection, machine) = await pool.connection(for: endpoint, options: LinkOptions(DeviceLimits()))
-        var configured: CompiledDevice?
-        for d in config.devices where d.unit == unit {
-            if await resolve(d).machine == machine {
-                configured = d
-                break
+    /// any, with the config of the same generation. When it is a configured device (the same machine and
+    /// unit, however the endpoint is spelt) the target *is* that device: its id (state, marks and audit are
+    /// recorded under it), quirks, "not set" convention and lock; the endpoint stays the one given.
+    func adHoc(endpoint: Endpoint, unit: Int) async -> (target: DeviceTarget, configured: CompiledDevice?, config: CompiledConfig)
+    {
+        while true {
+            let (current, config) = (generation, self.config)
+            let (connection, machine) = await pool.connection(for: endpoint, options: LinkOptions(DeviceLimits()))
+            var configured: CompiledDevice?
+            var gateway = false
+            for d in config.devices {
+                let m = await resolve(d).machine
+                guard m == machine else { continue }
+                gateway = gateway || d.gateway
+                if d.unit == unit, configured == nil { configured = d }
             }
+            guard current == generation else { continue }
+            let target = DeviceTarget(
+                deviceId: configured?.id, endpoint: endpoint, unit: unit, limits: configured?.limits ?? DeviceLimits(),
+                connection: connection, machine: machine, gateway: configured?.gateway ?? gateway)
+            return (target, configured, config)
         }
-        let target = DeviceTarget(
-            deviceId: nil, endpoint: endpoint, unit: unit, limits: configured?.limits ?? DeviceLimits(), connection: connection,
-            machine: machine)
-        return (target, configured)
     }
 
-    /// Devices being polled right now.
-    private var polling: Set<String> = []
-
-    /// Holds the device for a job; false when another job holds it. A poll in progress is let
-    /// finish first (polls are short), so a job never interleaves with a poll.
-    func acquire(_ key: String, for kind: JobKind) async -> Bool {
-        guard held[key] == nil else { return false }
-        held[key] = kind
-        while polling.contains(key) { try? await Task.sleep(for: .milliseconds(5)) }
+    /// Holds the device for a job; false when a job holding a conflicting lock runs (the same machine as a
+    /// whole, or the same unit). A poll in progress is let finish first (polls are short), so a job never
+    /// interleaves with a poll.
+    func acquire(_ lock: JobLock, for kind: JobKind) async -> Bool {
+        guard holder(lock) == nil else { return false }
+        held[lock] = kind
+        while polling.contains(where: { $0.conflicts(with: lock) }) { try? await Task.sleep(for: .milliseconds(5)) }
         return true
     }
 
     /// Marks the device as being polled; false when a job holds it (the poll is skipped).
-    func beginPoll(_ key: String) -> Bool {
-        guard held[key] == nil, !polling.contains(key) else { return false }
-        polling.insert(key)
+    func beginPoll(_ lock: JobLock) -> Bool {
+        guard holder(lock) == nil, !polling.contains(lock) else { return false }
+        polling.insert(lock)
         return true
     }
 
     /// Ends a poll started with `beginPoll`.
-    func endPoll(_ key: String) { polling.remove(key) }
+    func endPoll(_ lock: JobLock) { polling.remove(lock) }
 
     /// Releases a device held by `acquire`.
-    func release(_ key: String) { held[key] = nil }
+    func release(_ lock: JobLock) { held[lock] = nil }
 
-    /// The kind of job holding the device, if any.
-    func holder(_ key: String) -> JobKind? { held[key] }
+    /// The kind of job holding the lock or one it conflicts with, if any.
+    func holder(_ lock: JobLock) -> JobKind? {
+        if let kind = held[lock] { return kind }
+        return held.first(where: { $0.key.conflicts(with: lock) })?.value
+    }
 
     /// Records a successful poll (or job request) of a device.
     func recordSuccess(_ id: String, page: String? = nil, live: [LiveValue]? = nil) {
@@ -146,7 +187,7 @@ actor DeviceRegistry {
         for d in config.devices {
             guard var s = states[d.id] else { continue }
             let (machine, connection) = await resolve(d)
-            s.busy = held[machine.lockKey(unit: d.unit)]
+            s.busy = holder(Self.target(d, machine, connection).lock)
             s.counters = await connection.linkCounters(unit: d.unit)
             out.append(s)
         }

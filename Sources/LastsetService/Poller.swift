@@ -51,8 +51,9 @@ final class Poller: Sendable {
     private static func poll(
         device: CompiledDevice, pages: [CompiledPage], registry: DeviceRegistry, deviceState: DeviceStateStore, log: Logger
     ) async {
-        let target = await registry.target(for: device)
-        let key = target.lockKey
+        // A device this poller's config no longer has as given (a reload raced the poll) is left to the next poller.
+        guard let target = await registry.target(for: device) else { return }
+        let key = target.lock
         guard await registry.beginPoll(key) else { return }
         for page in pages {
             let (values, _, error) = await LiveReader.read(page: page, from: target)

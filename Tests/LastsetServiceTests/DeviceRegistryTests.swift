@@ -1,5 +1,6 @@
 import Foundation
 import LastsetCore
+import LastsetEngine
 import Synchronization
 import XCTest
 
@@ -11,13 +12,14 @@ final class DeviceRegistryTests: XCTestCase {
     private let config = try! CompiledConfig(
         LastsetConfig(
             devices: [
-                DeviceConfig(id: "a", endpoint: "tcp://127.0.0.1:1502", unit: 1, pages: ["p"], poll: "1s"),
-                DeviceConfig(id: "b", endpoint: "tcp://127.0.0.1:1502", unit: 2, pages: ["p"]),
+                DeviceConfig(id: "a", endpoint: "tcp://127.0.0.1:1502", unit: 1, pages: ["p"], poll: "1s", gateway: true),
+                DeviceConfig(id: "b", endpoint: "tcp://127.0.0.1:1502", unit: 2, pages: ["p"], gateway: true),
             ],
             pages: [PageDefinition(id: "p", registers: [RegisterDefinition(registerId: "r", address: 0, type: .u16)])]))
 
-    private var keyA: String { MachineKey.tcp(family: 4, address: "127.0.0.1", port: 1502).lockKey(unit: 1) }
-    private var keyB: String { MachineKey.tcp(family: 4, address: "127.0.0.1", port: 1502).lockKey(unit: 2) }
+    private static let machine = MachineKey.tcp(family: 4, address: "127.0.0.1", port: 1502)
+    private var keyA: JobLock { JobLock(machine: Self.machine, unit: 1, gateway: true) }
+    private var keyB: JobLock { JobLock(machine: Self.machine, unit: 2, gateway: true) }
 
     func testOneJobPerDeviceAndPollsPauseWhileAJobHoldsIt() async {
         let registry = DeviceRegistry(config: config)
@@ -26,7 +28,7 @@ final class DeviceRegistryTests: XCTestCase {
         let other = await registry.acquire(keyB, for: .capture)
         XCTAssertTrue(first)
         XCTAssertFalse(second, "two jobs on one device")
-        XCTAssertTrue(other, "another unit on the same connection is another device")
+        XCTAssertTrue(other, "another unit behind a gateway is another device")
         let pollWhileHeld = await registry.beginPoll(keyA)
         XCTAssertFalse(pollWhileHeld, "polled a device a job holds")
         let status = await registry.statuses()
@@ -68,5 +70,56 @@ final class DeviceRegistryTests: XCTestCase {
         XCTAssertEqual(status.map { $0.id }, ["a"])
         XCTAssertEqual(status.first?.lastError, "timeout")
         XCTAssertEqual(status.first?.reachable, false)
+    }
+
+    /// Issue 19, defect 6: a plain TCP device answers every unit, so a job on another unit of the same machine
+    /// (an ad-hoc `--unit 2`) would interleave its writes with the running one: the whole machine is held.
+    func testAPlainTCPMachineIsHeldWholeWhateverTheUnit() async {
+        let registry = DeviceRegistry(config: config)
+        let plain1 = JobLock(machine: Self.machine, unit: 1, gateway: false)
+        let plain2 = JobLock(machine: Self.machine, unit: 2, gateway: false)
+        let first = await registry.acquire(plain1, for: .apply)
+        let second = await registry.acquire(plain2, for: .apply)
+        let gatewayUnit = await registry.acquire(keyB, for: .capture)
+        XCTAssertTrue(first)
+        XCTAssertFalse(second, "two jobs on one plain TCP machine through two unit ids")
+        XCTAssertFalse(gatewayUnit, "a unit lock on a machine held whole")
+        let holder = await registry.holder(keyB)
+        XCTAssertEqual(holder, .apply)
+        await registry.release(plain1)
+        let afterRelease = await registry.acquire(keyB, for: .capture)
+        XCTAssertTrue(afterRelease)
+        let whole = await registry.acquire(plain1, for: .apply)
+        XCTAssertFalse(whole, "the whole machine taken while one unit of it is held")
+    }
+
+    /// Issue 19, defect 1: a resolve suspended across a reload (a device listing running while the config
+    /// moves the device to another port) wrote the old machine back into the cache, and every later job for
+    /// the device went to the machine it used to be. After a reload the device's target is always the new one.
+    func testAResolveRacingAReloadNeverKeepsTheOldMachine() async throws {
+        func config(port: Int) throws -> CompiledConfig {
+            try CompiledConfig(
+                LastsetConfig(
+                    devices: [
+                        DeviceConfig(id: "press-a", endpoint: "tcp://127.0.0.1:1601", unit: 1, pages: ["p"]),
+                        DeviceConfig(id: "press-b", endpoint: "tcp://127.0.0.1:\(port)", unit: 1, pages: ["p"]),
+                    ],
+                    pages: [PageDefinition(id: "p", registers: [RegisterDefinition(registerId: "r", address: 0, type: .u16)])]))
+        }
+        let (before, after) = (try config(port: 1602), try config(port: 1603))
+        let moved = MachineKey.tcp(family: 4, address: "127.0.0.1", port: 1603)
+        var stale = 0
+        for _ in 0..<100 {
+            let registry = DeviceRegistry(config: before)
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 { group.addTask { _ = await registry.statuses() } }
+                group.addTask { await registry.replace(config: after) }
+                for _ in 0..<4 { group.addTask { _ = await registry.statuses() } }
+            }
+            let device = try XCTUnwrap(after.device("press-b"))
+            let target: DeviceTarget? = await registry.target(for: device)
+            if target?.machine != moved { stale += 1 }
+        }
+        XCTAssertEqual(stale, 0, "after a reload press-b's jobs went to the machine it used to be")
     }
 }
