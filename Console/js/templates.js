@@ -24,6 +24,10 @@ async function detail(pageId, version, ctx, out) {
         h('dd', {}, t.source.identity.length ? t.source.identity.map((v) => h('span.ident', {}, `${v.registerId} = `, valueNode(v.value, null, v.valueData), ' ')) : '—'),
         h('dt', {}, 'Page hash'),
         h('dd.hash', {}, t.pageHash),
+        t.applicableHere && !t.applicableHere.applicable
+          ? [h('dt', {}, 'Applicable here'), h('dd.error', { dataset: { applicable: 'no' } }, 'no: ', t.applicableHere.refused.join('; '))]
+          : null,
+        t.applicableHere && t.applicableHere.leftOut.length ? [h('dt', {}, 'Left out here'), h('dd', {}, t.applicableHere.leftOut.join(', '))] : null,
       ),
       h('h4', {}, `Entries (${t.entries.length}, in write order)`),
       table(
@@ -84,7 +88,11 @@ export async function render(root, ctx) {
             h('td', {}, timeNode(t.capturedAt)),
             h('td', {}, t.sourceDevice || '—'),
             h('td.num', {}, t.entryCount ?? '—'),
-            h('td', {}, t.checksumOK ? badge('ok') : h('span.error', {}, t.problem || 'corrupt')),
+            h(
+              'td',
+              {},
+              !t.checksumOK ? h('span.error', {}, t.problem || 'corrupt') : t.applicable === false ? h('span.error', { dataset: { applicable: 'no' } }, t.notApplicable) : badge('ok'),
+            ),
             h('td', {}, h('button', { type: 'button', onclick: () => detail(pageId, t.id || t.version, ctx, out), disabled: !t.checksumOK }, 'Show')),
           ),
         ),

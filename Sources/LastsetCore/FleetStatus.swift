@@ -17,6 +17,9 @@ public struct FleetStatus: Codable, Sendable, Hashable {
     /// Commits not yet on the hub / on the hub not yet merged, as of the last look.
     public var ahead: Int?
     public var behind: Int?
+    /// Pages whose definition here differs from the one another host's latest version was captured against
+    /// (nil when every page agrees, or no other host archived it).
+    public var differingPages: [FleetPageDifference]?
 
     /// A status.
     public init(

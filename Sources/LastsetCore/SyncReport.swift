@@ -34,6 +34,9 @@ public struct SyncReport: Codable, Sendable, Hashable {
     public var auditRecordsOut: Int
     /// What was refused, path by path.
     public var refused: [FleetRefusal]
+    /// Versions that came in and were archived (they are history) but do not apply to this host's page:
+    /// `page/id: why` (nil when none).
+    public var notApplicable: [String]?
     /// Commits this host has that the hub has not (after the sync), when known.
     public var ahead: Int?
     /// Commits the hub has that this host has not merged, when known.

@@ -17,11 +17,18 @@ public struct TemplateListing: Codable, Sendable, Hashable {
     public var checksumOK: Bool
     /// Why the file cannot be used, when it cannot.
     public var problem: String?
+    /// The page hash it was captured against (nil when the file cannot be read).
+    public var pageHash: String?
+    /// Whether it applies to this host's page (the one admission decision); nil when not decided (unreadable).
+    public var applicable: Bool?
+    /// Why it does not apply here (`not applicable here: heating.energy: layout changed since capture: …`).
+    public var notApplicable: String?
 
     public init(
         pageId: String, version: Int, capturedAt: Date?, sourceDevice: String?, entryCount: Int?, checksumOK: Bool,
-        problem: String?, host: String? = nil, archivedAt: Date? = nil
+        problem: String?, host: String? = nil, archivedAt: Date? = nil, pageHash: String? = nil
     ) {
+        self.pageHash = pageHash
         self.pageId = pageId
         self.version = version
         self.id = TemplateVersion(number: version, host: host, archivedAt: archivedAt).id

@@ -431,7 +431,7 @@ public actor TemplateArchive {
                     TemplateListing(
                         pageId: pageId, version: v.number, capturedAt: s.capturedAt, sourceDevice: s.source,
                         entryCount: s.entries,
-                        checksumOK: true, problem: nil, host: v.host, archivedAt: v.archivedAt))
+                        checksumOK: true, problem: nil, host: v.host, archivedAt: v.archivedAt, pageHash: s.pageHash))
             } catch let error as TemplateFileError {
                 listings.append(broken(error.reason))
             } catch let error as ArchiveError {

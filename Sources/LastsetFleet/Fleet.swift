@@ -30,6 +30,10 @@ public actor Fleet {
         var lastSuccessAt: Date?
         var ahead: Int?
         var behind: Int?
+        /// This host's pages (the running config's), by id: what adopted versions are judged against.
+        var pages: [String: CompiledPage] = [:]
+        /// Pages whose latest version from another host was captured against another definition.
+        var differingPages: [FleetPageDifference] = []
     }
     private nonisolated let state = Mutex(State())
 
@@ -223,10 +227,48 @@ public actor Fleet {
     /// Health's view of the fleet (never waits for a running sync).
     public nonisolated func status() -> FleetStatus {
         let s = state.withLock { $0 }
-        return FleetStatus(
+        var status = FleetStatus(
             host: settings.host, remote: settings.remote, branch: settings.branch, interval: settings.intervalText,
             requireSigned: settings.requireSigned, lastSync: s.lastSync, lastSuccessAt: s.lastSuccessAt, ahead: s.ahead,
             behind: s.behind)
+        status.differingPages = s.differingPages.isEmpty ? nil : s.differingPages
+        return status
+    }
+
+    /// Sets this host's pages (at start and after every config reload) and re-checks, in the background, which
+    /// of them differ from the pages other hosts' versions were captured against (health).
+    public nonisolated func setPages(_ pages: [CompiledPage]) {
+        state.withLock { $0.pages = Dictionary(pages.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }) }
+        Task { await self.checkPages() }
+    }
+
+    /// For every page of this host: each other host's latest version whose page hash is not this page's, and
+    /// whether it still applies here (the one admission decision). Kept for health.
+    public func checkPages() async {
+        let pages = state.withLock { $0.pages }
+        var differences: [FleetPageDifference] = []
+        for (pageId, page) in pages.sorted(by: { $0.key < $1.key }) {
+            guard let listings = try? await archive.list(pageId: pageId) else { continue }
+            // Newest first: the first listing of each other host is its latest version.
+            var seen = Set<String>()
+            for l in listings {
+                guard let host = l.host, host != settings.host, l.checksumOK, seen.insert(host).inserted,
+                    let hash = l.pageHash, hash != page.hash
+                else { continue }
+                var difference = FleetPageDifference(
+                    pageId: pageId, host: host, version: l.id, pageHash: hash, applicable: false, reason: nil)
+                do {
+                    let template = try await archive.load(pageId: pageId, version: .id(host: host, number: l.version))
+                    let applicability = TemplateApplicability(TemplateAdmission.admit(template, to: page))
+                    difference.applicable = applicability.applicable
+                    difference.reason = applicability.text
+                } catch {
+                    difference.reason = "cannot load: \(error)"
+                }
+                differences.append(difference)
+            }
+        }
+        state.withLock { $0.differingPages = differences }
     }
 
     /// Before a replay: fetch and merge what the hub has, within the short replay bound. Returns a
@@ -272,6 +314,7 @@ public actor Fleet {
             report.result = .failed
             report.message = error.description
         }
+        if !report.templatesIn.isEmpty { await checkPages() }
         let counts = aheadBehind()
         report.ahead = counts?.ahead
         report.behind = counts?.behind
@@ -454,7 +497,17 @@ public actor Fleet {
             guard case .success(.template(let page, let name, _)) = change.classify(localHost: settings.host) else { continue }
             do {
                 let data = try Data(contentsOf: tree.appendingPathComponent(change.path))
-                _ = try await archive.adopt(data, fileName: name, pageId: page)
+                let adoption = try await archive.adopt(data, fileName: name, pageId: page)
+                // Kept whatever it holds (it is history), but judged by the one admission decision against
+                // this host's page: a version captured against another register layout is not applicable here.
+                if case .added(let version) = adoption, let here = state.withLock({ $0.pages[page] }),
+                    let template = try? TemplateFile.decode(data)
+                {
+                    let applicability = TemplateApplicability(TemplateAdmission.admit(template, to: here))
+                    if let why = applicability.text {
+                        report.notApplicable = (report.notApplicable ?? []) + ["\(page)/\(version.id): \(why)"]
+                    }
+                }
             } catch let error as ArchiveError {
                 complete = false
                 report.refused.append(FleetRefusal(path: change.path, reason: error.description))

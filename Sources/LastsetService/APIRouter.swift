@@ -244,14 +244,16 @@ final class APIRouter: Sendable {
         }
         if let c = match("GET", "pages", "*", "templates") {
             let page = c[0]
-            _ = try await self.page(page)
-            return json(200, try await archive { try await self.engine.archive.list(pageId: page) })
+            let definition = try await self.page(page)
+            return json(200, try await archive { try await self.engine.listings(for: definition) })
         }
         if let c = match("GET", "pages", "*", "templates", "*") {
             let (page, v) = (c[0], c[1])
-            _ = try await self.page(page)
+            let definition = try await self.page(page)
             let version = try versionNumber(v)
-            return json(200, try await archive { try await self.engine.archive.load(pageId: page, version: version) })
+            let template = try await archive { try await self.engine.archive.load(pageId: page, version: version) }
+            let applicability = TemplateApplicability(TemplateAdmission.admit(template, to: definition))
+            return json(200, ShownTemplate(template: template, applicableHere: applicability))
         }
         if let c = match("GET", "pages", "*", "templates", "*", "file") {
             let (page, v) = (c[0], c[1])

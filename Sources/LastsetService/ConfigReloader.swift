@@ -1,4 +1,5 @@
 import LastsetCore
+import LastsetFleet
 
 /// Re-reads the config file and puts it in force, or keeps the running one when it has problems; one reload at
 /// a time, whether SIGHUP or `POST /v1/reload` asked for it.
@@ -27,6 +28,12 @@ actor ConfigReloader {
         self.log = log
     }
 
+    /// The fleet, told this host's pages after every reload (which pages differ from other hosts').
+    private var fleet: Fleet?
+
+    /// Sets the fleet to tell of new pages.
+    func setFleet(_ fleet: Fleet) { self.fleet = fleet }
+
     /// Sets how a reload rebuilds the API's tokens and roles.
     func setAccessRules(_ build: @escaping @Sendable (CompiledConfig) throws -> @Sendable () -> Void) { accessRules = build }
 
@@ -46,6 +53,7 @@ actor ConfigReloader {
             commitAccess?()
             await registry.replace(config: next)
             poller.start(config: next)
+            fleet?.setPages(next.pages)
             log.info("config reloaded: \(next.devices.count) devices, \(next.pages.count) pages")
             return .reloaded(ReloadResult(configFile: configPath, devices: next.devices.count, pages: next.pages.count))
         } catch {

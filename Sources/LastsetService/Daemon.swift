@@ -116,6 +116,7 @@ public enum Daemon {
                 return 1
             }
             fleet = f
+            f.setPages(config.pages)
         }
         if let note = await engine.loadDeviceState() { log.warning(note) }
         // A replay the last run did not finish: recorded as interrupted, its device page unverified; never resumed.
@@ -140,6 +141,7 @@ public enum Daemon {
         let notifier = SystemdNotifier()
         let reloader = ConfigReloader(
             configPath: configPath, registry: registry, poller: poller, notifier: notifier, log: log)
+        if let fleet { await reloader.setFleet(fleet) }
         let router = APIRouter(
             registry: registry, jobs: jobs, engine: engine, auth: auth, fleet: fleet, fleetLog: { log.warning($0) },
             reload: { await reloader.reload() }

@@ -21,6 +21,7 @@ enum FleetView {
         )
         lines += r.templatesOut.map { "     + \($0)" }
         for refusal in r.refused { lines.append("refused: \(refusal)") }
+        for line in r.notApplicable ?? [] { lines.append("kept, not applicable here: \(line)") }
         if let ahead = r.ahead, let behind = r.behind { lines.append("ahead \(ahead), behind \(behind)") }
         return lines
     }
@@ -42,6 +43,14 @@ enum FleetView {
         }
         rows.append(("last ok sync", f.lastSuccessAt.map { TextView.time($0) } ?? "never"))
         if let ahead = f.ahead, let behind = f.behind { rows.append(("ahead/behind", "\(ahead) / \(behind)")) }
+        for d in f.differingPages ?? [] {
+            rows.append(
+                (
+                    "page differs",
+                    "\(d.pageId) from \(d.host)'s (its latest, \(d.version), "
+                        + (d.applicable ? "still applies here)" : "\(d.reason ?? "not applicable here"))")
+                ))
+        }
         return CommandSpec.helpRows(rows).map { String($0.dropFirst(2)) }
     }
 }

@@ -98,14 +98,15 @@ enum TextView {
         for listing in listings {
             table.append([
                 listing.id, time(listing.capturedAt), listing.sourceDevice ?? "-",
-                listing.entryCount.map(String.init) ?? "-", listing.checksumOK ? "ok" : "BAD", listing.problem ?? "-",
+                listing.entryCount.map(String.init) ?? "-", listing.checksumOK ? "ok" : "BAD",
+                listing.problem ?? listing.notApplicable ?? "-",
             ])
         }
         return table.lines
     }
 
     /// `lastset show PAGE`: a template's header, its entries and what was skipped.
-    static func template(_ template: Template) -> [String] {
+    static func template(_ template: Template, applicability: TemplateApplicability? = nil) -> [String] {
         let source = template.source
         let sourceText =
             (source.deviceId.map { "\($0) (\(source.endpoint), unit \(source.unit))" }
@@ -121,6 +122,13 @@ enum TextView {
             header.append(("identity", "\(identity.registerId) = \(identity.value)"))
         }
         header += [("page hash", template.pageHash), ("entries", String(template.entries.count))]
+        if let a = applicability, !a.applicable {
+            header.append(("applicable", "no, not on this host's page definition"))
+            for line in a.refused { header.append(("refused", line)) }
+        }
+        if let a = applicability, !a.leftOut.isEmpty {
+            header.append(("left out here", a.leftOut.joined(separator: ", ")))
+        }
         var lines = CommandSpec.helpRows(header).map { String($0.dropFirst(2)) }
         if !template.entries.isEmpty {
             var table = Table([

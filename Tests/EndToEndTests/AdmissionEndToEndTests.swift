@@ -163,4 +163,84 @@ final class AdmissionEndToEndTests: XCTestCase {
         XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 101, count: 1), [0x7FFF])
         XCTAssertEqual(daemon.stop(), 0)
     }
+
+    /// Fleet adoption: a host whose page has `heating.energy` in big word order adopts another host's version
+    /// captured under little word order. It is kept (history) but shown as not applicable here — in the sync
+    /// report, the listing, `show` and health — and a replay of it is refused before any frame.
+    func testAFleetVersionCapturedAgainstAnotherLayoutIsKeptButNotApplicableHere() throws {
+        let hub = try HubRepository()
+        let url = try hub.serve()
+        let ref = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.reference)
+        let blank = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.blank)
+        defer {
+            ref.stop()
+            blank.stop()
+        }
+        func config(host: String, pages: String) -> String {
+            """
+            { version: 1,
+              fleet: { remote: "\(url)", interval: "0s", host: "\(host)" },
+              devices: [
+                { id: "press-ref", endpoint: "tcp://127.0.0.1:\(ref.port!)", unit: 1, pages: ["heating"] },
+                { id: "press-new", endpoint: "tcp://127.0.0.1:\(blank.port!)", unit: 1, pages: ["heating"] },
+              ],
+            \(pages)
+            }
+            """
+        }
+        let big = DaemonEndToEndTests.pages.replacingOccurrences(of: #"wordOrder: "little""#, with: #"wordOrder: "big""#)
+        XCTAssertNotEqual(big, DaemonEndToEndTests.pages)
+        // Each host's own sync at start is finished before the test syncs (what comes in is then this test's).
+        func started(_ config: String) throws -> DaemonHarness {
+            let host = try DaemonHarness(config: config)
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                if try host.decode(HealthInfo.self, try host.api("GET", "/v1/health")).fleet?.lastSync != nil { return host }
+                usleep(20_000)
+            }
+            throw TestSupportError("the daemon's first fleet sync did not finish; stderr:\n\(host.stderr)")
+        }
+        let a = try started(config(host: "line-a", pages: DaemonEndToEndTests.pages))
+        let b = try started(config(host: "line-b", pages: big))
+        XCTAssertEqual(try a.cli(["capture", "heating", "--from", "press-ref"]).status, 0)
+        XCTAssertEqual(try a.cli(["sync"]).status, 0)
+        let synced = try b.cli(["--json", "sync"])
+        let report = try APICoding.decoder().decode(SyncReport.self, from: Data(synced.stdout.utf8))
+        XCTAssertEqual(report.result, .ok, report.message ?? "")
+        XCTAssertEqual(report.templatesIn, ["heating/line-a-1"], "kept: it is history")
+        let why = "heating.energy: layout changed since capture: wordOrder little → big"
+        XCTAssertEqual(report.notApplicable, ["heating/line-a-1: not applicable here: \(why)"])
+
+        let listing = try b.decode([TemplateListing].self, try b.api("GET", "/v1/pages/heating/templates"))
+        XCTAssertEqual(listing.map(\.id), ["line-a-1"])
+        XCTAssertEqual(listing.first?.applicable, false)
+        XCTAssertEqual(listing.first?.notApplicable, "not applicable here: \(why)")
+        let table = try b.cli(["templates", "heating"])
+        XCTAssertTrue(table.stdout.contains("not applicable here: \(why)"), table.stdout)
+        let shown = try b.decode(ShownTemplate.self, try b.api("GET", "/v1/pages/heating/templates/line-a-1"))
+        XCTAssertEqual(shown.applicableHere, TemplateApplicability(applicable: false, refused: [why], leftOut: []))
+        let show = try b.cli(["show", "heating", "--version", "line-a-1"])
+        XCTAssertTrue(show.stdout.contains("applicable") && show.stdout.contains(why), show.stdout)
+        // A's own listing: its version applies to its page.
+        let own = try a.decode([TemplateListing].self, try a.api("GET", "/v1/pages/heating/templates"))
+        XCTAssertEqual(own.map(\.applicable), [true])
+
+        let health = try b.decode(HealthInfo.self, try b.api("GET", "/v1/health"))
+        let difference = try XCTUnwrap(health.fleet?.differingPages?.first, "\(String(describing: health.fleet))")
+        XCTAssertEqual(difference.pageId, "heating")
+        XCTAssertEqual(difference.host, "line-a")
+        XCTAssertEqual(difference.version, "line-a-1")
+        XCTAssertFalse(difference.applicable)
+        XCTAssertEqual(difference.reason, "not applicable here: \(why)")
+        let status = try b.cli(["status"])
+        XCTAssertTrue(status.stdout.contains("page differs") && status.stdout.contains("line-a"), status.stdout)
+
+        let apply = try b.cli(["apply", "heating", "--to", "press-new", "--version", "line-a-1"])
+        XCTAssertEqual(apply.status, 1, apply.stdout)
+        XCTAssertTrue(apply.stdout.contains(why), apply.stdout)
+        XCTAssertEqual(try blank.writes(), [], "not one frame")
+        XCTAssertEqual(try Mbpoll.readHolding(port: blank.port!, unit: 1, address: 102, count: 2), [0xFFFF, 0xFFFF])
+        XCTAssertEqual(a.stop(), 0)
+        XCTAssertEqual(b.stop(), 0)
+    }
 }

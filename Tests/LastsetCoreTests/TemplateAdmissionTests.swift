@@ -340,6 +340,43 @@ final class TemplateAdmissionTests: XCTestCase {
         XCTAssertEqual(try TemplateFile.decode(oldData).entries.map(\.layout), old.entries.map { _ in nil })
     }
 
+    /// What listings, `show` and health say of a version: applicable or not, why, and what a replay leaves out.
+    func testApplicabilitySummarisesTheDecision() throws {
+        let cases: [(PageDefinition, TemplateApplicability, String?, UInt)] = [
+            (Self.page, TemplateApplicability(applicable: true, refused: [], leftOut: []), nil, #line),
+            (
+                Self.edited { $0.registers.remove(at: Self.index("heating.label")) },
+                TemplateApplicability(applicable: true, refused: [], leftOut: ["heating.label"]), nil, #line
+            ),
+            (
+                Self.edited { $0.registers[Self.index("heating.energy")].wordOrder = .big },
+                TemplateApplicability(
+                    applicable: false, refused: ["heating.energy: layout changed since capture: wordOrder little → big"],
+                    leftOut: []),
+                "not applicable here: heating.energy: layout changed since capture: wordOrder little → big", #line
+            ),
+            (
+                Self.edited { $0.id = "cooling" },
+                TemplateApplicability(
+                    applicable: false, refused: ["template is for page \"heating\", not \"cooling\""], leftOut: []),
+                "not applicable here: template is for page \"heating\", not \"cooling\"", #line
+            ),
+        ]
+        for (page, expected, text, line) in cases {
+            let a = TemplateApplicability(TemplateAdmission.admit(Self.captured(), to: CompiledPage(page)))
+            XCTAssertEqual(a, expected, line: line)
+            XCTAssertEqual(a.text, text, line: line)
+        }
+        // `show`'s body is the template's own object with `applicableHere` beside its keys.
+        let shown = ShownTemplate(
+            template: Self.captured(), applicableHere: TemplateApplicability(applicable: true, refused: [], leftOut: []))
+        let json = try APICoding.encoder().encode(shown)
+        XCTAssertEqual(try APICoding.decoder().decode(Template.self, from: json), shown.template)
+        XCTAssertEqual(try APICoding.decoder().decode(ShownTemplate.self, from: json), shown)
+        let bare = try APICoding.encoder().encode(Self.captured())
+        XCTAssertNil(try APICoding.decoder().decode(ShownTemplate.self, from: bare).applicableHere)
+    }
+
     func testALayoutThatCannotBeReadIsRefused() {
         for bad in [
             #"{"byteOrder":"big","type":"u33","unset":[]}"#, #"{"byteOrder":"big","type":"u16","unset":["FFF"]}"#,

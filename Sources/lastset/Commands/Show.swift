@@ -25,11 +25,14 @@ struct Show: Command {
     /// Prints the template.
     func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
         let path = "/v1/pages/\(DaemonAPI.escape(pageId))/templates/\(version.map(\.description) ?? "latest")"
-        let template = try context.api.get(Template.self, path)
+        let shown = try context.api.get(ShownTemplate.self, path)
         if context.options.json {
-            try context.printJSON(template)
+            try context.printJSON(shown)
         } else {
-            context.print(context.rendering(pages: [template.pageId]) { TextView.template(template) })
+            context.print(
+                context.rendering(pages: [shown.template.pageId]) {
+                    TextView.template(shown.template, applicability: shown.applicableHere)
+                })
         }
         return .success
     }
