@@ -47,8 +47,10 @@ public enum ConformanceVerdict: Sendable, Hashable {
 public enum Conformance {
     /// Compares the values `applied` wrote with `live` (one poll of the page), register by register by id.
     /// A register that reads another value is drift, whatever else failed to read; otherwise a register
-    /// not read (or no longer on the page) makes the verdict unknown.
-    public static func compare(expected: [ExpectedValue], live: [LiveValue]) -> ConformanceVerdict {
+    /// not read (or no longer on the page) makes the verdict unknown. Words are compared; with `page` a drifted
+    /// register's expected value is its words decoded with the page as it is now (as its live value is), not
+    /// the decoding recorded when it was applied.
+    public static func compare(expected: [ExpectedValue], live: [LiveValue], page: CompiledPage? = nil) -> ConformanceVerdict {
         guard !expected.isEmpty else { return .unknown("the applied template wrote no register") }
         let byId = Dictionary(live.map { ($0.registerId, $0) }, uniquingKeysWith: { a, _ in a })
         var drifted: [DriftedRegister] = []
@@ -65,8 +67,8 @@ public enum Conformance {
             if data.lowercased() != e.valueData.lowercased() {
                 drifted.append(
                     DriftedRegister(
-                        registerId: e.registerId, address: e.address, expectedData: e.valueData, expected: e.value,
-                        liveData: data, live: l.value))
+                        registerId: e.registerId, address: e.address, expectedData: e.valueData,
+                        expected: page.flatMap { decoded(e, on: $0) } ?? e.value, liveData: data, live: l.value))
             }
         }
         if !drifted.isEmpty { return .drifted(drifted) }
@@ -74,5 +76,13 @@ public enum Conformance {
             return .unknown("not read: " + unread.prefix(3).joined(separator: ", ") + (unread.count > 3 ? ", …" : ""))
         }
         return .conforms
+    }
+
+    /// The expected words decoded with the page's register, when it is still at that address with that length.
+    private static func decoded(_ e: ExpectedValue, on page: CompiledPage) -> RegisterValue? {
+        guard let at = page.position(of: e.registerId), page.registers[at].address == e.address,
+            let words = [UInt16](valueDataHex: e.valueData), words.count == page.registers[at].length
+        else { return nil }
+        return words.withUnsafeBufferPointer { RegisterCodec.decode($0, layout: page.layouts[at]) }
     }
 }

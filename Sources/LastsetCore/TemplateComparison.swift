@@ -29,7 +29,7 @@ public struct TemplateDiff: Codable, Sendable, Hashable {
     public var added: [TemplateEntry]
     /// In `against`, not in `version`.
     public var removed: [TemplateEntry]
-    /// In both, with other bytes (or another address or length).
+    /// In both, with other bytes (or another address, length or recorded layout).
     public var changed: [ChangedEntry]
     /// In both, the same.
     public var unchanged: Int
@@ -95,9 +95,12 @@ public enum TemplateComparison {
             && capture.skipped == latest.skipped
     }
 
+    /// Same register, address, length and bytes, and the same layout where both record one (an entry from
+    /// before layouts were kept has the layout of its page hash, which is compared on its own).
     private static func same(_ a: TemplateEntry, _ b: TemplateEntry) -> Bool {
         a.registerId == b.registerId && a.address == b.address && a.length == b.length
             && a.valueData.lowercased() == b.valueData.lowercased()
+            && (a.layout == nil || b.layout == nil || a.layout == b.layout)
     }
 
     private static func identityBytes(_ t: Template) -> [String] {

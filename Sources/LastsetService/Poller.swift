@@ -68,7 +68,7 @@ final class Poller: Sendable {
             if let mark = state?.unverified {
                 verdict = .unknown("unverified since \(TimeText.iso8601(mark.since)): \(mark.message)")
             } else if let applied = state?.applied {
-                verdict = Conformance.compare(expected: applied.entries, live: values)
+                verdict = Conformance.compare(expected: applied.entries, live: values, page: page)
             } else {
                 verdict = .unknown("no template applied by this daemon")
             }

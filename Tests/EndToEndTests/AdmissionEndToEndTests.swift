@@ -39,12 +39,14 @@ final class AdmissionEndToEndTests: XCTestCase {
         """
     }
 
-    private static func config(a: Int, b: Int, energyWordOrder: String = "little", extra: String = "") -> String {
+    private static func config(a: Int, b: Int, energyWordOrder: String = "little", extra: String = "", poll: String? = nil)
+        -> String
+    {
         """
         { version: 1,
           devices: [
             { id: "press-a", endpoint: "tcp://127.0.0.1:\(a)", unit: 1, pages: ["heating"] },
-            { id: "press-b", endpoint: "tcp://127.0.0.1:\(b)", unit: 1, pages: ["heating"] },
+            { id: "press-b", endpoint: "tcp://127.0.0.1:\(b)", unit: 1, pages: ["heating"]\(poll.map { ", poll: \"\($0)\"" } ?? "") },
           ],
         \(page(energyWordOrder: energyWordOrder, extra: extra))
         }
@@ -122,6 +124,32 @@ final class AdmissionEndToEndTests: XCTestCase {
         let applied = try daemon.auditRecords().filter { $0.kind == .replay }.last
         XCTAssertEqual(applied?.result, .succeeded)
         XCTAssertEqual(applied?.registers.first { $0.registerId == "heating.energy" }?.written, .unsigned(123456))
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
+    /// Conformance: the applied words are compared; a drifted register's EXPECTED is those words decoded with the
+    /// page as it is now (here after `heating.energy` became big word order), like its live value beside it.
+    func testDriftShowsTheAppliedWordsDecodedWithTheCurrentPage() throws {
+        let (a, b) = try presses()
+        let daemon = try DaemonHarness(config: Self.config(a: a.port!, b: b.port!, poll: "100ms"))
+        XCTAssertEqual(try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#).status, 200)
+        XCTAssertEqual(try job(daemon, #"{"device":"press-b"}"#).replay?.status, .succeeded)
+        try Self.config(a: a.port!, b: b.port!, energyWordOrder: "big", poll: "100ms").write(
+            to: daemon.configURL, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try daemon.cli(["reload"]).status, 0)
+        try Mbpoll.writeHolding(port: b.port!, unit: 1, address: 102, values: [0, 1])
+        let end = Date().addingTimeInterval(10)
+        var drifted: DriftedRegister?
+        while Date() < end && drifted == nil {
+            let list = try daemon.decode([PageConformance].self, try daemon.api("GET", "/v1/conformance?page=heating"))
+            drifted = list.first { $0.device == "press-b" }?.drifted.first { $0.registerId == "heating.energy" }
+            if drifted == nil { usleep(20_000) }
+        }
+        let energy = try XCTUnwrap(drifted, "no drift seen on heating.energy")
+        XCTAssertEqual(energy.expectedData, "E2400001")
+        XCTAssertEqual(energy.expected, .unsigned(3_795_845_121), "the applied words under the page's big word order")
+        XCTAssertEqual(energy.liveData, "00000001")
+        XCTAssertEqual(energy.live, .unsigned(1))
         XCTAssertEqual(daemon.stop(), 0)
     }
 

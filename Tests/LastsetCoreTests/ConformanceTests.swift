@@ -50,6 +50,37 @@ final class ConformanceTests: XCTestCase {
         XCTAssertEqual(Conformance.compare(expected: [], live: []), .unknown("the applied template wrote no register"))
     }
 
+    /// A drifted register's expected value is its words decoded with the page as it is now (a layout changed since
+    /// the apply, as a config reload does it), like its live value; without the page, the recorded decoding.
+    func testDriftShowsTheExpectedWordsDecodedWithTheCurrentPage() {
+        let applied = [ExpectedValue(registerId: "energy", address: 102, valueData: "E2400001", value: .unsigned(123456))]
+        let live = [
+            LiveValue(
+                registerId: "energy", address: 102, valueData: "00000001", value: .unsigned(1), lastDate: Date(), error: nil)
+        ]
+        let cases: [(PageDefinition?, RegisterValue, UInt)] = [
+            (nil, .unsigned(123456), #line),
+            (
+                PageDefinition(
+                    id: "p", registers: [RegisterDefinition(registerId: "energy", address: 102, type: .u32, wordOrder: .little)]),
+                .unsigned(123456), #line
+            ),
+            (
+                PageDefinition(id: "p", registers: [RegisterDefinition(registerId: "energy", address: 102, type: .u32)]),
+                .unsigned(3_795_845_121), #line
+            ),
+            (
+                PageDefinition(id: "p", registers: [RegisterDefinition(registerId: "energy", address: 104, type: .u32)]),
+                .unsigned(123456), #line
+            ),
+        ]
+        for (page, expected, line) in cases {
+            guard case .drifted(let r) = Conformance.compare(expected: applied, live: live, page: page.map { CompiledPage($0) })
+            else { return XCTFail("no drift", line: line) }
+            XCTAssertEqual(r.map(\.expected), [expected], line: line)
+        }
+    }
+
     /// Each step: verdict in, state and change out. Drift is logged when it appears or changes, once; unknown
     /// polls in between neither clear nor repeat it; only conforms clears it, once.
     func testDriftIsReportedOnceWhenItAppearsAndOnceWhenItClears() {

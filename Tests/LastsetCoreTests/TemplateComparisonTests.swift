@@ -4,10 +4,11 @@ import XCTest
 
 /// Template comparisons: what makes a capture "the same as the latest", and a version diff.
 final class TemplateComparisonTests: XCTestCase {
-    static func entry(_ id: String, _ address: Int, _ hex: String) -> TemplateEntry {
+    static func entry(_ id: String, _ address: Int, _ hex: String, _ byteOrder: ByteOrder? = nil) -> TemplateEntry {
         TemplateEntry(
             registerId: id, address: address, length: hex.count / 4, valueData: hex,
-            value: .unsigned(UInt64(hex, radix: 16) ?? 0), lastDate: Date(timeIntervalSince1970: 0))
+            value: .unsigned(UInt64(hex, radix: 16) ?? 0), lastDate: Date(timeIntervalSince1970: 0),
+            layout: byteOrder.map { EntryLayout(type: .u16, wordOrder: nil, byteOrder: $0, unset: [[0xFFFF]]) })
     }
 
     static func template(_ version: Int, _ entries: [TemplateEntry], hash: String = "h", model: String = "50") -> Template {
@@ -21,7 +22,7 @@ final class TemplateComparisonTests: XCTestCase {
     }
 
     func testSameContent() {
-        let base = Self.template(1, [Self.entry("a", 1, "0001"), Self.entry("b", 2, "0002")])
+        let base = Self.template(1, [Self.entry("a", 1, "0001"), Self.entry("b", 2, "0002", .big)])
         var skipped = Self.template(2, base.entries)
         skipped.skipped = [SkippedRegister(registerId: "c", address: 3, reason: .unset)]
         let cases: [(String, Template, Bool)] = [
@@ -33,6 +34,11 @@ final class TemplateComparisonTests: XCTestCase {
             ("another page definition", Self.template(2, base.entries, hash: "h2"), false),
             ("another identity", Self.template(2, base.entries, model: "51"), false),
             ("other skipped registers", skipped, false),
+            (
+                "another recorded layout", Self.template(2, [Self.entry("a", 1, "0001"), Self.entry("b", 2, "0002", .little)]),
+                false
+            ),
+            ("the same recorded layout", Self.template(2, [Self.entry("a", 1, "0001"), Self.entry("b", 2, "0002", .big)]), true),
         ]
         for (name, capture, want) in cases {
             XCTAssertEqual(TemplateComparison.sameContent(capture, as: base), want, name)
