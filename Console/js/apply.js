@@ -184,7 +184,8 @@ export async function render(root, ctx) {
     const progress = progressView();
     replace(out, h('h3', {}, `Applying to ${r.target}`), progress.el);
     try {
-      const started = await api('POST', `/v1/pages/${seg(r.pageId)}/apply`, plan.body);
+      // The write carries the version the operator confirmed: 409 version_changed if the request now resolves to another.
+      const started = await api('POST', `/v1/pages/${seg(r.pageId)}/apply`, { ...plan.body, expectVersion: r.templateVersionId });
       const job = await waitForJob(started.id, progress.update);
       planned = null;
       if (!job.replay) {

@@ -132,7 +132,9 @@ export async function render(root, ctx) {
     const progress = progressView();
     replace(out, h('h3', {}, `Applying every page to ${plan.deviceId}`), progress.el);
     try {
-      const started = await api('POST', `/v1/devices/${seg(plan.deviceId)}/apply`, plan.body);
+      // Each page's confirmed version goes with the write: 409 version_changed, nothing written, if any moved on.
+      const expectVersions = Object.fromEntries(plan.all.pages.filter((p) => p.versionId).map((p) => [p.pageId, p.versionId]));
+      const started = await api('POST', `/v1/devices/${seg(plan.deviceId)}/apply`, { ...plan.body, expectVersions });
       const job = await waitForJob(started.id, progress.update);
       planned = null;
       const all = job.applyAll;

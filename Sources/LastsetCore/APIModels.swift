@@ -150,11 +150,15 @@ public struct ApplyRequest: Codable, Sendable, Hashable {
     public var version: TemplateVersionRef?
     public var dryRun: Bool?
     public var onError: OnError?
+    /// The version id the operator confirmed (the dry run's `templateVersionId`): 409 `version_changed` when the
+    /// request resolves to another (`VersionPin`).
+    public var expectVersion: String?
 
     public init(
         device: String? = nil, endpoint: String? = nil, unit: Int? = nil, version: TemplateVersionRef? = nil, dryRun: Bool? = nil,
-        onError: OnError? = nil
+        onError: OnError? = nil, expectVersion: String? = nil
     ) {
+        self.expectVersion = expectVersion
         self.device = device
         self.endpoint = endpoint
         self.unit = unit

@@ -80,10 +80,11 @@ extension CaptureRequest {
 extension ApplyRequest {
     /// The keys of an apply body; `dryRun` decides whether frames are written, so it is exactly a boolean.
     public static let bodyShape = RequestBody.Shape(
-        keys: ["device", "endpoint", "unit", "version", "dryRun", "onError"], booleans: ["dryRun"])
+        keys: ["device", "endpoint", "unit", "version", "dryRun", "onError", "expectVersion"], booleans: ["dryRun"])
 }
 
 extension ApplyAllRequest {
     /// The keys of a whole-machine apply body; `dryRun` is exactly a boolean.
-    public static let bodyShape = RequestBody.Shape(keys: ["dryRun", "onError", "onPageFailure"], booleans: ["dryRun"])
+    public static let bodyShape = RequestBody.Shape(
+        keys: ["dryRun", "onError", "onPageFailure", "expectVersions"], booleans: ["dryRun"])
 }

@@ -96,6 +96,28 @@ extension APIRouter {
         }
         // Every page from the snapshot's generation (the checker guarantees a device's pages exist).
         let pages = device.pageIds.compactMap { snapshot.page($0) }
+        // Every page's latest template, loaded once before the job: what the job writes is what the pins below
+        // were checked against (a promote or sync after this point changes nothing this job does).
+        var loaded: [(page: CompiledPage, template: Result<Template, ArchiveError>)] = []
+        for page in pages {
+            do throws(ArchiveError) {
+                loaded.append((page, .success(try await engine.archive.load(pageId: page.id))))
+            } catch {
+                loaded.append((page, .failure(error)))
+            }
+        }
+        for (pageId, confirmed) in (body.expectVersions ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard device.has(page: pageId) else {
+                throw APIError.unprocessable(
+                    "page_not_on_device", "expectVersions names page \"\(pageId)\", which device \"\(device.id)\" does not have")
+            }
+            let resolved: String? =
+                if case .success(let t)? = loaded.first(where: { $0.page.id == pageId })?.template { t.versionId.id } else { nil }
+            if let refusal = VersionPin.refusal(pageId: pageId, confirmed: confirmed, resolved: resolved) {
+                throw APIError.conflict("version_changed", refusal)
+            }
+        }
+        let jobPages = loaded
         let options = ReplayOptions(dryRun: body.dryRun ?? false, onError: body.onError ?? .stop)
         let policy = body.onPageFailure ?? .stop
         let engine = self.engine
@@ -106,7 +128,7 @@ extension APIRouter {
             progress in
             var results: [PageApplyResult] = []
             var stoppedAt: String?
-            for (index, page) in pages.enumerated() {
+            for (index, (page, loadedTemplate)) in jobPages.enumerated() {
                 if stoppedAt != nil || Task.isCancelled {
                     results.append(
                         PageApplyResult(
@@ -117,7 +139,7 @@ extension APIRouter {
                 progress(JobProgress(phase: "page \(page.id)", done: index, total: pages.count))
                 let template: Template
                 do {
-                    template = try await engine.archive.load(pageId: page.id)
+                    template = try loadedTemplate.get()
                 } catch {
                     results.append(PageApplyResult(pageId: page.id, status: .noTemplate, error: "\(error)"))
                     if policy == .stop { stoppedAt = page.id }

@@ -628,6 +628,9 @@ final class APIRouter: Sendable {
         let fleetWarning = await fleet?.refreshBeforeReplay()
         // Loaded here, once: a missing or corrupt template is an immediate error, not a failed job.
         let template = try await archive { try await self.engine.archive.load(pageId: page.id, version: body.version) }
+        if let refusal = VersionPin.refusal(pageId: page.id, confirmed: body.expectVersion, resolved: template.versionId.id) {
+            throw APIError.conflict("version_changed", refusal)
+        }
         let options = ReplayOptions(dryRun: body.dryRun ?? false, onError: body.onError ?? .stop)
         let engine = self.engine
         let registry = self.registry

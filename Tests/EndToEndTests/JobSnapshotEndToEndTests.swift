@@ -93,4 +93,36 @@ final class JobSnapshotEndToEndTests: XCTestCase {
         XCTAssertEqual(audit.last?.endpoint, "tcp://localhost:\(b.port!)", "the audit keeps the spelling used")
         XCTAssertEqual(daemon.stop(), 0)
     }
+
+    /// Defect 5: the dry run showed (and the confirmation named) heating v1; the write sent no version, so whatever was
+    /// latest by then was written. A write carries the confirmed version; when the request resolves to another: 409
+    /// `version_changed` and not a frame — for one page and for the whole machine.
+    func testAWriteCarriesTheConfirmedVersionAndIsRefusedWhenTheLatestMovedOn() throws {
+        let a = try peer(DaemonEndToEndTests.reference)
+        let b = try peer(DaemonEndToEndTests.blank)
+        let daemon = try DaemonHarness(config: config(a: a.port!, b: b.port!, gateway: false))
+        XCTAssertEqual(try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#).status, 200)
+        let dry = try daemon.decode(
+            JobInfo.self, try daemon.api("POST", "/v1/pages/heating/apply?wait=1", #"{"device":"press-b","dryRun":true}"#))
+        XCTAssertEqual(dry.replay?.templateVersionId, "1")
+        // Between the confirmation and the write another version becomes the latest (press-a's mode changed).
+        try Mbpoll.writeHolding(port: a.port!, unit: 1, address: 100, values: [1])
+        XCTAssertEqual(try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#).status, 200)
+        let refused = try daemon.api("POST", "/v1/pages/heating/apply?wait=1", #"{"device":"press-b","expectVersion":"1"}"#)
+        XCTAssertEqual(refused.status, 409, refused.text)
+        XCTAssertTrue(refused.text.contains("version_changed") && refused.text.contains("v2"), refused.text)
+        let all = try daemon.api(
+            "POST", "/v1/devices/press-b/apply?wait=1", #"{"expectVersions":{"heating":"1"}}"#)
+        XCTAssertEqual(all.status, 409, all.text)
+        XCTAssertTrue(all.text.contains("version_changed"), all.text)
+        XCTAssertEqual(try b.writes().count, 0, "a frame went out for a version nobody confirmed")
+        // Confirmed what is written: it goes ahead.
+        let written = try daemon.api("POST", "/v1/pages/heating/apply?wait=1", #"{"device":"press-b","expectVersion":"2"}"#)
+        XCTAssertEqual(written.status, 200, written.text)
+        let report = try daemon.decode(JobInfo.self, written).replay
+        XCTAssertEqual(report?.status, .succeeded)
+        XCTAssertEqual(report?.templateVersionId, "2")
+        XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 100, count: 4), [1, UInt16(bitPattern: -150), 0xE240, 0x0001])
+        XCTAssertEqual(daemon.stop(), 0)
+    }
 }

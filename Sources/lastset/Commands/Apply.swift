@@ -11,6 +11,9 @@ struct Apply: Command {
             the target's current values without writing anything. --all (instead of PAGE) applies every page of a
             configured device in one job, in the order the config lists them, each with its latest template, identity
             check, steps and verification; it stops at the first page that does not succeed (--continue goes on).
+            --expect-version pins the write to the version a dry run showed (its templateVersionId: 5, or HOST-N in a
+            fleet; with --all, PAGE=ID,PAGE=ID for the pages given): when the request resolves to another version by
+            then (a capture, import, promote or fleet sync in between), nothing is written (version_changed).
             Exit status: 0 when every register verified (or the dry run was planned), 1 otherwise.
             """,
         arguments: [.init(name: "PAGE", help: "Page id, e.g. heating (not with --all)", isOptional: true)],
@@ -23,6 +26,7 @@ struct Apply: Command {
             .value("--on-error", "stop|continue|rollback", "After the first permanent failure (default: stop)"),
             .flag("--all", "Every page of the device given to --to, in config order, in one job"),
             .flag("--continue", "With --all: go on with the next page after one that does not succeed"),
+            .value("--expect-version", "ID|PAGE=ID,…", "Write only if the version is still the one confirmed (a dry run's)"),
         ])
 
     /// The page to replay ("" with --all).
@@ -41,6 +45,10 @@ struct Apply: Command {
     let version: TemplateVersionRef?
     /// `--on-error`.
     let onError: OnError?
+    /// `--expect-version` as given.
+    let expectVersion: String?
+    /// `--expect-version PAGE=ID,…` of `--all`, by page.
+    let expectVersions: [String: String]?
 
     /// Takes PAGE and the options; numbers and --on-error must parse.
     init(_ arguments: ParsedArguments) throws(UsageError) {
@@ -51,6 +59,8 @@ struct Apply: Command {
         unit = try arguments.integer("--unit", in: 1...247)
         dryRun = arguments.flag("--dry-run")
         version = try arguments.templateVersion("--version")
+        expectVersion = arguments.value("--expect-version")
+        expectVersions = all ? try Self.pins(expectVersion) : nil
         if let text = arguments.value("--on-error") {
             guard let parsed = OnError(rawValue: text) else {
                 throw UsageError("--on-error must be stop, continue or rollback (got \"\(text)\")", command: Self.spec)
@@ -78,6 +88,7 @@ struct Apply: Command {
             if version != nil {
                 throw UsageError("--version names one page's version; --all applies each page's latest", command: Self.spec)
             }
+
             _ = try ArgumentCheck.deviceId(target, option: "--to", Self.spec)
             if let unit {
                 throw UsageError("--unit \(unit) applies only to an endpoint", command: Self.spec)
@@ -107,7 +118,22 @@ struct Apply: Command {
     var request: ApplyRequest {
         ApplyRequest(
             device: targetIsEndpoint ? nil : target, endpoint: targetIsEndpoint ? target : nil, unit: unit, version: version,
-            dryRun: dryRun ? true : nil, onError: onError)
+            dryRun: dryRun ? true : nil, onError: onError, expectVersion: expectVersion)
+    }
+
+    /// `--expect-version PAGE=ID,PAGE=ID` of `--all`, by page.
+    static func pins(_ text: String?) throws(UsageError) -> [String: String]? {
+        guard let text else { return nil }
+        var out: [String: String] = [:]
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, out[String(parts[0])] == nil else {
+                throw UsageError(
+                    "--expect-version with --all takes PAGE=ID,PAGE=ID (each page once), got \"\(text)\"", command: spec)
+            }
+            out[String(parts[0])] = String(parts[1])
+        }
+        return out
     }
 
     /// Starts the replay, follows it and prints its report.
@@ -116,7 +142,8 @@ struct Apply: Command {
             return try JobRunner(context: context).run(
                 path: "/v1/devices/\(DaemonAPI.escape(target))/apply",
                 body: ApplyAllRequest(
-                    dryRun: dryRun ? true : nil, onError: onError, onPageFailure: continueAfterFailure ? .continue : nil))
+                    dryRun: dryRun ? true : nil, onError: onError, onPageFailure: continueAfterFailure ? .continue : nil,
+                    expectVersions: expectVersions))
         }
         return try JobRunner(context: context).run(path: "/v1/pages/\(DaemonAPI.escape(pageId))/apply", body: request)
     }
