@@ -22,4 +22,11 @@ public struct UnverifiedMark: Codable, Sendable, Hashable {
         self.job = job
         self.message = message
     }
+
+    /// Whether a dry run shows what the machine holds, so it may clear the mark: it was planned and read the
+    /// current value of every entry. A dry run refused before reading (an unreachable machine: 0 requests) or
+    /// one that could not read some registers says nothing about them (issue 19, defect 8).
+    public static func isClearedBy(dryRun report: ReplayReport) -> Bool {
+        report.status == .planned && report.registers.allSatisfy { $0.actualData != nil }
+    }
 }

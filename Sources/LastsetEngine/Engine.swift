@@ -151,7 +151,7 @@ public struct Engine: Sendable {
         if let error = await stateSaved {
             report.warnings.append("device state: \(error) (rebuilt from the audit log at the next start)")
         }
-        if options.dryRun {
+        if options.dryRun, UnverifiedMark.isClearedBy(dryRun: report) {
             do {
                 try await deviceState.clearUnverified(device: target.label, pageId: page.id)
             } catch {

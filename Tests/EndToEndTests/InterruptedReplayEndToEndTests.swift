@@ -87,6 +87,32 @@ final class InterruptedReplayEndToEndTests: XCTestCase {
 }
 
 extension InterruptedReplayEndToEndTests {
+    /// Issue 19, defect 8: a diff against an unreachable machine (0 requests) cleared the "may be partially
+    /// written" mark, and rollout then said `latest`. Only a dry run that read every entry clears it.
+    func testADryRunThatReadNothingKeepsTheInterruptedMark() throws {
+        let a = try peer(DaemonEndToEndTests.reference)
+        let b = try peer(DaemonEndToEndTests.blank, ["--delay-write", "110:3000"])
+        let first = try DaemonHarness(config: config(a: a.port!, b: b.port!))
+        XCTAssertEqual(try first.cli(["capture", "heating", "--from", "press-a"]).status, 0)
+        XCTAssertEqual(try first.api("POST", "/v1/pages/heating/apply", #"{"device": "press-b"}"#).status, 202)
+        let deadline = Date().addingTimeInterval(10)
+        while try b.writes().count < 2 && Date() < deadline { usleep(10_000) }
+        XCTAssertNotNil(first.stop(signal: SIGKILL), "killed")
+        defer { withExtendedLifetime(first) {} }
+        b.stop()  // press-b is now unreachable
+        let second = try DaemonHarness(config: config(a: a.port!, b: b.port!), dataDirectory: first.dataDir)
+        var device = try second.decode(DeviceStatus.self, try second.api("GET", "/v1/devices/press-b"))
+        XCTAssertEqual(device.unverified?.map(\.pageId), ["heating"])
+        let diff = try second.api("GET", "/v1/pages/heating/diff?device=press-b")
+        XCTAssertEqual(diff.status, 200, diff.text)
+        XCTAssertNotEqual(try second.decode(ReplayReport.self, diff).status, .planned)
+        device = try second.decode(DeviceStatus.self, try second.api("GET", "/v1/devices/press-b"))
+        XCTAssertEqual(device.unverified?.map(\.pageId), ["heating"], "a dry run that read nothing cleared the mark")
+        let rollout = try second.api("GET", "/v1/pages/heating/rollout")
+        XCTAssertTrue(rollout.text.contains("\"latest\":0") && rollout.text.contains("\"unverified\":1"), rollout.text)
+        XCTAssertEqual(second.stop(), 0)
+    }
+
     /// SIGTERM during a replay with `onError: rollback`: the replay stops at a clean point, the rollback
     /// runs to the end, and the audit record says per register what was written, restored and read
     /// back (mbpoll agrees).
