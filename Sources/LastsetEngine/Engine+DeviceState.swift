@@ -38,7 +38,12 @@ extension Engine {
                 // The values come from the archive: the audit record keeps decoded values, the template the bytes.
                 let ref = r.templateVersionId.flatMap(TemplateVersionRef.parse) ?? .number(version)
                 if let template = try? await archive.load(pageId: pageId, version: ref) {
-                    s.applied = AppliedTemplate(template: template, appliedAt: r.time, appliedBy: r.who, job: r.job)
+                    // Only the entries the replay wrote (a replay leaves out entries whose register left the page).
+                    let written = Set(r.registers.lazy.filter { $0.written != nil }.map(\.registerId))
+                    s.applied = AppliedTemplate(
+                        template: template,
+                        entries: template.entries.filter { written.contains($0.registerId) }.map(ExpectedValue.init),
+                        appliedAt: r.time, appliedBy: r.who, job: r.job)
                 } else {
                     s.applied = AppliedTemplate(
                         version: version, versionId: r.templateVersionId, pageHash: r.pageHash, appliedAt: r.time,

@@ -153,6 +153,51 @@ final class AdmissionEndToEndTests: XCTestCase {
         XCTAssertEqual(daemon.stop(), 0)
     }
 
+    /// A page that lost a register still replays the rest (the entry is left out, named in a warning, and no
+    /// frame touches its address), and the applied state — also when rebuilt from the audit log — holds only the
+    /// registers written, so polling says the page conforms.
+    func testAPageThatLostARegisterReplaysTheRestAndConformsAfterARebuild() throws {
+        let (a, b) = try presses()
+        let daemon = try DaemonHarness(config: Self.config(a: a.port!, b: b.port!, poll: "100ms"))
+        XCTAssertEqual(try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#).status, 200)
+        let without = Self.config(a: a.port!, b: b.port!, poll: "100ms").replacingOccurrences(
+            of: #"{ registerId: "heating.label", address: 110, type: "string(16)" },"#, with: "")
+        XCTAssertFalse(without.contains("heating.label"))
+        try without.write(to: daemon.configURL, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try daemon.cli(["reload"]).status, 0)
+        // The reload's READY=1, taken now so that the restart below waits for its own.
+        XCTAssertTrue(daemon.notify.wait(for: "READY=1", timeout: 5).found)
+        let replay = try XCTUnwrap(try job(daemon, #"{"device":"press-b"}"#).replay)
+        XCTAssertEqual(replay.status, .succeeded, replay.reason ?? "")
+        XCTAssertTrue(
+            replay.warnings.contains("left out, not written (no longer registers of page \"heating\"): heating.label"),
+            "\(replay.warnings)")
+        XCTAssertEqual(replay.registers.map(\.registerId), ["heating.mode", "heating.setpoint", "heating.energy"])
+        XCTAssertFalse(b.writeLines.isEmpty)
+        XCTAssertFalse(b.writeLines.contains { $0.contains("address=110") }, "\(b.writeLines)")
+        XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 110, count: 1), [0xFFFF])
+
+        func conformance() throws -> PageConformance {
+            let end = Date().addingTimeInterval(10)
+            var last: PageConformance?
+            while Date() < end {
+                let list = try daemon.decode([PageConformance].self, try daemon.api("GET", "/v1/conformance?page=heating"))
+                last = list.first { $0.device == "press-b" }
+                if let last, last.state != .unknown || last.reason?.contains("not read") == true { return last }
+                usleep(20_000)
+            }
+            throw TestSupportError("press-b was never judged; last: \(String(describing: last))")
+        }
+        XCTAssertEqual(try conformance().state, .conforms)
+        // The device state lost: rebuilt from the audit log at the next start, with only what was written.
+        XCTAssertEqual(daemon.stop(), 0)
+        try FileManager.default.removeItem(at: daemon.dataDir.appendingPathComponent("device-state"))
+        try daemon.restart()
+        let rebuilt = try conformance()
+        XCTAssertEqual(rebuilt.state, .conforms, rebuilt.reason ?? "")
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
     /// Defect 3: a template file edited to `"value": -150, "valueData": "0384"` (checksum recomputed) would show
     /// −15.0 °C everywhere while 90.0 °C is written. The import refuses it naming the register and both values;
     /// the same file already in the archive is refused by the replay before any frame.
