@@ -70,7 +70,7 @@ export function rollback(report, regs, id = 'rollback') {
   return [
     h('h4', {}, 'Rollback'),
     h('p', { id }, rb.restored ? badge('verified') : badge('failed'), rb.restored ? ' every touched register was restored and read back' : ' the target could not be fully restored'),
-    table(['Register', 'Restored to', 'Read back', ''], rb.registers.map((r) => h('tr', {}, h('td', {}, r.registerId), h('td.value', {}, valueNode(r.expected, regs.get(r.registerId))), h('td.value', {}, valueNode(r.actual, regs.get(r.registerId))), h('td', {}, badge(r.matches ? 'verified' : 'mismatch'), r.message ? ` ${r.message}` : '')))),
+    table(['Register', 'Restored to', 'Read back', ''], rb.registers.map((r) => h('tr', {}, h('td', {}, r.registerId), h('td.value', {}, valueNode(r.expected, regs.get(r.registerId), null, r.expectedUnset)), h('td.value', {}, r.actual === undefined ? '—' : valueNode(r.actual, regs.get(r.registerId), null, r.actualUnset)), h('td', {}, badge(r.status), r.message ? ` ${r.message}` : '')))),
   ];
 }
 

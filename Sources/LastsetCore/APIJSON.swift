@@ -101,6 +101,9 @@ extension RegisterResult {
         w.beginObject()
         w.optional("actual", actual)
         w.optional("actualData", actualData)
+        if let actualUnset {
+            w.field("actualUnset", actualUnset)
+        }
         w.field("address", address)
         w.optional("before", before)
         if let beforeUnset {
@@ -109,6 +112,9 @@ extension RegisterResult {
         w.optional("exceptionCode", exceptionCode)
         w.field("expected", expected)
         w.field("expectedData", expectedData)
+        if let expectedUnset {
+            w.field("expectedUnset", expectedUnset)
+        }
         w.field("length", length)
         w.optional("message", message)
         w.field("registerId", registerId)

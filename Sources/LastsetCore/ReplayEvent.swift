@@ -133,7 +133,8 @@ public struct ReplayEvent: Codable, Sendable, Hashable {
         case write
         /// The write request's outcome (`request`, `answer`, `frames`, `exceptionCode`, `message`).
         case answer
-        /// The remaining writes were re-planned (`message`: why; `requests`: the new remainder).
+        /// The remaining writes were re-planned (`message`: why; `request`: the refused request it
+        /// supersedes; `requests`: the new remainder).
         case replan
         /// A verification window was read back (`checks`).
         case check

@@ -289,7 +289,9 @@ public struct ReplayLedger: Sendable {
                         if !l.exceptionCodes.isEmpty { l.exceptionCodes[i] = nil }
                         if !l.messages.isEmpty { l.messages[i] = nil }
                     }
-                } else {
+                } else if l.answers[i] != .noAnswer {
+                    // A frame that got no answer may have stored the words: a later refusal or a frame
+                    // not sent does not settle that doubt (only a read-back does).
                     l.answers[i] = answer
                     l.exceptionCodes[i] = event.exceptionCode
                     l.messages[i] = event.message
@@ -297,7 +299,18 @@ public struct ReplayLedger: Sendable {
             }
             acknowledgedRegisters += acknowledged
         case .replan:
-            break
+            // The refused request the re-plan supersedes (`request`): its words are planned again (FC06
+            // fallback, shorter writes), so its refusal is no longer its registers' fate — a register
+            // the replay then stops before writing again was never written.
+            guard let superseded = event.request else { return }
+            forEach(superseded.registerIds) { l, i in
+                guard l.answers[i] == .rejected else { return }
+                let acknowledged = l.acknowledgedWords[i] > 0
+                l.answers[i] = acknowledged ? .acknowledged : nil
+                l.sent[i] = acknowledged
+                if !l.exceptionCodes.isEmpty { l.exceptionCodes[i] = nil }
+                if !l.messages.isEmpty { l.messages[i] = nil }
+            }
         case .check:
             for c in event.checks ?? [] {
                 if let i = lookup(c.registerId, first: true) {
@@ -437,13 +450,15 @@ public struct ReplayLedger: Sendable {
     /// Register `i`'s status as the report gives it.
     public func status(at i: Int, dryRun: Bool = false) -> RegisterStatus { Self.status(facts(i, dryRun: dryRun)) }
 
-    /// True when a frame that may have stored some of the register's words was sent.
+    /// True when a frame that may have stored some of the register's words was sent: some words
+    /// acknowledged, or a frame in doubt (sent without an answer, or journaled and never answered). A
+    /// refused frame changed nothing (the device answered an exception instead of storing).
     public func touched(_ f: Fate) -> Bool {
         Self.touched(answer: f.answer, sent: f.sent, wordsAcknowledged: f.wordsAcknowledged)
     }
 
     private static func touched(answer: WriteAnswer?, sent: Bool, wordsAcknowledged: Int) -> Bool {
-        wordsAcknowledged > 0 || answer == .noAnswer || answer == .rejected || (sent && answer == nil)
+        wordsAcknowledged > 0 || answer == .noAnswer || (sent && answer == nil)
     }
 
     private func touched(_ i: Int) -> Bool {
@@ -589,8 +604,12 @@ public struct ReplayLedger: Sendable {
         }
     }
 
-    /// The rollback's lines (every touched register), when a rollback ran.
-    public func rollbackResults(decode: (String, [UInt16]) -> RegisterValue) -> RollbackResult? {
+    /// The rollback's lines (every touched register), when a rollback ran; `unset(id, words)` (when
+    /// given) says whether words are the register's "not set" value (the line then says so of its
+    /// `before`, `expected` — the value restored — and `actual`).
+    public func rollbackResults(
+        decode: (String, [UInt16]) -> RegisterValue, unset: ((String, [UInt16]) -> Bool)? = nil
+    ) -> RollbackResult? {
         guard rolledBack else { return nil }
         var lines: [RegisterResult] = []
         for i in touchedIndices {
@@ -615,11 +634,17 @@ public struct ReplayLedger: Sendable {
                 }
             }
             let before = f.before ?? .bytes([UInt8](hexString: want) ?? [])
-            lines.append(
-                RegisterResult(
-                    registerId: f.registerId, address: f.address, length: f.length, status: status, expected: before,
-                    expectedData: want, actual: gotWords.map { decode(f.registerId, $0) }, actualData: got, before: f.before,
-                    exceptionCode: nil, message: message))
+            var line = RegisterResult(
+                registerId: f.registerId, address: f.address, length: f.length, status: status, expected: before,
+                expectedData: want, actual: gotWords.map { decode(f.registerId, $0) }, actualData: got, before: f.before,
+                exceptionCode: nil, message: message)
+            if let unset {
+                let wantUnset = [UInt16](valueDataHex: want).map { unset(f.registerId, $0) }
+                line.beforeUnset = f.before == nil ? nil : wantUnset
+                line.expectedUnset = wantUnset
+                line.actualUnset = gotWords.map { unset(f.registerId, $0) }
+            }
+            lines.append(line)
         }
         return RollbackResult(restored: lines.allSatisfy { $0.status == .verified }, registers: lines)
     }

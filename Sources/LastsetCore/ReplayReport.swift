@@ -63,13 +63,17 @@ public struct RegisterResult: Codable, Sendable, Hashable {
     public var before: RegisterValue?
     /// True when the value before was the register's "not set" default.
     public var beforeUnset: Bool?
+    /// True when `expected` is the "not set" default (a rollback line: the value restored).
+    public var expectedUnset: Bool?
+    /// True when `actual` is the "not set" default (set on rollback lines).
+    public var actualUnset: Bool?
     public var exceptionCode: Int?
     public var message: String?
 
     public init(
         registerId: String, address: Int, length: Int, status: RegisterStatus, expected: RegisterValue, expectedData: String,
         actual: RegisterValue? = nil, actualData: String? = nil, before: RegisterValue? = nil, beforeUnset: Bool? = nil,
-        exceptionCode: Int? = nil, message: String? = nil
+        expectedUnset: Bool? = nil, actualUnset: Bool? = nil, exceptionCode: Int? = nil, message: String? = nil
     ) {
         self.registerId = registerId
         self.address = address
@@ -81,6 +85,8 @@ public struct RegisterResult: Codable, Sendable, Hashable {
         self.actualData = actualData
         self.before = before
         self.beforeUnset = beforeUnset
+        self.expectedUnset = expectedUnset
+        self.actualUnset = actualUnset
         self.exceptionCode = exceptionCode
         self.message = message
     }
@@ -149,7 +155,7 @@ public enum ReplayStatus: String, Codable, Sendable, Hashable {
 public struct RollbackResult: Codable, Sendable, Hashable {
     /// True when every touched register was restored and verified.
     public var restored: Bool
-    /// Per register touched (written, in doubt or refused): expected = the snapshot value restored,
+    /// Per register a frame may have changed (acknowledged or in doubt): expected = the snapshot value restored,
     /// actual = what was read back afterwards.
     public var registers: [RegisterResult]
 

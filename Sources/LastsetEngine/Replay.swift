@@ -212,9 +212,11 @@ public struct Replay {
         report.registers = ledger.results(
             dryRun: dry, decodeWords: { RegisterCodec.decode($1, layout: layouts[positions[$0]]) },
             beforeUnset: { unsets[positions[$0]].matches($1) })
-        report.rollback = ledger.rollbackResults { id, words in
-            RegisterCodec.decode(words, as: page.registers[pagePosition(of: id)].definition)
-        }
+        // Every ledger register is an entry, and every entry a register of the page (checkTemplate).
+        let compiled = page
+        report.rollback = ledger.rollbackResults(
+            decode: { id, words in RegisterCodec.decode(words, as: compiled.registers[compiled.position(of: id)!].definition) },
+            unset: { id, words in unsets[compiled.position(of: id)!].matches(words) })
         if rolledBackAfterAfterWrite, let rollback = report.rollback {
             report.reason =
                 (report.reason.map { $0 + "; " } ?? "")
@@ -239,10 +241,6 @@ public struct Replay {
         if journalBroken { report.warnings.append("the journal could not be written to the end; writes stopped") }
         record(ReplayEvent(.end, message: report.reason, status: report.status))
     }
-
-    /// The page position of an entry's register (every ledger register is an entry, and every entry a
-    /// register of the page: checkTemplate).
-    private func pagePosition(of registerId: String) -> Int { page.position(of: registerId)! }
 
     // MARK: checks before any write
 
@@ -632,7 +630,7 @@ public struct Replay {
             plan.replan(from: k, limits: limits)
             record(
                 ReplayEvent(
-                    .replan, requests: plan.writes[k...].map(JournalRequest.init),
+                    .replan, request: JournalRequest(request), requests: plan.writes[k...].map(JournalRequest.init),
                     message: limits.writeFunction == .fc06 ? "FC06 fallback" : "max \(limits.maxWriteRegisters) per write"))
             windows = plan.windows(from: k, pending: openReads.sorted())
             w = 0
@@ -745,8 +743,9 @@ public struct Replay {
 
     // MARK: rollback
 
-    /// Restores every register the replay touched (written, in doubt, refused) to its snapshot value,
-    /// then verifies, even when shutdown was requested (a rollback must finish).
+    /// Restores every register a frame of this replay may have changed (acknowledged or in doubt; a
+    /// refused frame stored nothing) to its snapshot value, then verifies, even when shutdown was
+    /// requested (a rollback must finish).
     private mutating func rollBack() async {
         let touched = ledger.touchedIndices.map { ledger.fate(at: $0) }
         guard !touched.isEmpty else { return }

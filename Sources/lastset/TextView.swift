@@ -321,8 +321,8 @@ enum TextView {
                     result.beforeUnset == true
                         ? "(not set)" : shown(result.before ?? (planned ? result.actual : nil), result.registerId))
             }
-            row.append(shown(result.expected, result.registerId))
-            if !planned { row.append(value(result.actual, result.registerId)) }
+            row.append(result.expectedUnset == true ? "(not set)" : shown(result.expected, result.registerId))
+            if !planned { row.append(result.actualUnset == true ? "(not set)" : value(result.actual, result.registerId)) }
             if hasNote {
                 let parts = [result.exceptionCode.map { "exception \($0)" }, result.message].compactMap { $0 }
                 row.append(parts.isEmpty ? "-" : parts.joined(separator: ": "))

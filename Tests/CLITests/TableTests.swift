@@ -59,6 +59,35 @@ final class TableTests: XCTestCase {
             ])
     }
 
+    /// The rollback's table shows a "not set" value as `(not set)`, not decoded (an s16 0x7FFF with
+    /// scale 0.1 would read 3276.7 °C, a blank string replacement characters).
+    func testRollbackTableShowsNotSetValuesAsNotSet() {
+        var report = Fixtures.replayRolledBack
+        report.rollback = RollbackResult(
+            restored: false,
+            registers: [
+                RegisterResult(
+                    registerId: "heating.setpoint", address: 101, length: 1, status: .mismatch, expected: .signed(32767),
+                    expectedData: "7FFF", actual: .signed(50), actualData: "0032", before: .signed(32767), beforeUnset: true,
+                    expectedUnset: true, actualUnset: false, message: "restored value did not verify"),
+                RegisterResult(
+                    registerId: "heating.label", address: 110, length: 1, status: .verified, expected: .text("\u{FFFD}\u{FFFD}"),
+                    expectedData: "FFFF", actual: .text("\u{FFFD}\u{FFFD}"), actualData: "FFFF",
+                    before: .text("\u{FFFD}\u{FFFD}"),
+                    beforeUnset: true, expectedUnset: true, actualUnset: true),
+            ])
+        let lines = TextView.replay(report)
+        XCTAssertEqual(
+            Array(lines.suffix(5)),
+            [
+                "rollback: NOT restored; the target's values now:",
+                "REGISTER          ADDRESS  STATUS    BEFORE     EXPECTED   ACTUAL     NOTE",
+                "heating.setpoint      101  mismatch  (not set)  (not set)  50         restored value did not verify",
+                "heating.label         110  verified  (not set)  (not set)  (not set)  -",
+                "requests 11, write frames 6",
+            ])
+    }
+
     func testRollbackThatFailedListsTheTargetsValues() {
         var report = Fixtures.replayRolledBack
         report.rollback = RollbackResult(

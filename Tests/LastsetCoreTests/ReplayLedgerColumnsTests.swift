@@ -59,7 +59,8 @@ final class ReplayLedgerColumnsTests: XCTestCase {
                 [
                     intent(), write(all), answer(.acknowledged, all),
                     check([("a", "0007"), ("b", "0000000A"), ("c", "00FF"), ("d", "41424344454647FF"), ("e", "FFFF")]),
-                    check([("a", "0007"), ("b", "0000000A"), ("c", "00FF"), ("d", "41424344454647FF"), ("e", "FFFF")], final: true),
+                    check(
+                        [("a", "0007"), ("b", "0000000A"), ("c", "00FF"), ("d", "41424344454647FF"), ("e", "FFFF")], final: true),
                     ReplayEvent(.end, status: .succeeded),
                 ]
             ),
@@ -74,12 +75,14 @@ final class ReplayLedgerColumnsTests: XCTestCase {
             (
                 "doubt, refusal, FC06 fallback",
                 [
-                    intent(), write(ab), answer(.noAnswer, ab, frames: 3, message: "timeout"), check([("a", "0007"), ("b", "00000001")]),
+                    intent(), write(ab), answer(.noAnswer, ab, frames: 3, message: "timeout"),
+                    check([("a", "0007"), ("b", "00000001")]),
                     write(cde), answer(.rejected, cde, code: 1, message: "illegal function"),
-                    ReplayEvent(.replan, requests: [req(["c"], 13, 1, .fc06)], message: "FC06 fallback"),
+                    ReplayEvent(.replan, request: cde, requests: [req(["c"], 13, 1, .fc06)], message: "FC06 fallback"),
                     write(req(["c"], 13, 1, .fc06)), answer(.acknowledged, req(["c"], 13, 1, .fc06)),
                     write(req(["d"], 14, 1, .fc06)), answer(.acknowledged, req(["d"], 14, 1, .fc06)),
-                    write(req(["d"], 15, 1, .fc06)), answer(.notSent, req(["d"], 15, 1, .fc06), frames: 0, message: "no connection"),
+                    write(req(["d"], 15, 1, .fc06)),
+                    answer(.notSent, req(["d"], 15, 1, .fc06), frames: 0, message: "no connection"),
                     check([("c", "00FF"), ("d", "4142434445464700")]),
                     ReplayEvent(.end, status: .failed),
                 ]
@@ -89,7 +92,9 @@ final class ReplayLedgerColumnsTests: XCTestCase {
                 [
                     intent(onError: .rollback), write(all), answer(.acknowledged, all),
                     check([("a", "0007"), ("b", "0000000A"), ("c", "00FF"), ("d", "41424344454647FF"), ("e", "FFFF")]),
-                    check([("a", "0009"), ("b", "0000000A"), ("c", "00FF"), ("d", nil), ("e", "FFFF")], final: true, message: "gone"),
+                    check(
+                        [("a", "0009"), ("b", "0000000A"), ("c", "00FF"), ("d", nil), ("e", "FFFF")], final: true, message: "gone"
+                    ),
                     ReplayEvent(.restore, request: ab, answer: .acknowledged, frames: 1),
                     ReplayEvent(.restore, request: cde, answer: .noAnswer, frames: 2, message: "timeout"),
                     ReplayEvent(.restore, request: cde, answer: .acknowledged, frames: 1),
@@ -107,7 +112,8 @@ final class ReplayLedgerColumnsTests: XCTestCase {
                 "ids out of order, repeated and unknown",
                 [
                     intent(), write(cde), answer(.acknowledged, cde), write(req(["zz", "a"], 10, 1)),
-                    answer(.acknowledged, req(["zz", "a"], 10, 1)), check([("e", "FFFF"), ("c", "00FF"), ("zz", "0001"), ("a", "0007")]),
+                    answer(.acknowledged, req(["zz", "a"], 10, 1)),
+                    check([("e", "FFFF"), ("c", "00FF"), ("zz", "0001"), ("a", "0007")]),
                     check([("a", "0007"), ("a", "0008")], final: true),
                 ]
             ),
@@ -115,14 +121,21 @@ final class ReplayLedgerColumnsTests: XCTestCase {
                 "registered again",
                 [
                     intent(), write(all), answer(.acknowledged, all), check([("a", "0007")]),
-                    intent(registers.map { var r = $0; r.expectedData = "0001"; return r }),
+                    intent(
+                        registers.map {
+                            var r = $0
+                            r.expectedData = "0001"
+                            return r
+                        }),
                     write(ab), answer(.acknowledged, ab), check([("a", "0001")]),
                 ]
             ),
             (
                 "other registers",
-                [intent(), write(all), answer(.acknowledged, all), intent([reg("x", 1, 1, "0001"), reg("x", 2, 1, "0002")]),
-                 write(req(["x"], 1, 1)), answer(.acknowledged, req(["x"], 1, 1)), check([("x", "0001")])]
+                [
+                    intent(), write(all), answer(.acknowledged, all), intent([reg("x", 1, 1, "0001"), reg("x", 2, 1, "0002")]),
+                    write(req(["x"], 1, 1)), answer(.acknowledged, req(["x"], 1, 1)), check([("x", "0001")]),
+                ]
             ),
         ]
     }()
@@ -130,7 +143,9 @@ final class ReplayLedgerColumnsTests: XCTestCase {
     private let decodeWords: (Int, UnsafeBufferPointer<UInt16>) -> RegisterValue = { i, w in
         .unsigned(UInt64(i) << 48 | UInt64(w.reduce(0) { $0 &* 31 &+ UInt64($1) }))
     }
-    private let decode: (String, [UInt16]) -> RegisterValue = { id, w in .text(id + ":" + w.map(String.init).joined(separator: ",")) }
+    private let decode: (String, [UInt16]) -> RegisterValue = { id, w in
+        .text(id + ":" + w.map(String.init).joined(separator: ","))
+    }
 
     func testColumnsAgreeWithTheStructPerRegisterLedger() {
         for (name, events) in Self.sequences {
@@ -173,11 +188,13 @@ final class ReplayLedgerColumnsTests: XCTestCase {
                 }
             }
             XCTAssertEqual(new.rollbackResults(decode: decode), old.rollbackResults(decode: decode), name)
-            XCTAssertEqual(new.intentRegisters, old.fates.map {
-                IntentRegister(
-                    registerId: $0.registerId, address: $0.address, length: $0.length, expected: $0.expected,
-                    expectedData: $0.expectedData, before: $0.before, beforeData: $0.beforeData)
-            }, name)
+            XCTAssertEqual(
+                new.intentRegisters,
+                old.fates.map {
+                    IntentRegister(
+                        registerId: $0.registerId, address: $0.address, length: $0.length, expected: $0.expected,
+                        expectedData: $0.expectedData, before: $0.before, beforeData: $0.beforeData)
+                }, name)
         }
     }
 
@@ -191,7 +208,9 @@ final class ReplayLedgerColumnsTests: XCTestCase {
             return r
         }
         func words(_ hex: String?) -> [UInt16]? { hex.flatMap { [UInt16](valueDataHex: $0) } }
-        let checks: [(String, String?)] = [("a", "0007"), ("b", "00000001"), ("c", nil), ("d", "41424344454647FF"), ("e", "FFFF")]
+        let checks: [(String, String?)] = [
+            ("a", "0007"), ("b", "00000001"), ("c", nil), ("d", "41424344454647FF"), ("e", "FFFF"),
+        ]
         let finals: [(String, String?)] = [("a", "0009"), ("b", "00000001"), ("c", "00FF"), ("d", nil), ("e", "FFFF")]
         let all = Self.req(["a", "b", "c", "d", "e"], 10, 9)
 

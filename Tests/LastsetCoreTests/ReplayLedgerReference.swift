@@ -92,7 +92,6 @@ struct ReferenceLedger: Sendable {
         return position[registerId]
     }
 
-
     /// Applies one transition.
     mutating func record(_ event: ReplayEvent) {
         events.append(event)
@@ -128,7 +127,7 @@ struct ReferenceLedger: Sendable {
                             f.exceptionCode = nil
                             f.message = nil
                         }
-                    } else {
+                    } else if f.answer != .noAnswer {
                         f.answer = answer
                         f.exceptionCode = event.exceptionCode
                         f.message = event.message
@@ -136,7 +135,15 @@ struct ReferenceLedger: Sendable {
                 }
             }
         case .replan:
-            break
+            for id in event.request?.registerIds ?? [] {
+                update(id) { f in
+                    guard f.answer == .rejected else { return }
+                    f.answer = f.wordsAcknowledged > 0 ? .acknowledged : nil
+                    f.sent = f.wordsAcknowledged > 0
+                    f.exceptionCode = nil
+                    f.message = nil
+                }
+            }
         case .check:
             for c in event.checks ?? [] { update(c.registerId) { $0.check = c } }
         case .finalCheck:
@@ -214,7 +221,9 @@ struct ReferenceLedger: Sendable {
             return .inDoubt
         case .acknowledged?, nil:
             guard p.pointee.wordsAcknowledged >= p.pointee.length || answer == nil else { return .unverified }
-            guard p.pointee.check != nil, p.pointee.check?.data != nil else { return sent && answer == nil ? .inDoubt : .unverified }
+            guard p.pointee.check != nil, p.pointee.check?.data != nil else {
+                return sent && answer == nil ? .inDoubt : .unverified
+            }
             guard readOK else { return .mismatch }
             if let data = p.pointee.finalCheck?.data, data != p.pointee.expectedData { return .changedLater }
             return .verified
@@ -223,7 +232,7 @@ struct ReferenceLedger: Sendable {
 
     private static func touched(_ p: UnsafePointer<Fate>) -> Bool {
         let answer = p.pointee.answer
-        return p.pointee.wordsAcknowledged > 0 || answer == .noAnswer || answer == .rejected || (p.pointee.sent && answer == nil)
+        return p.pointee.wordsAcknowledged > 0 || answer == .noAnswer || (p.pointee.sent && answer == nil)
     }
 
     /// The last register (page order) whose whole write the device acknowledged.

@@ -94,7 +94,9 @@ final class ReplayLedgerTests: XCTestCase {
         ledger.register([reg("a", 1), reg("b", 2), reg("c", 3)])
         ledger.record(ack(["c"], 3))
         ledger.record(ack(["a", "b"], 1))
-        ledger.record(ReplayEvent(.check, checks: [JournalCheck(registerId: "b", data: "0001"), JournalCheck(registerId: "a", data: "0002")]))
+        ledger.record(
+            ReplayEvent(
+                .check, checks: [JournalCheck(registerId: "b", data: "0001"), JournalCheck(registerId: "a", data: "0002")]))
         ledger.record(ReplayEvent(.check, checks: [JournalCheck(registerId: "c", data: "0001")]))
         XCTAssertEqual(ledger.statuses(), [.mismatch, .verified, .verified])
         XCTAssertEqual(ledger.fates.map { ledger.status(of: $0) }, ledger.statuses())
@@ -147,7 +149,9 @@ final class ReplayLedgerTests: XCTestCase {
             ([intent()], true), ([intent(), w, answer(.acknowledged), check("00000007"), check("00000008", final: true)], false),
         ] {
             let ledger = ReplayLedger(events: events)
-            let decode: (UnsafeBufferPointer<UInt16>) -> RegisterValue = { .unsigned(UInt64($0.reduce(0) { $0 << 16 | UInt64($1) })) }
+            let decode: (UnsafeBufferPointer<UInt16>) -> RegisterValue = {
+                .unsigned(UInt64($0.reduce(0) { $0 << 16 | UInt64($1) }))
+            }
             let lines = ledger.results(dryRun: dry, decodeWords: { decode($1) }, beforeUnset: { $1.elementsEqual([0, 1]) })
             var one = ledger.result(of: ledger.fates[0], dryRun: dry, decodeWords: decode)
             XCTAssertNil(one.beforeUnset)
@@ -161,12 +165,23 @@ final class ReplayLedgerTests: XCTestCase {
     /// (values the report line decoded already are reused, so each case checks both paths).
     func testAuditValuesFromCheckAndFinalPass() {
         let w = ReplayEvent(.write, request: request())
-        let decode: (String, [UInt16]) -> RegisterValue = { _, words in .unsigned(UInt64(words.reduce(0) { $0 << 16 | UInt64($1) })) }
+        let decode: (String, [UInt16]) -> RegisterValue = { _, words in
+            .unsigned(UInt64(words.reduce(0) { $0 << 16 | UInt64($1) }))
+        }
         let table: [(events: [ReplayEvent], readBack: RegisterValue?, after: RegisterValue?, line: UInt)] = [
             ([intent(), w, answer(.acknowledged), check("00000007")], .unsigned(7), .unsigned(7), #line),
-            ([intent(), w, answer(.acknowledged), check("00000007"), check("00000007", final: true)], .unsigned(7), .unsigned(7), #line),
-            ([intent(), w, answer(.acknowledged), check("00000007"), check("0000FFFF", final: true)], .unsigned(7), .unsigned(0xFFFF), #line),
-            ([intent(), w, answer(.acknowledged), check("00000005"), check("00000007", final: true)], .unsigned(5), .unsigned(7), #line),
+            (
+                [intent(), w, answer(.acknowledged), check("00000007"), check("00000007", final: true)], .unsigned(7),
+                .unsigned(7), #line
+            ),
+            (
+                [intent(), w, answer(.acknowledged), check("00000007"), check("0000FFFF", final: true)], .unsigned(7),
+                .unsigned(0xFFFF), #line
+            ),
+            (
+                [intent(), w, answer(.acknowledged), check("00000005"), check("00000007", final: true)], .unsigned(5),
+                .unsigned(7), #line
+            ),
             ([intent(), w, answer(.acknowledged), check(nil), check("00000003", final: true)], nil, .unsigned(3), #line),
             ([intent(), w, answer(.acknowledged)], nil, nil, #line),
         ]
@@ -202,5 +217,112 @@ final class ReplayLedgerTests: XCTestCase {
         XCTAssertEqual(ledger.fates, fresh.fates)
         XCTAssertEqual(ledger.index(of: "r"), 0)
         XCTAssertEqual(ledger.acknowledgedRegisters, 0)
+    }
+
+    /// A re-plan supersedes the refusal it re-plans (FC06 fallback after exception 01, shorter writes
+    /// after exception 03): a register the replay then stops before writing again was never written —
+    /// `notAttempted`, no `written` in the audit, not touched, so never in the rollback. Table: the
+    /// registers a, b, c (u16 at 20, 21, 22), the events after the intent, each one's status, whether it
+    /// is touched, and its audit `written`.
+    func testARePlanClearsTheRefusalItSupersedes() {
+        func reg(_ id: String, _ address: Int) -> IntentRegister {
+            IntentRegister(
+                registerId: id, address: address, length: 1, expected: .unsigned(5), expectedData: "0005", before: .unsigned(1),
+                beforeData: "0001")
+        }
+        let abc = JournalRequest(function: .fc16, address: 20, count: 3, registerIds: ["a", "b", "c"])
+        let bc = JournalRequest(function: .fc16, address: 21, count: 2, registerIds: ["b", "c"])
+        func one(_ id: String, _ address: Int, _ f: WriteRequest.Function = .fc06) -> JournalRequest {
+            JournalRequest(function: f, address: address, count: 1, registerIds: [id])
+        }
+        func ans(_ r: JournalRequest, _ a: WriteAnswer, code: Int? = nil) -> ReplayEvent {
+            ReplayEvent(.answer, request: r, answer: a, frames: 1, exceptionCode: code, message: code.map { "exception \($0)" })
+        }
+        func replan(_ superseded: JournalRequest, _ rest: [JournalRequest]) -> ReplayEvent {
+            ReplayEvent(.replan, request: superseded, requests: rest, message: "re-planned")
+        }
+        func check(_ pairs: [(String, String)]) -> ReplayEvent {
+            ReplayEvent(.check, checks: pairs.map { JournalCheck(registerId: $0.0, data: $0.1) })
+        }
+        let w = { (r: JournalRequest) in ReplayEvent(.write, request: r) }
+        let table:
+            [(name: String, events: [ReplayEvent], statuses: [RegisterStatus], touched: [Int], written: [Bool], line: UInt)] = [
+                (
+                    "FC16 refused (01), FC06 fallback writes a, a clamped: stop",
+                    [
+                        w(abc), ans(abc, .rejected, code: 1), replan(abc, [one("a", 20), one("b", 21), one("c", 22)]),
+                        w(one("a", 20)),
+                        ans(one("a", 20), .acknowledged), check([("a", "0004")]),
+                    ], [.mismatch, .notAttempted, .notAttempted], [0], [true, false, false], #line
+                ),
+                (
+                    "the same refusal without its re-plan journaled (killed before it): still refused, never touched",
+                    [w(abc), ans(abc, .rejected, code: 1)], [.rejected, .rejected, .rejected], [], [true, true, true], #line
+                ),
+                (
+                    "FC16 refused (03), shorter writes: a, then b+c refused again, re-planned, b alone rejected (03)",
+                    [
+                        w(abc), ans(abc, .rejected, code: 3), replan(abc, [one("a", 20, .fc16), bc]), w(one("a", 20, .fc16)),
+                        ans(one("a", 20, .fc16), .acknowledged), w(bc), ans(bc, .rejected, code: 3),
+                        replan(bc, [one("b", 21, .fc16), one("c", 22, .fc16)]), w(one("b", 21, .fc16)),
+                        ans(one("b", 21, .fc16), .rejected, code: 3), check([("a", "0005")]),
+                    ], [.verified, .rejected, .notAttempted], [0], [true, true, false], #line
+                ),
+                (
+                    "a frame in doubt, then a refusal of the same register: the doubt stays",
+                    [
+                        w(one("a", 20)), ans(one("a", 20), .noAnswer), w(one("a", 20)), ans(one("a", 20), .rejected, code: 4),
+                    ], [.inDoubt, .notAttempted, .notAttempted], [0], [true, false, false], #line
+                ),
+            ]
+        for c in table {
+            var ledger = ReplayLedger()
+            ledger.record(
+                ReplayEvent(
+                    .intent,
+                    intent: ReplayIntent(
+                        job: "j", time: Date(timeIntervalSince1970: 0), who: "uid:0", pageId: "p", deviceId: "d", device: "d",
+                        endpoint: "tcp://h:1", unit: 1, templateVersion: 1, pageHash: "h", identity: [], onError: .rollback,
+                        registers: [reg("a", 20), reg("b", 21), reg("c", 22)])))
+            for e in c.events { ledger.record(e) }
+            XCTAssertEqual(ledger.statuses(), c.statuses, c.name, line: c.line)
+            XCTAssertEqual(ledger.touchedIndices, c.touched, c.name, line: c.line)
+            let audit = ledger.auditRegisters { _, words in .unsigned(UInt64(words.first ?? 0)) }
+            XCTAssertEqual(audit.map { $0.written != nil }, c.written, c.name, line: c.line)
+            XCTAssertEqual(
+                audit.map(\.status), c.statuses.map(AuditRegisterStatus.init), c.name, line: c.line)
+            // The rejected line carries its code; a superseded refusal leaves none.
+            let lines = ledger.results(decodeWords: { _, w in .unsigned(UInt64(w.first ?? 0)) })
+            for (line, status) in zip(lines, c.statuses) where status != .rejected {
+                XCTAssertNil(line.exceptionCode, "\(c.name): \(line.registerId)", line: c.line)
+            }
+            // The rollback restores only what was touched.
+            ledger.record(
+                ReplayEvent(.restore, request: one("a", 20), answer: .acknowledged, frames: 1))
+            XCTAssertEqual(
+                ledger.rollbackResults { _, w in .unsigned(UInt64(w.first ?? 0)) }?.registers.map(\.registerId),
+                c.touched.map { ["a", "b", "c"][$0] }, c.name, line: c.line)
+        }
+    }
+
+    /// The rollback's lines say which values are the "not set" default (restored, read back, before).
+    func testRollbackLinesSayWhichValuesAreNotSet() {
+        let events: [ReplayEvent] = [
+            intent(), ReplayEvent(.write, request: request()), answer(.acknowledged), check("00000005"),
+            ReplayEvent(.restore, request: request(), answer: .acknowledged, frames: 1),
+            ReplayEvent(.restoreCheck, checks: [JournalCheck(registerId: "r", data: "00000001")]),
+        ]
+        let ledger = ReplayLedger(events: events)
+        let decode: (String, [UInt16]) -> RegisterValue = { _, w in .unsigned(UInt64(w.last ?? 0)) }
+        let plain = ledger.rollbackResults(decode: decode)?.registers.first
+        XCTAssertNil(plain?.expectedUnset)
+        XCTAssertNil(plain?.actualUnset)
+        let marked = ledger.rollbackResults(decode: decode, unset: { _, w in w == [0, 1] })?.registers.first
+        XCTAssertEqual(marked?.expectedUnset, true)
+        XCTAssertEqual(marked?.actualUnset, true)
+        XCTAssertEqual(marked?.beforeUnset, true)
+        let other = ledger.rollbackResults(decode: decode, unset: { _, w in w == [0xFFFF, 0xFFFF] })?.registers.first
+        XCTAssertEqual(other?.expectedUnset, false)
+        XCTAssertEqual(other?.actualUnset, false)
     }
 }

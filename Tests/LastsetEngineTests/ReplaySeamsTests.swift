@@ -149,4 +149,58 @@ final class ReplaySeamsTests: XCTestCase {
         XCTAssertEqual(record.rollback, .restored)
         XCTAssertEqual(record.registers.first { $0.registerId == "heating.mode" }?.after, .unsigned(0xFFFF))
     }
+
+    // MARK: defect 12
+
+    /// A 60-register page (r0… at 500) to a device that refuses FC16 and clamps r5 to 5.0 °C, read in
+    /// 10-register windows, `onError: rollback`: FC16 500+60 is refused, the FC06 fallback writes window
+    /// 1 (r0…r9) and finds the clamp. Only window 1 was written, so only window 1 is rolled back; r10…r59
+    /// were never written (`notAttempted`, no `written` in the audit). Before: r10…r59 `rejected`,
+    /// audited as written, and 50 FC06 restores to registers nobody asked to change.
+    func testARefusalSupersededByTheFallbackStaysOffRegistersNeverWritten() async throws {
+        let page = try await capture("long")
+        let b = try simulator(Self.blank, ["--refuse-fc16", "--clamp", "505:50"])
+        var limits = DeviceLimits()
+        limits.maxReadRegisters = 10
+        let report = await engine.apply(
+            page: page, template: try await engine.archive.load(pageId: "long"), to: target(b, id: "press-b", limits: limits),
+            options: ReplayOptions(onError: .rollback), who: "uid:0")
+        XCTAssertEqual(report.status, .failed)
+        XCTAssertTrue(report.fellBackToFC06)
+        let statuses = report.registers.map(\.status)
+        XCTAssertEqual(statuses[5], .mismatch)
+        XCTAssertEqual(Array(statuses[0..<5] + statuses[6..<10]), Array(repeating: .verified, count: 9))
+        XCTAssertEqual(Array(statuses[10...]), Array(repeating: .notAttempted, count: 50), "never written")
+        XCTAssertTrue(report.registers[10...].allSatisfy { $0.exceptionCode == nil })
+        XCTAssertEqual(report.rollback?.registers.map(\.registerId), (0..<10).map { "r\($0)" }, "only what was written")
+
+        // The device's side: the refused FC16, window 1 word by word, its restore — nothing else.
+        let wire = try writes(b)
+        XCTAssertEqual(
+            wire,
+            [
+                "WRITE fc=16 unit=1 address=500 count=60 values=" + (0..<60).map { String(100 + $0) }.joined(separator: ",")
+                    + " exception=01"
+            ]
+                + (0..<10).map { "WRITE fc=6 unit=1 address=\(500 + $0) count=1 values=\(100 + $0)" }
+                + (0..<10).map { "WRITE fc=6 unit=1 address=\(500 + $0) count=1 values=32767" })
+        // r5 cannot be restored past its clamp: the rollback says so, with "not set" values marked.
+        XCTAssertEqual(report.rollback?.restored, false)
+        let r5 = try XCTUnwrap(report.rollback?.registers.first { $0.registerId == "r5" })
+        XCTAssertEqual(r5.status, .mismatch)
+        XCTAssertEqual(r5.expectedUnset, true, "restored to the \"not set\" value")
+        XCTAssertEqual(r5.actualUnset, false, "holds 5.0 °C")
+        let r0 = try XCTUnwrap(report.rollback?.registers.first)
+        XCTAssertEqual(r0.expectedUnset, true)
+        XCTAssertEqual(r0.actualUnset, true)
+        XCTAssertEqual(
+            try Mbpoll.readHolding(port: b.port!, unit: 1, address: 500, count: 10),
+            [32767, 32767, 32767, 32767, 32767, 50, 32767, 32767, 32767, 32767])
+
+        let records = await engine.audit.read().records
+        let record = try XCTUnwrap(records.last)
+        XCTAssertEqual(record.registers.filter { $0.written != nil }.map(\.registerId), (0..<10).map { "r\($0)" })
+        XCTAssertEqual(record.registers.filter { $0.rollback != nil }.count, 10)
+        XCTAssertTrue(record.registers[10...].allSatisfy { $0.status == .notAttempted })
+    }
 }
