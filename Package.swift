@@ -13,13 +13,16 @@ let package = Package(
         .systemLibrary(name: "CModbus", pkgConfig: "libmodbus", providers: [.apt(["libmodbus-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
         // Pure logic: no I/O; its one C library is nettle, for SHA-256 (a pure function).
         .target(name: "LastsetCore", dependencies: ["CNettle"]),
         // Modbus client and slave over libmodbus; the only importer of CModbus.
         .target(name: "ModbusLink", dependencies: ["CModbus", "LastsetCore"]),
-        // Capture, archive, replay, audit.
-        .target(name: "LastsetEngine", dependencies: ["LastsetCore", "ModbusLink"]),
+        // The SQLite database owner (one group-committing writer, reader connections); the only importer of CSQLite.
+        .target(name: "LastsetStore", dependencies: ["CSQLite"]),
+        // Capture, archive, replay, audit; its records live in the data directory's database (LastsetStore).
+        .target(name: "LastsetEngine", dependencies: ["LastsetCore", "ModbusLink", "LastsetStore"]),
         // The fleet: templates and audit records shared through a git hub; the only module that runs git.
         .target(name: "LastsetFleet", dependencies: ["LastsetCore", "LastsetEngine", "ModbusLink"]),
         // HTTP server over libmicrohttpd; the only importer of CMicroHTTPD.
@@ -46,6 +49,9 @@ let package = Package(
         // Writes templates in a loop until killed: the crash-consistency test's victim.
         .executableTarget(
             name: "lastset-archive-stress", dependencies: ["LastsetEngine", "LastsetCore"], path: "Tests/ArchiveStress"),
+        // Runs scripted writes on a Database: the victim of the database tests' syscall traces and fault library.
+        .executableTarget(name: "crash-report-probe", dependencies: ["CrashReport"], path: "Tests/CrashReportProbe"),
+        .executableTarget(name: "lastset-store-probe", dependencies: ["LastsetStore"], path: "Tests/StoreProbe"),
 
         // Fuzz targets: one entry point per input format, driven by libFuzzer (make fuzz) and, on the seed
         // corpus Fuzz/corpus/<name>/, by FuzzCorpusTests in the normal suite.
@@ -55,9 +61,12 @@ let package = Package(
 
         .testTarget(name: "LastsetCoreTests", dependencies: ["LastsetCore"]),
         // Helpers shared by the test targets: peer processes, socat pty pairs, built binaries.
-        .target(name: "TestSupport", dependencies: ["LastsetCore"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["LastsetCore", "CrashReport"], path: "Tests/TestSupport"),
+        // The test process's crash report (signal, thread, symbolized frames), installed when it loads.
+        .target(name: "CrashReport", path: "Tests/CrashReport"),
         .testTarget(name: "ModbusLinkTests", dependencies: ["ModbusLink", "LastsetCore", "TestSupport"]),
         .testTarget(name: "LastsetFleetTests", dependencies: ["LastsetFleet", "LastsetEngine", "LastsetCore", "TestSupport"]),
+        .testTarget(name: "LastsetStoreTests", dependencies: ["LastsetStore", "TestSupport"]),
         .testTarget(name: "LastsetEngineTests", dependencies: ["LastsetEngine", "LastsetCore", "ModbusLink", "TestSupport"]),
         .testTarget(name: "LastsetHTTPTests", dependencies: ["LastsetHTTP", "LastsetService", "LastsetClient", "TestSupport"]),
         .testTarget(name: "LastsetServiceTests", dependencies: ["LastsetService", "LastsetCore"]),

@@ -104,7 +104,7 @@ sample() {  # RSS_KB FDS THREADS of the daemon
     echo "$rss $fds $threads"
 }
 
-printf '%6s %9s %5s %8s %8s %8s %9s\n' MINUTE RSS_MB FDS THREADS JOBS FAILED AUDIT_MB
+printf '%6s %9s %5s %8s %8s %8s %9s\n' MINUTE RSS_MB FDS THREADS JOBS FAILED DB_MB
 read -r rss fds threads < <(sample)
 printf '%6s %9.1f %5s %8s %8s %8s %9s\n' 0 "$(awk -v r="$rss" 'BEGIN{print r/1024}')" "$fds" "$threads" 0 0 0
 base_rss=""
@@ -121,7 +121,7 @@ for minute in $(seq "$minutes"); do
     read -r rss fds threads < <(sample)
     done_jobs="$(wc -l <"$work/jobs")"
     failed="$(wc -l <"$work/failures")"
-    audit="$(stat -c %s "$work/data/audit.jsonl" 2>/dev/null || echo 0)"
+    audit="$(($(stat -c %s "$work/data/lastset.db" 2>/dev/null || echo 0) + $(stat -c %s "$work/data/lastset.db-wal" 2>/dev/null || echo 0)))"
     printf '%6s %9.1f %5s %8s %8s %8s %9.1f\n' "$minute" "$(awk -v r="$rss" 'BEGIN{print r/1024}')" "$fds" "$threads" \
         "$done_jobs" "$failed" "$(awk -v a="$audit" 'BEGIN{print a/1048576}')"
     if ((minute == warmup)); then

@@ -52,8 +52,9 @@ struct Host {
     let fleet: Fleet
     init(_ name: String, dir: URL, hub: String) async throws {
         let data = dir.appendingPathComponent(name)
-        archive = try TemplateArchive(dataDirectory: data, historyLimit: versions, host: name)
-        let audit = try AuditLog(dataDirectory: data)
+        let database = try RecordStore.open(dataDirectory: data)
+        archive = try TemplateArchive(database: database, historyLimit: versions, host: name)
+        let audit = AuditLog(database: database)
         fleet = Fleet(
             settings: FleetSettings(FleetConfig(remote: hub, interval: "0s", host: name)), dataDirectory: data,
             archive: archive, audit: audit)
@@ -70,7 +71,8 @@ let hub = "file://" + hubPath.path
 let clock = ContinuousClock()
 
 // 1. Per capture.
-let plain = try TemplateArchive(dataDirectory: dir.appendingPathComponent("plain"), historyLimit: versions)
+let plain = try TemplateArchive(
+    database: RecordStore.open(dataDirectory: dir.appendingPathComponent("plain")), historyLimit: versions)
 var storeOnly: [Double] = []
 for i in 0..<200 {
     let t = template(page: "p\(i % 10)", value: i)
@@ -161,6 +163,7 @@ print(
     String(
         format: "| hub size / host B repository / host B archive | %.1f / %.1f / %.1f MB |", Double(du(hubPath)) / 1e6,
         Double(du(dir.appendingPathComponent("line-b/fleet"))) / 1e6,
-        Double(du(dir.appendingPathComponent("line-b/templates"))) / 1e6))
+        Double(du(dir.appendingPathComponent("line-b/lastset.db")) + du(dir.appendingPathComponent("line-b/lastset.db-wal")))
+            / 1e6))
 print("| versions listed on B (of \(pages * versions)) | \(listed) |")
 _ = idle

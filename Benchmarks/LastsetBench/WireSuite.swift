@@ -85,7 +85,7 @@ extension Bench {
             _ = try await run("lastset-engine", "capture", s, engine: engine, daemon: daemon, c: c, py: py)
             let template = try await engine.archive.load(pageId: s.page.id)
             slots[i].template = template
-            slots[i].templateBytes = try templateFileBytes(page: s.page.id)
+            slots[i].templateBytes = try await templateFileBytes(page: s.page.id, engine: engine)
             for impl in selected where impl != "per-register" {
                 for op in ["capture", "replay"] where op == "capture" || impl != "c-durable" {
                     _ = try await run(impl, op, slots[i], engine: engine, daemon: daemon, c: c, py: py)
@@ -176,20 +176,11 @@ extension Bench {
         return .seconds(t.tv_sec) + .nanoseconds(t.tv_nsec)
     }
 
-    /// Size of the newest template file the engine archived for `page`.
-    private func templateFileBytes(page: String) throws -> Int {
-        let directory = "\(temp)/engine-data/templates/\(page)"
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory)
-        let sizes = names.compactMap { name -> (Date, Int)? in
-            guard let a = try? FileManager.default.attributesOfItem(atPath: "\(directory)/\(name)"),
-                a[.type] as? FileAttributeType == .typeRegular, let size = a[.size] as? Int,
-                let date = a[.modificationDate] as? Date
-            else { return nil }
-            return (date, size)
-        }
-        guard let newest = sizes.max(by: { $0.0 < $1.0 }) else { throw BenchError("no template file of \(page) in \(directory)") }
+    /// Size of the newest template file the engine archived for `page` (as `export` writes it: the row's bytes).
+    private func templateFileBytes(page: String, engine: Engine) async throws -> Int {
+        let data = try await engine.archive.exportData(pageId: page)
         try FileManager.default.createDirectory(atPath: "\(temp)/c-durable", withIntermediateDirectories: true)
-        return newest.1
+        return data.count
     }
 
     /// Runs one operation with one implementation; returns the time and the requests it sent.

@@ -35,13 +35,15 @@ async function pagesTable(device, conformance, ctx) {
     const c = conformance.find((x) => x.device === device.id && x.pageId === pageId);
     const applied = (c && c.applied) || (device.applied && device.applied[pageId]);
     const unverified = (device.unverified || []).find((u) => u.pageId === pageId);
+    // A failed replay that changed registers left the page holding no version (reason "failed").
+    const partial = unverified && unverified.reason === 'failed';
     rows.push(
       h(
         'tr',
         { dataset: { page: pageId, state: c ? c.state : 'unknown' } },
         h('td', {}, pageId),
-        h('td', {}, applied ? [`v${applied.versionId}`, h('div.muted', {}, timeNode(applied.appliedAt), ` by ${applied.appliedBy}`)] : h('span.muted', {}, 'never applied')),
-        h('td', {}, unverified ? [badge('unverified'), h('div.muted', {}, unverified.message)] : conformanceNode(c, c && c.state === 'drifted' ? await ctx.registers(pageId) : null)),
+        h('td', {}, applied ? [`v${applied.versionId}`, h('div.muted', {}, timeNode(applied.appliedAt), ` by ${applied.appliedBy}`)] : h('span.muted', {}, partial ? 'no version' : 'never applied')),
+        h('td', {}, unverified ? [badge(partial ? 'partiallyWritten' : 'unverified'), h('div.muted', {}, unverified.message)] : conformanceNode(c, c && c.state === 'drifted' ? await ctx.registers(pageId) : null)),
       ),
     );
   }

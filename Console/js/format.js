@@ -20,17 +20,44 @@ function decimals(scale) {
   return dot < 0 ? 0 : text.length - dot - 1;
 }
 
+/** Significant digits a float register holds (7 for f32, 15 for f64); 0 for integers and unknown types. */
+function floatDigits(reg) {
+  return reg && reg.type === 'f32' ? 7 : reg && reg.type === 'f64' ? 15 : 0;
+}
+
+/**
+ * A float with `digits` significant digits, trailing zeros dropped down to `atLeast` decimals: 2.5 → "2.5",
+ * 2 → "2" ("2.0" when the scale has a decimal). Never rounded to the scale's decimals (f32 2.5 with
+ * `scale: 1` is "2.5", not "3"); the same rule as the CLI's (Sources/lastset/ValueDisplay.swift).
+ */
+function floatText(x, digits, atLeast) {
+  if (x === 0) return (0).toFixed(atLeast);
+  const magnitude = Math.abs(x);
+  if (magnitude < 1e-6 || magnitude >= 1e15) return x.toExponential(digits - 1);
+  const places = Math.max(0, digits - 1 - Math.floor(Math.log10(magnitude)));
+  let text = x.toFixed(Math.min(places, 100));
+  if (places <= atLeast) return text;
+  let drop = places - atLeast;
+  while (drop > 0 && text.endsWith('0')) {
+    text = text.slice(0, -1);
+    drop -= 1;
+  }
+  return text.endsWith('.') ? text.slice(0, -1) : text;
+}
+
 /** The text of a register value: scaled and with its unit (register definition `reg` may be missing). */
 export function valueText(value, reg) {
   if (value === null || value === undefined) return '—';
   if (typeof value === 'object' && value.hex !== undefined) return `0x${value.hex}`;
   if (typeof value === 'string') return `“${value}”`;
   if (typeof value !== 'number') return JSON.stringify(value);
-  let number = value;
+  const scale = reg && typeof reg.scale === 'number' ? reg.scale : 1;
+  const digits = floatDigits(reg);
   let text;
-  if (reg && typeof reg.scale === 'number' && reg.scale !== 1) {
-    number = value * reg.scale;
-    text = number.toFixed(decimals(reg.scale));
+  if (digits > 0 && Number.isFinite(value)) {
+    text = floatText(value * scale, digits, decimals(scale));
+  } else if (scale !== 1) {
+    text = (value * scale).toFixed(decimals(scale));
   } else if (Number.isInteger(value)) {
     text = String(value);
   } else {
@@ -71,7 +98,7 @@ const statusClass = {
   differs: 'warn', notAttempted: 'muted', warning: 'warn', reachable: 'ok', unreachable: 'bad', match: 'ok',
   mismatch: 'bad', rejected: 'bad', failed: 'bad', refused: 'bad', false: 'bad',
   conforms: 'ok', latest: 'ok', drifted: 'bad', older: 'warn', unverified: 'warn', inDoubt: 'bad',
-  noTemplate: 'bad', neverApplied: 'muted',
+  noTemplate: 'bad', neverApplied: 'muted', partiallyWritten: 'bad',
 };
 
 /** Words for a status name: "notAttempted" → "not attempted"; unknown statuses keep their own name. */

@@ -1,4 +1,5 @@
-// Rollout: which configured devices hold a page's latest template, an older one, a drifted one, none.
+// Rollout: which configured devices hold a page's latest template, an older one, a drifted one, none (never
+// applied, or partially written by a failed replay).
 import { api, seg } from './api.js';
 import { h, table, select, field, replace } from './dom.js';
 import { badge, timeNode } from './format.js';
@@ -35,7 +36,7 @@ export async function render(root, ctx) {
               { dataset: { device: d.device, standing: d.standing } },
               h('td', {}, d.device),
               h('td', {}, badge(d.standing)),
-              h('td', {}, applied ? [`v${applied.versionId}`, h('div.muted', {}, timeNode(applied.appliedAt), ` by ${applied.appliedBy}`)] : h('span.muted', {}, 'never')),
+              h('td', {}, applied ? [`v${applied.versionId}`, h('div.muted', {}, timeNode(applied.appliedAt), ` by ${applied.appliedBy}`)] : h('span.muted', {}, d.standing === 'partiallyWritten' ? 'none (partially written)' : 'never')),
               h('td', {}, conformanceNode(d.conformance, regs)),
             );
           }),

@@ -10,7 +10,9 @@
 /// (so a slow handler blocks only its own connection). MHD_start_daemon is variadic
 /// and cannot be called from Swift; this wrapper fixes the option list.
 /// `per_ip_limit` bounds the connections one client address may hold (0: no bound; TCP only);
-/// `uri_logger` sees the raw request target before it is unescaped (its result becomes `*con_cls`).
+/// `uri_logger` sees the raw request target before it is unescaped (its result becomes `*con_cls`);
+/// `notify_connection` hears every connection start and close (its `*socket_context` is the application's).
+/// `handler_cls` is also the closure of `uri_logger`, `completed` and `notify_connection`.
 /// With `tls_key_pem` and `tls_cert_pem` (PEM text, not paths) the listener speaks HTTPS through GnuTLS.
 /// Returns NULL on failure; the caller then still owns `listen_fd`.
 static inline struct MHD_Daemon *lastset_mhd_start(int listen_fd,
@@ -22,7 +24,7 @@ static inline struct MHD_Daemon *lastset_mhd_start(int listen_fd,
                                                    MHD_AccessHandlerCallback handler,
                                                    void *handler_cls,
                                                    MHD_RequestCompletedCallback completed,
-                                                   void *completed_cls,
+                                                   MHD_NotifyConnectionCallback notify_connection,
                                                    const char *tls_key_pem,
                                                    const char *tls_cert_pem) {
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL;
@@ -39,8 +41,9 @@ static inline struct MHD_Daemon *lastset_mhd_start(int listen_fd,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
-                            MHD_OPTION_URI_LOG_CALLBACK, uri_logger, NULL,
-                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_URI_LOG_CALLBACK, uri_logger, handler_cls,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, handler_cls,
+                            MHD_OPTION_NOTIFY_CONNECTION, notify_connection, handler_cls,
                             MHD_OPTION_END);
 }
 
@@ -54,6 +57,13 @@ static inline int lastset_mhd_connection_fd(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : (int)info->connect_fd;
+}
+
+/// The application's pointer for a connection, set in the MHD_CONNECTION_NOTIFY_STARTED notification.
+static inline void *lastset_mhd_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
 }
 
 #endif

@@ -47,6 +47,14 @@ extension AuditRecord {
     /// Writes the record as `JSONEncoder` with sorted keys would (one audit line).
     public func write(to w: inout JSONWriter) {
         w.beginObject()
+        if let afterWrite {
+            w.key("afterWrite")
+            w.encodable(afterWrite)
+        }
+        if let beforeWrite {
+            w.key("beforeWrite")
+            w.encodable(beforeWrite)
+        }
         w.field("device", device)
         w.field("endpoint", endpoint)
         w.key("identity")
@@ -82,6 +90,7 @@ extension AuditRecord {
             w.endObject()
         }
         w.endArray()
+        w.optional("registersChanged", registersChanged)
         w.field("result", result.rawValue)
         w.optional("rollback", rollback?.rawValue)
         if let v = templateVersion {
@@ -331,6 +340,7 @@ extension DevicePageState {
             w.field("pageId", m.pageId)
             w.field("since", m.since)
             w.field("job", m.job)
+            w.field("reason", m.reason.rawValue)
             w.field("message", m.message)
             w.endObject()
         }

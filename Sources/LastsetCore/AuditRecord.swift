@@ -171,14 +171,24 @@ public struct AuditRecord: Codable, Sendable, Hashable {
     public var rollback: AuditRollbackResult?
     /// Replay: write frames sent (retries included).
     public var writeFrames: Int?
+    /// Replay: registers a write frame may have changed (some words acknowledged, or a frame sent without an
+    /// answer) — what decides whether a failed replay left its page partially written (`ReplayPageEffect`).
+    /// Nil in records written before it was recorded.
+    public var registersChanged: Int?
+    /// Replay: the `beforeWrite` steps (unlock) and how each ended — for an interrupted replay, as its
+    /// journal tells it (sent, answered), so the record says when the machine may be left unlocked.
+    public var beforeWrite: [StepResult]?
+    /// Replay: the `afterWrite` steps (commit) and how each ended.
+    public var afterWrite: [StepResult]?
 
     /// Sets every field.
     public init(
         time: Date, kind: AuditKind, who: String, pageId: String, device: String, endpoint: String, unit: Int,
         identity: [IdentityValue], templateVersion: Int?, pageHash: String, result: AuditResult, message: String?,
         registers: [AuditRegister], job: String? = nil, rollback: AuditRollbackResult? = nil, writeFrames: Int? = nil,
-        templateVersionId: String? = nil
+        templateVersionId: String? = nil, registersChanged: Int? = nil
     ) {
+        self.registersChanged = registersChanged
         self.templateVersionId = templateVersionId
         self.time = time
         self.kind = kind

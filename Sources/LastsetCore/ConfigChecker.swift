@@ -50,6 +50,7 @@ struct ConfigChecker {
         duplicates(pageIds.map(\.value), paths: pageIds.map(\.path), what: "page id")
         let deviceIds = writtenStrings(fields["devices"], "devices", key: "id")
         duplicates(deviceIds.map(\.value), paths: deviceIds.map(\.path), what: "device id")
+        serialLines(writtenStrings(fields["devices"], "devices", key: "endpoint"))
         var registerIds: [(path: String, value: String)] = []
         if case .array(let list)? = fields["pages"] {
             for (i, page) in list.enumerated() {
@@ -97,14 +98,29 @@ struct ConfigChecker {
     }
 
     mutating func api(_ value: JSONValue, _ path: String) -> APIConfig? {
-        guard let fields = object(value, path, keys: ["socket", "tcp", "roles"]) else { return nil }
+        guard
+            let fields = object(
+                value, path, keys: ["socket", "tcp", "roles", "socketConnectionsPerUser", "requestTimeout"])
+        else { return nil }
         let socket = string(fields, "socket", in: path)
         if let s = socket, !s.hasPrefix("/") { add(join(path, "socket"), .string(s), "must be an absolute path") }
         var tcp: TCPAPIConfig?
         if let t = field(fields, "tcp", in: path, required: false) { tcp = tcpAPI(t, join(path, "tcp")) }
         var roles: APIRolesConfig?
         if let r = field(fields, "roles", in: path, required: false) { roles = self.roles(r, join(path, "roles")) }
-        return APIConfig(socket: socket, tcp: tcp, roles: roles)
+        let perUser = integer(fields, "socketConnectionsPerUser", in: path)
+        if let n = perUser, !(1...SocketConnectionLimits.maxPerUser).contains(n) {
+            add(
+                join(path, "socketConnectionsPerUser"), .int(Int64(n)),
+                "must be in 1...\(SocketConnectionLimits.maxPerUser) (the socket has \(SocketConnectionLimits.listenerLimit) connections, \(SocketConnectionLimits.defaultReserved) kept for root)"
+            )
+        }
+        let requestTimeout = duration(fields, "requestTimeout", in: path)
+        if let t = requestTimeout, let d = DurationText.parse(t), !APIConfig.requestTimeoutRange.contains(d) {
+            add(join(path, "requestTimeout"), .string(t), "must be from 1s to 10m")
+        }
+        return APIConfig(
+            socket: socket, tcp: tcp, roles: roles, socketConnectionsPerUser: perUser, requestTimeout: requestTimeout)
     }
 
     mutating func tcpAPI(_ value: JSONValue, _ tcpPath: String) -> TCPAPIConfig? {
@@ -294,13 +310,13 @@ struct ConfigChecker {
                 add(join(path, "unset"), u, "must be a number, a string or {hex: \"…\"}")
             }
         }
-        let min = number(fields, "min", in: path)
-        let max = number(fields, "max", in: path)
-        var enumValues: [Double]?
+        let min = exactNumber(fields, "min", in: path)
+        let max = exactNumber(fields, "max", in: path)
+        var enumValues: [ExactNumber]?
         if let list = array(fields, "enum", in: path) {
             enumValues = []
             for (k, item) in list.enumerated() {
-                if let n = item.number, n.isFinite {
+                if let n = ExactNumber(item), n.isFinite {
                     enumValues?.append(n)
                 } else {
                     add("\(path).enum[\(k)]", item, "must be a number")
@@ -375,7 +391,10 @@ struct ConfigChecker {
 
     mutating func device(_ value: JSONValue, _ path: String, pageIds: Set<String>) -> DeviceConfig? {
         let before = problems.count
-        guard let fields = object(value, path, keys: ["id", "endpoint", "unit", "pages", "poll", "quirks", "unsetStyle", "gateway"]) else {
+        guard
+            let fields = object(
+                value, path, keys: ["id", "endpoint", "unit", "pages", "poll", "quirks", "unsetStyle", "gateway"])
+        else {
             return nil
         }
         let id = string(fields, "id", in: path, required: true)
@@ -532,6 +551,12 @@ struct ConfigChecker {
         return n
     }
 
+    /// A bound (`min`, `max`): a finite number, kept exactly (a u64 bound is not rounded to a Double).
+    private mutating func exactNumber(_ fields: [String: JSONValue], _ key: String, in path: String) -> ExactNumber? {
+        guard number(fields, key, in: path) != nil, let value = fields[key] else { return nil }
+        return ExactNumber(value)
+    }
+
     private mutating func boolean(_ fields: [String: JSONValue], _ key: String, in path: String) -> Bool? {
         guard let value = field(fields, key, in: path, required: false) else { return nil }
         guard case .bool(let b) = value else {
@@ -600,6 +625,26 @@ struct ConfigChecker {
             add(
                 path, .string(id), "\(what) must match [A-Za-z0-9][A-Za-z0-9._-]* and be at most \(SafeName.maxLength) characters"
             )
+        }
+    }
+
+    /// Every device on one serial line (the same `rtu://` path) must give the same settings: a line has one
+    /// framing (`LineAccess`; two spellings of one device are caught when a job resolves them).
+    private mutating func serialLines(_ endpoints: [(path: String, value: String)]) {
+        var first: [String: (path: String, settings: LineSettings)] = [:]
+        for (path, text) in endpoints {
+            // An endpoint that does not parse is reported with its device; it has no line to compare.
+            guard case .rtu(let line)? = try? Endpoint.parse(text) else { continue }
+            if let earlier = first[line.path] {
+                if earlier.settings != line.settings {
+                    add(
+                        path, .string(text),
+                        "serial line \(line.path) is configured with \(earlier.settings) at \(earlier.path): every device on one line uses the same settings"
+                    )
+                }
+            } else {
+                first[line.path] = (path, line.settings)
+            }
         }
     }
 

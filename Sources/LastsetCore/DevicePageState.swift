@@ -1,15 +1,16 @@
 import Foundation
 
 /// What the daemon knows a device page holds: the template last applied to it successfully, and whether
-/// a replay to it was interrupted since (a partial write). One record per device and page, kept in
-/// `<data>/device-state/` (a file per device page) and rebuilt from the audit log when it is lost.
+/// a replay to it was interrupted since, or failed after changing registers (a partial write). One record per
+/// device and page, kept in `<data>/device-state/` (a file per device page) and rebuilt from the audit log
+/// when it is lost. What each replay does to it is `ReplayPageEffect`'s decision.
 public struct DevicePageState: Codable, Sendable, Hashable {
     /// The device label (configured id, or endpoint and unit for an ad-hoc target).
     public var device: String
     public var pageId: String
     /// The template version last applied and verified (nil: never, as far as the daemon knows).
     public var applied: AppliedTemplate?
-    /// Set while an interrupted replay may have left the page partially written.
+    /// Set while an interrupted replay may have left the page partially written, or a failed one did.
     public var unverified: UnverifiedMark?
 
     /// Sets every field.
@@ -18,6 +19,13 @@ public struct DevicePageState: Codable, Sendable, Hashable {
         self.pageId = pageId
         self.applied = applied
         self.unverified = unverified
+    }
+
+    /// Sets the mark `m`. An interrupted replay leaves the version recorded before beside the mark; a failed
+    /// one that changed registers leaves none: the page holds parts of two versions, so neither.
+    public mutating func setMark(_ m: UnverifiedMark) {
+        unverified = m
+        if m.reason == .failed { applied = nil }
     }
 }
 

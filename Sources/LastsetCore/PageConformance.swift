@@ -94,7 +94,7 @@ extension PageConformance {
         let applied = state?.applied?.summary
         var out = PageConformance(device: device, pageId: pageId, state: .unknown, applied: applied)
         if let mark = state?.unverified {
-            out.reason = "unverified since \(TimeText.iso8601(mark.since)): \(mark.message)"
+            out.reason = mark.summary
             return out
         }
         guard let applied else {

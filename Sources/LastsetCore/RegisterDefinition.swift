@@ -15,11 +15,11 @@ public struct RegisterDefinition: Codable, Sendable, Hashable {
     /// The "not set" value; defaults to the type's maximum (all 0xFF bytes for strings and raw).
     public var unset: RegisterValue?
     /// Smallest valid value (in raw units, before scale).
-    public var min: Double?
+    public var min: ExactNumber?
     /// Largest valid value (in raw units, before scale).
-    public var max: Double?
+    public var max: ExactNumber?
     /// The only valid values, when the register is an enumeration.
-    public var `enum`: [Double]?
+    public var `enum`: [ExactNumber]?
     /// Display scale (value × scale).
     public var scale: Double?
     /// Display unit.
@@ -37,7 +37,7 @@ public struct RegisterDefinition: Codable, Sendable, Hashable {
     public init(
         registerId: String, name: String? = nil, address: Int, type: RegisterType,
         wordOrder: WordOrder? = nil, byteOrder: ByteOrder? = nil, unset: RegisterValue? = nil,
-        min: Double? = nil, max: Double? = nil, enum: [Double]? = nil, scale: Double? = nil,
+        min: ExactNumber? = nil, max: ExactNumber? = nil, enum: [ExactNumber]? = nil, scale: Double? = nil,
         unit: String? = nil, access: Access? = nil, clone: Bool? = nil, factoryDefault: RegisterValue? = nil,
         description: String? = nil
     ) {

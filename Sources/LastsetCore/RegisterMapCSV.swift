@@ -251,9 +251,9 @@ public enum RegisterMapCSV {
                 default: add(line, "access", a, "access must be rw or ro (R/W, RW, W; R, RO)")
                 }
             }
-            func number(_ column: String) -> Double? {
+            func number(_ column: String) -> ExactNumber? {
                 guard let text = cell(column) else { return nil }
-                if let n = parseNumber(text) { return n }
+                if let n = parseExact(text) { return n }
                 add(line, column, text, "not a number")
                 return nil
             }
@@ -282,12 +282,12 @@ public enum RegisterMapCSV {
                     add(line, "scale", text, "not a number (0.1, x10 or 1/10)")
                 }
             }
-            var enumValues: [Double]?
+            var enumValues: [ExactNumber]?
             if let e = cell("enum") {
                 enumValues = []
                 for part in e.split(separator: "|", omittingEmptySubsequences: false) {
                     let p = part.trimmingCharacters(in: .whitespaces)
-                    if let n = parseNumber(p) {
+                    if let n = parseExact(p) {
                         enumValues?.append(n)
                     } else {
                         add(line, "enum", p, "enum values are numbers separated by |")
@@ -425,12 +425,12 @@ public enum RegisterMapCSV {
     }
 
     /// `0-7`, `-200..900`, `-10 - 50`, `1 to 247`, `0~100`: the two numbers.
-    static func parseRange(_ text: String) -> (Double, Double)? {
+    static func parseRange(_ text: String) -> (ExactNumber, ExactNumber)? {
         let t = text.replacingOccurrences(of: "–", with: "-").replacingOccurrences(of: "…", with: "..")
         for sep in ["..", " to ", "~", " - "] {
             let parts = t.components(separatedBy: sep)
-            if parts.count == 2, let a = parseNumber(parts[0].trimmingCharacters(in: .whitespaces)),
-                let b = parseNumber(parts[1].trimmingCharacters(in: .whitespaces))
+            if parts.count == 2, let a = parseExact(parts[0].trimmingCharacters(in: .whitespaces)),
+                let b = parseExact(parts[1].trimmingCharacters(in: .whitespaces))
             {
                 return (a, b)
             }
@@ -438,7 +438,7 @@ public enum RegisterMapCSV {
         // `a-b` where a may be negative: split at a '-' that follows a digit.
         let chars = Array(t.filter { !$0.isWhitespace })
         for i in chars.indices.dropFirst() where chars[i] == "-" && chars[i - 1].isNumber {
-            if let a = parseNumber(String(chars[..<i])), let b = parseNumber(String(chars[(i + 1)...])) { return (a, b) }
+            if let a = parseExact(String(chars[..<i])), let b = parseExact(String(chars[(i + 1)...])) { return (a, b) }
         }
         return nil
     }
@@ -545,6 +545,15 @@ public enum RegisterMapCSV {
         guard let m = magnitude else { return nil }
         if negative { return m <= UInt64(Int64.max) + 1 ? Int64(truncatingIfNeeded: 0 &- m) : nil }
         return m <= UInt64(Int64.max) ? Int64(m) : nil
+    }
+
+    /// A bound's number, exactly: an integer (decimal or 0x hex, s64 to u64) as itself, else a finite real.
+    private static func parseExact(_ text: String) -> ExactNumber? {
+        if let i = parseInteger(text) { return ExactNumber(i) }
+        if text.allSatisfy(\.isASCII), let u = UInt64(text.hasPrefix("+") ? String(text.dropFirst()) : text) {
+            return ExactNumber(u)
+        }
+        return parseNumber(text).map { ExactNumber($0) }
     }
 
     private static func parseNumber(_ text: String) -> Double? {

@@ -11,17 +11,17 @@ enum RegisterRules {
     static func problems(of r: RegisterDefinition) -> [Problem] {
         var out = addressProblems(address: r.address, type: r.type)
         if let min = r.min, let max = r.max, min > max {
-            out.append(Problem(key: "min", value: .double(min), message: "min is greater than max \(formatNumber(max))"))
+            out.append(Problem(key: "min", value: min.jsonValue, message: "min is greater than max \(max)"))
         }
         if let values = r.enum {
             for (k, v) in values.enumerated() {
                 if let min = r.min, v < min {
                     out.append(
-                        Problem(key: "enum[\(k)]", value: .double(v), message: "enum value is below min \(formatNumber(min))"))
+                        Problem(key: "enum[\(k)]", value: v.jsonValue, message: "enum value is below min \(min)"))
                 }
                 if let max = r.max, v > max {
                     out.append(
-                        Problem(key: "enum[\(k)]", value: .double(v), message: "enum value is above max \(formatNumber(max))"))
+                        Problem(key: "enum[\(k)]", value: v.jsonValue, message: "enum value is above max \(max)"))
                 }
             }
         }

@@ -5,11 +5,11 @@ public struct RegisterProblem: Error, Hashable, Sendable, CustomStringConvertibl
         /// The number of words read is not the type's length.
         case length(expected: Int, actual: Int)
         /// Below the declared `min` (raw units).
-        case belowMin(Double)
+        case belowMin(ExactNumber)
         /// Above the declared `max` (raw units).
-        case aboveMax(Double)
+        case aboveMax(ExactNumber)
         /// Not one of the declared `enum` values.
-        case notInEnum([Double])
+        case notInEnum([ExactNumber])
         /// A float that is NaN or infinite.
         case notFinite
         /// String bytes (up to the first NUL) that are not valid UTF-8.
@@ -19,9 +19,9 @@ public struct RegisterProblem: Error, Hashable, Sendable, CustomStringConvertibl
         public var description: String {
             switch self {
             case .length(let expected, let actual): return "expected \(expected) registers, got \(actual)"
-            case .belowMin(let m): return "below min \(formatNumber(m))"
-            case .aboveMax(let m): return "above max \(formatNumber(m))"
-            case .notInEnum(let values): return "not one of [\(values.map(formatNumber).joined(separator: ", "))]"
+            case .belowMin(let m): return "below min \(m)"
+            case .aboveMax(let m): return "above max \(m)"
+            case .notInEnum(let values): return "not one of [\(values.map(\.description).joined(separator: ", "))]"
             case .notFinite: return "not a finite number"
             case .invalidUTF8: return "not valid UTF-8"
             }
@@ -85,7 +85,7 @@ public enum RegisterValidator {
         case .raw:
             return []
         default:
-            return RegisterCodec.decode(words, as: definition).number.map { numberRules($0, definition) } ?? []
+            return ExactNumber(RegisterCodec.decode(words, as: definition)).map { numberRules($0, definition) } ?? []
         }
     }
 
@@ -94,8 +94,9 @@ public enum RegisterValidator {
         problems(words: [UInt16](bigEndianBytes: register.valueData), definition: register.definition)
     }
 
-    /// The range and enumeration rules a number breaks (NaN and infinities break `notFinite` only).
-    public static func numberRules(_ number: Double, _ definition: RegisterDefinition) -> [RegisterProblem.Rule] {
+    /// The range and enumeration rules a number breaks (NaN and infinities break `notFinite` only), compared
+    /// exactly: a u64 above 2^53 is checked against the bound as declared, not against nearby Doubles.
+    public static func numberRules(_ number: ExactNumber, _ definition: RegisterDefinition) -> [RegisterProblem.Rule] {
         guard number.isFinite else { return [.notFinite] }
         var rules: [RegisterProblem.Rule] = []
         if let min = definition.min, number < min { rules.append(.belowMin(min)) }

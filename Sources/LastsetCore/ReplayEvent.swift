@@ -46,12 +46,19 @@ public struct ReplayIntent: Codable, Sendable, Hashable {
     public var onError: OnError
     /// The registers to write, in page order.
     public var registers: [IntentRegister]
+    /// The page's steps around the writes (nil in journals written before intents listed them): an
+    /// interrupted record names each, sent or not.
+    public var beforeWrite: [WriteStep]?
+    public var afterWrite: [WriteStep]?
 
     /// Sets every field.
     public init(
         job: String, time: Date, who: String, pageId: String, deviceId: String?, device: String, endpoint: String, unit: Int,
-        templateVersion: Int, pageHash: String, identity: [IdentityValue], onError: OnError, registers: [IntentRegister]
+        templateVersion: Int, pageHash: String, identity: [IdentityValue], onError: OnError, registers: [IntentRegister],
+        beforeWrite: [WriteStep]? = nil, afterWrite: [WriteStep]? = nil
     ) {
+        self.beforeWrite = beforeWrite
+        self.afterWrite = afterWrite
         self.job = job
         self.time = time
         self.who = who
@@ -160,13 +167,13 @@ public struct ReplayEvent: Codable, Sendable, Hashable {
     public var checks: [JournalCheck]?
     public var status: ReplayStatus?
     /// beforeWrite / afterWrite, for steps.
-    public var phase: String?
+    public var phase: StepPhase?
 
     /// An event from its parts.
     public init(
         _ kind: Kind, intent: ReplayIntent? = nil, request: JournalRequest? = nil, requests: [JournalRequest]? = nil,
         answer: WriteAnswer? = nil, frames: Int? = nil, exceptionCode: Int? = nil, message: String? = nil,
-        checks: [JournalCheck]? = nil, status: ReplayStatus? = nil, phase: String? = nil
+        checks: [JournalCheck]? = nil, status: ReplayStatus? = nil, phase: StepPhase? = nil
     ) {
         self.kind = kind
         self.intent = intent

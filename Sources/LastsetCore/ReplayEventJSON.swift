@@ -33,7 +33,7 @@ extension ReplayEvent {
         }
         w.field("kind", kind.rawValue)
         w.optional("message", message)
-        w.optional("phase", phase)
+        w.optional("phase", phase?.rawValue)
         if let request {
             w.key("request")
             request.write(to: &w)
@@ -53,6 +53,18 @@ extension ReplayIntent {
     /// Writes the intent with sorted keys.
     public func write(to w: inout JSONWriter) {
         w.beginObject()
+        if let afterWrite {
+            w.key("afterWrite")
+            w.beginArray()
+            for s in afterWrite { s.write(to: &w) }
+            w.endArray()
+        }
+        if let beforeWrite {
+            w.key("beforeWrite")
+            w.beginArray()
+            for s in beforeWrite { s.write(to: &w) }
+            w.endArray()
+        }
         w.field("device", device)
         w.optional("deviceId", deviceId)
         w.field("endpoint", endpoint)
@@ -72,6 +84,16 @@ extension ReplayIntent {
         w.field("time", time)
         w.field("unit", unit)
         w.field("who", who)
+        w.endObject()
+    }
+}
+
+extension WriteStep {
+    /// Writes the step with sorted keys.
+    public func write(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field("address", address)
+        w.field("value", value)
         w.endObject()
     }
 }

@@ -46,6 +46,10 @@ public struct ReplayLedger: Sendable {
     public private(set) var ended: ReplayStatus?
     /// A rollback started.
     public private(set) var rolledBack = false
+    /// The `beforeWrite` / `afterWrite` steps: those the intent listed, and how each went (sent, answered).
+    public private(set) var steps: [StepFate] = []
+    /// Write frames of the steps (part of `writeFrames`).
+    public private(set) var stepFrames = 0
 
     // The columns: register i of the replay (page order) at index i of each.
     private var ids: [String] = []
@@ -116,6 +120,9 @@ public struct ReplayLedger: Sendable {
 
     /// Register `i`'s last write answer.
     public func answer(at i: Int) -> WriteAnswer? { answers[i] }
+
+    /// True when the device acknowledged every word of register `i`.
+    public func acknowledgedWhole(at i: Int) -> Bool { acknowledgedWords[i] >= lengths[i] }
 
     /// Register `i`'s expected words as hex (the intent's `expectedData`).
     public func expectedData(at i: Int) -> String { expectedTexts[i] }
@@ -262,10 +269,30 @@ public struct ReplayLedger: Sendable {
             if let i = event.intent {
                 intent = i
                 register(i.registers)
+                steps =
+                    (i.beforeWrite ?? []).enumerated().map {
+                        StepFate(phase: .beforeWrite, index: $0, address: $1.address, value: $1.value)
+                    }
+                    + (i.afterWrite ?? []).enumerated().map {
+                        StepFate(phase: .afterWrite, index: $0, address: $1.address, value: $1.value)
+                    }
             }
         case .step:
             writeFrames += event.frames ?? 0
+            stepFrames += event.frames ?? 0
+            if let phase = event.phase, let request = event.request {
+                let k = step(phase, request.address, sent: true)
+                steps[k].sent = true
+                steps[k].answer = event.answer
+                steps[k].exceptionCode = event.exceptionCode
+                steps[k].message = event.message
+            }
         case .write:
+            if let phase = event.phase, let request = event.request {
+                // A step about to be sent (journaled before its frame).
+                steps[step(phase, request.address, sent: false)].sent = true
+                return
+            }
             forEach(event.request?.registerIds ?? []) { l, i in l.sent[i] = true }
         case .answer:
             writeFrames += event.frames ?? 0
@@ -348,6 +375,48 @@ public struct ReplayLedger: Sendable {
         case .end:
             ended = event.status
         }
+    }
+
+    /// The step of `phase` at `address` a `.write` (`sent: false`: the first not yet sent) or a `.step`
+    /// (`sent: true`: the first sent and not answered) names; one not listed by the intent is added.
+    private mutating func step(_ phase: StepPhase, _ address: Int, sent: Bool) -> Int {
+        if let k = steps.firstIndex(where: {
+            $0.phase == phase && $0.address == address && $0.sent == sent && $0.answer == nil
+        }) {
+            return k
+        }
+        guard !sent else {
+            // A `.step` whose `.write` was not found: a step of its own.
+            return step(phase, address, sent: false)
+        }
+        let index = steps.filter { $0.phase == phase }.count
+        let at = phase == .beforeWrite ? (steps.lastIndex { $0.phase == .beforeWrite }.map { $0 + 1 } ?? 0) : steps.count
+        steps.insert(StepFate(phase: phase, index: index, address: address, value: nil), at: at)
+        return at
+    }
+
+    /// The steps of `phase` as report / audit lines; nil when one's value is not known (a journal written
+    /// before intents listed their steps) or the phase has none.
+    public func stepResults(_ phase: StepPhase) -> [StepResult]? {
+        let of = steps.filter { $0.phase == phase }
+        guard !of.isEmpty else { return nil }
+        let results = of.compactMap(\.result)
+        return results.count == of.count ? results : nil
+    }
+
+    /// What the steps sent mean for the machine (`StepHazard`).
+    public var stepHazard: StepHazard { StepHazard.of(steps) }
+
+    /// The steps for a record that did not finish, nil when there are none: each named with how it went,
+    /// the hazard, and the counts — `beforeWrite[0] 1536 := 6868 acknowledged, afterWrite[0] 2304 := 0 not
+    /// sent: the machine may be left unlocked (…); steps: 1 sent, 1 answered`.
+    public var stepsText: String? {
+        guard !steps.isEmpty else { return nil }
+        var text = steps.map(\.description).joined(separator: ", ")
+        if let warning = stepHazard.warning { text += ": " + warning }
+        let sent = steps.filter(\.sent).count
+        let answered = steps.filter { $0.answer == .acknowledged || $0.answer == .rejected }.count
+        return text + "; steps: \(sent) sent, \(answered) answered"
     }
 
     /// Calls `body` with the position of each id (ids not registered skipped), moving the hints.

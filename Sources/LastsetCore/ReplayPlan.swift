@@ -5,10 +5,11 @@
 /// long keeps what was already sent and re-plans only the rest.
 ///
 /// A *window* is the run of consecutive writes after which a read of the read plan is complete: the
-/// read is sent as soon as the next write no longer touches it. With registers in address order
-/// every read of the plan is sent exactly once; a register is always read back before any write
-/// that does not touch its read is sent, so a mismatch or a rejection stops the replay before
-/// anything beyond the current window is written.
+/// read is sent as soon as the next write no longer touches it — nor any part of a register it writes
+/// (a register longer than the write limit is written in parts, and read back once all are sent). With
+/// registers in address order every read of the plan is sent exactly once; a register is always read
+/// back before any write that does not touch its read is sent, so a mismatch or a rejection stops the
+/// replay before anything beyond the current window is written.
 public struct ReplayPlan: Sendable, Hashable {
     /// One verification window: writes `writes` (indices into `writes`), then the reads `reads`
     /// (indices into `reads`, ascending).
@@ -56,6 +57,9 @@ public struct ReplayPlan: Sendable, Hashable {
     public private(set) var writes: [WriteRequest]
     /// The limits the writes from `writes` on were planned with (FC06 after a fallback).
     public private(set) var writeLimits: DeviceLimits
+    /// The device's declared write limit (`limits` at planning): only a register longer than this is
+    /// ever split across writes, whatever shorter limit a re-plan uses.
+    public let declaredMaxWrite: Int
     /// Register ids to entry positions (the first of a repeated id); nil when the caller said the ids
     /// are unique (`uniqueIds`): then a lookup the hint misses searches the entries.
     private let index: [String: Int]?
@@ -69,6 +73,7 @@ public struct ReplayPlan: Sendable, Hashable {
             entries.map { AddressSpan(address: $0.address, length: $0.words.count) }, limits: readLimits ?? limits)
         writes = RequestPlanner.writes(entries, limits: limits)
         writeLimits = limits
+        declaredMaxWrite = limits.maxWriteRegisters
         index =
             uniqueIds ? nil : Dictionary(entries.enumerated().map { ($1.registerId, $0) }, uniquingKeysWith: { a, _ in a })
     }
@@ -95,6 +100,22 @@ public struct ReplayPlan: Sendable, Hashable {
     /// The reads (indices, ascending) that cover words `request` writes.
     public func touched(_ request: WriteRequest) -> [Int] {
         touched(address: request.address, end: request.address + request.words.count)
+    }
+
+    /// The reads (indices, ascending) a write must keep open: those overlapping its words and the whole of
+    /// each register it writes part of (its first and last registers may be longer than the write).
+    /// `hint`: where its first register probably is in `entries` (writes name them in order); left at
+    /// its last one.
+    public func reached(_ request: WriteRequest, hint: inout Int) -> [Int] {
+        var lo = request.address
+        var hi = request.address + request.words.count
+        for id in [request.registerIds.first, request.registerIds.last].compactMap({ $0 }) {
+            guard let k = entryIndex(id, hint: hint) else { continue }
+            hint = k
+            lo = min(lo, entries[k].address)
+            hi = max(hi, entries[k].address + entries[k].words.count)
+        }
+        return touched(address: lo, end: hi)
     }
 
     /// The reads (indices, ascending) overlapping `address ..< end`.
@@ -126,9 +147,13 @@ public struct ReplayPlan: Sendable, Hashable {
         var windowStart = start
         var carried = pending.sorted()
         var i = start
+        var hint = -1
         while i < writes.count {
             open.formUnion(touched(writes[i]))
-            let next = i + 1 < writes.count ? Set(touched(writes[i + 1])) : []
+            // A read the next write reaches stays open: one covering its words, or any part of a register it
+            // writes (a register longer than the write limit is written in parts, and is read back only
+            // once every part is written — else its first part's read is never sent after its last part).
+            let next = i + 1 < writes.count ? Set(reached(writes[i + 1], hint: &hint)) : []
             let due = open.subtracting(next).sorted()
             if !due.isEmpty || i + 1 == writes.count {
                 out.append(Window(writes: windowStart..<(i + 1), reads: due, carriedIn: carried))
@@ -149,15 +174,30 @@ public struct ReplayPlan: Sendable, Hashable {
     }
 
     /// Re-plans the writes from `start` on with `limits` (FC06 after FC16 was refused, a smaller
-    /// `maxWriteRegisters` after a write was refused as too long). Requests before `start` stay as sent;
-    /// the words the requests from `start` on would have written are planned again, in the same order.
-    public mutating func replan(from start: Int, limits: DeviceLimits) {
+    /// `maxWriteRegisters` after a merged write was refused with exception 03). Requests before `start`
+    /// stay as sent; the words the requests from `start` on would have written are planned again, in the
+    /// same order; no register is split unless it is longer than `declaredMaxWrite`. With
+    /// `isolatingFirst` the refused request `writes[start]` is re-planned on its own: its shorter writes
+    /// never merge with the writes after it, so they stay inside the window it was in (a register after
+    /// it is never written before the refused request's registers are verified).
+    public mutating func replan(from start: Int, limits: DeviceLimits, isolatingFirst: Bool = false) {
         guard start < writes.count else { return }
+        let tail = isolatingFirst && start + 1 < writes.count
+        let first = plannedWrites(writes[start..<(tail ? start + 1 : writes.count)])
+        let rest = tail ? plannedWrites(writes[(start + 1)...]) : []
+        writes =
+            Array(writes[..<start]) + RequestPlanner.writes(first, limits: limits, declaredMaxWrite: declaredMaxWrite)
+            + RequestPlanner.writes(rest, limits: limits, declaredMaxWrite: declaredMaxWrite)
+        writeLimits = limits
+    }
+
+    /// The words `requests` write, as planned writes by entry (in entry order of first appearance).
+    private func plannedWrites(_ requests: ArraySlice<WriteRequest>) -> [PlannedWrite] {
         // By entry position (lookups hinted: the writes name their entries in order).
         var order: [Int] = []
         var ranges: [Int: (lo: Int, hi: Int)] = [:]
         var hint = -1
-        for request in writes[start...] {
+        for request in requests {
             let lo = request.address
             let hi = request.address + request.words.count
             for id in request.registerIds {
@@ -175,14 +215,12 @@ public struct ReplayPlan: Sendable, Hashable {
                 }
             }
         }
-        let rest = order.compactMap { k -> PlannedWrite? in
+        return order.compactMap { k -> PlannedWrite? in
             guard let r = ranges[k] else { return nil }
             let e = entries[k]
             return PlannedWrite(
                 registerId: e.registerId, address: r.lo, words: Array(e.words[(r.lo - e.address)..<(r.hi - e.address)]))
         }
-        writes = Array(writes[..<start]) + RequestPlanner.writes(rest, limits: limits)
-        writeLimits = limits
     }
 
     /// The reads of a final pass over `registerIds` (the capture minimum when every entry was written).

@@ -157,10 +157,16 @@ public enum RequestPlanner {
     ///
     /// `auto` uses FC16 for runs of two or more registers and for multi-word registers, FC06 for a
     /// lone single-word register; `fc16` always uses FC16. A register's words are never split across
-    /// FC16 requests, except a register longer than `maxWriteRegisters`, which is written alone in
-    /// consecutive full-size chunks. Writes with no words are dropped.
-    public static func writes(_ writes: [PlannedWrite], limits: DeviceLimits) -> [WriteRequest] {
+    /// FC16 requests, except a register longer than the device's declared limit (`declaredMaxWrite`,
+    /// `maxWriteRegisters` when not given), which is written alone in consecutive chunks of at most
+    /// `maxWriteRegisters`. A register longer than `maxWriteRegisters` (a shorter limit learned or tried
+    /// after a refused merged write) but not than the declared limit is written alone, whole: a refusal
+    /// never splits a register's words (issue 19, defect 4). Writes with no words are dropped.
+    public static func writes(_ writes: [PlannedWrite], limits: DeviceLimits, declaredMaxWrite: Int? = nil)
+        -> [WriteRequest]
+    {
         let maxCount = Swift.max(1, limits.maxWriteRegisters)
+        let splitAbove = Swift.max(maxCount, declaredMaxWrite ?? maxCount)
         if limits.writeFunction == .fc06 {
             return writes.filter { !$0.words.isEmpty }.flatMap { w in
                 w.words.enumerated().map { i, word in
@@ -181,8 +187,8 @@ public enum RequestPlanner {
                 var words: [UInt16] = []
                 words.reserveCapacity(runWords)
                 for k in run { words.append(contentsOf: ws[k].words) }
-                if words.count > maxCount {
-                    // Only a lone register longer than the limit gets here.
+                if words.count > splitAbove {
+                    // Only a lone register longer than the declared limit gets here.
                     var offset = 0
                     while offset < words.count {
                         let count = Swift.min(maxCount, words.count - offset)
@@ -194,6 +200,7 @@ public enum RequestPlanner {
                     }
                     return
                 }
+                // (A lone register longer than `maxCount` but not than the declared limit: whole.)
                 let single = run.count == 1 && words.count == 1 && limits.writeFunction == .auto
                 requests.append(
                     WriteRequest(

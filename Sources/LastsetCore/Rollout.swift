@@ -10,6 +10,8 @@ public enum RolloutStanding: String, Codable, Sendable, Hashable, CaseIterable {
     case drifted
     /// An interrupted replay may have left it partially written.
     case unverified
+    /// A failed replay changed some of its registers: it holds no version (until a replay succeeds).
+    case partiallyWritten
     /// No version was ever applied to it (as far as this daemon knows).
     case neverApplied
 }
@@ -52,10 +54,17 @@ public struct Rollout: Codable, Sendable, Hashable {
         self.counts = counts
     }
 
-    /// A device's standing from its conformance and the latest version.
-    public static func standing(_ c: PageConformance, latestVersion: String?, unverified: Bool) -> RolloutStanding {
-        guard let applied = c.applied else { return unverified ? .unverified : .neverApplied }
-        if unverified { return .unverified }
+    /// A device's standing from its conformance, its page's mark (nil: none) and the latest version. A page a
+    /// failed replay partially wrote holds no version, whatever was recorded before.
+    public static func standing(_ c: PageConformance, latestVersion: String?, mark: UnverifiedMark.Reason?)
+        -> RolloutStanding
+    {
+        switch mark {
+        case .failed?: return .partiallyWritten
+        case .interrupted?: return .unverified
+        case nil: break
+        }
+        guard let applied = c.applied else { return .neverApplied }
         if c.state == .drifted { return .drifted }
         return applied.versionId == latestVersion ? .latest : .older
     }

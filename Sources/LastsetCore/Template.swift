@@ -104,6 +104,13 @@ public struct IdentityValue: Codable, Sendable, Hashable {
         self.valueData = valueData
         self.value = value
     }
+
+    /// Whether a target's identity register holds what the source held: compared as words, so how the hex
+    /// is spelled (`5052532D`, or `5052532d` from another tool's file) never matters; an odd or
+    /// non-hex `valueData` matches nothing.
+    public func isHeld(by words: [UInt16]) -> Bool {
+        valueData.utf8.count == words.count * 4 && [UInt16](valueDataHex: valueData) == words
+    }
 }
 
 /// One register's archived value.
@@ -282,18 +289,18 @@ extension RegisterDefinition {
                 if let values = self.enum {
                     w.key(dynamic: field)
                     w.beginArray()
-                    for v in values { w.double(v) }
+                    for v in values { w.number(v) }
                     w.endArray()
                 }
             case "max":
                 if let max {
                     w.key(dynamic: field)
-                    w.double(max)
+                    w.number(max)
                 }
             case "min":
                 if let min {
                     w.key(dynamic: field)
-                    w.double(min)
+                    w.number(min)
                 }
             case "name":
                 if let name {

@@ -1,32 +1,74 @@
 import Foundation
 
-/// A device page that may hold a partial template: a replay to it was interrupted (the daemon was
-/// killed or crashed while writing). It stays until a replay that succeeds or a diff clears it; the
-/// daemon never resumes the replay by itself.
+/// A device page that may hold a partial template: a replay to it was interrupted (the daemon was killed or
+/// crashed while writing), or failed after changing registers. It stays until a replay that succeeds or a
+/// diff clears it (`ReplayPageEffect`); the daemon never resumes the replay by itself.
 public struct UnverifiedMark: Codable, Sendable, Hashable {
+    /// Why the page may be partially written.
+    public enum Reason: String, Codable, Sendable, Hashable, CaseIterable {
+        /// The daemon stopped while the replay was writing (its journal, found at the next start); the
+        /// version recorded before stays beside the mark.
+        case interrupted
+        /// The replay ended failed after a frame that may have changed registers (acknowledged or in doubt)
+        /// and no rollback restored them: the page holds no version.
+        case failed
+    }
+
     /// The device label (configured id, or endpoint and unit).
     public var device: String
     public var pageId: String
-    /// When the interrupted replay started.
+    /// When the replay that left the mark started (interrupted) or ended (failed).
     public var since: Date
-    /// The interrupted job.
+    /// The replay's job.
     public var job: String
-    /// "interrupted: may be partially written …".
+    /// Interrupted or failed (a mark written before reasons were recorded is an interrupted one).
+    public var reason: Reason
+    /// "interrupted: may be partially written …", "failed: partially written …".
     public var message: String
 
     /// Sets every field.
-    public init(device: String, pageId: String, since: Date, job: String, message: String) {
+    public init(device: String, pageId: String, since: Date, job: String, reason: Reason = .interrupted, message: String) {
         self.device = device
         self.pageId = pageId
         self.since = since
         self.job = job
+        self.reason = reason
         self.message = message
     }
 
-    /// Whether a dry run shows what the machine holds, so it may clear the mark: it was planned and read the
-    /// current value of every entry. A dry run refused before reading (an unreachable machine: 0 requests) or
-    /// one that could not read some registers says nothing about them (issue 19, defect 8).
-    public static func isClearedBy(dryRun report: ReplayReport) -> Bool {
-        report.status == .planned && report.registers.allSatisfy { $0.actualData != nil }
+    private enum CodingKeys: String, CodingKey {
+        case device, pageId, since, job, reason, message
+    }
+
+    /// Reads a mark; one without `reason` (written before failed replays were marked) was interrupted.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        device = try c.decode(String.self, forKey: .device)
+        pageId = try c.decode(String.self, forKey: .pageId)
+        since = try c.decode(Date.self, forKey: .since)
+        job = try c.decode(String.self, forKey: .job)
+        reason = try c.decodeIfPresent(Reason.self, forKey: .reason) ?? .interrupted
+        message = try c.decode(String.self, forKey: .message)
+    }
+
+    /// The mark a failed replay that changed registers leaves (`ReplayPageEffect.partiallyWritten`), made from
+    /// its outcome record: the same mark whether set as the replay ends or rebuilt from the audit log.
+    public static func failedReplay(_ r: AuditRecord) -> UnverifiedMark {
+        let changed = r.registersChanged.map { "\($0) of \(r.registers.count) registers changed" }
+        let frames = r.writeFrames.map { "\($0) write frame\($0 == 1 ? "" : "s")" }
+        let facts = [frames, changed, r.message].compactMap { $0 }.joined(separator: "; ")
+        return UnverifiedMark(
+            device: r.device, pageId: r.pageId, since: r.time, job: r.job ?? "", reason: .failed,
+            message: "failed: partially written"
+                + ((r.templateVersionId ?? r.templateVersion.map(String.init)).map { " by version \($0)" } ?? "")
+                + ", holds no version"
+                + (facts.isEmpty ? "" : " (\(facts))")
+                + "; replay or diff the device to clear")
+    }
+
+    /// The mark as conformance and polling give it: "unverified since …: …" or "partially written since …: …".
+    public var summary: String {
+        let state = reason == .failed ? "partially written" : "unverified"
+        return "\(state) since \(TimeText.iso8601(since)): \(message)"
     }
 }

@@ -197,13 +197,17 @@ public enum WBTemplate {
                 }
                 return n
             }
+            /// `min`/`max`, exactly as written (a u64 bound is not rounded to a Double).
+            func bound(_ key: String) -> ExactNumber? {
+                number(key) != nil ? f[key].flatMap { ExactNumber($0) } : nil
+            }
             var title: String?
             if case .string(let t)? = f["title"] { title = t }
             var description: String?
             if case .string(let t)? = f["description"] { description = t }
-            var enumValues: [Double]?
+            var enumValues: [ExactNumber]?
             if case .array(let list)? = f["enum"] {
-                enumValues = list.compactMap(\.number)
+                enumValues = list.compactMap { ExactNumber($0) }.filter(\.isFinite)
                 if enumValues!.count != list.count { fail("\(p.path).enum", f["enum"], "enum values must be numbers") }
             }
             var readonly = false
@@ -221,7 +225,7 @@ public enum WBTemplate {
             }
             let register = RegisterDefinition(
                 registerId: "\(pageId).\(slug)", name: title ?? p.id, address: address, type: type, wordOrder: wordOrder,
-                byteOrder: byteOrder, min: number("min"), max: number("max"), enum: enumValues, scale: number("scale"),
+                byteOrder: byteOrder, min: bound("min"), max: bound("max"), enum: enumValues, scale: number("scale"),
                 access: readonly ? .ro : nil, factoryDefault: factoryDefault, description: description)
             for r in RegisterRules.problems(of: register) {
                 fail("\(p.path).\(r.key == "factoryDefault" ? "default" : r.key)", r.value, r.message)

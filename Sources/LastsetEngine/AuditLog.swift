@@ -1,231 +1,286 @@
 import Foundation
 import LastsetCore
-import ModbusLink
+import LastsetStore
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// The append-only audit log: `<data>/audit.jsonl`, one JSON record per line, fsynced per record.
+/// The append-only audit log: rows of `audit_record` in the data directory's database, one per record, in the
+/// order they were recorded (`seq`).
 ///
-/// An append is whole or absent: a short or failed write is truncated back to where the line started
-/// (and then throws), and a tail torn by a crash is ended with a newline before the next record, so
-/// records never run together. When the live file would grow past `segmentBytes` it is renamed to
-/// the next numbered segment (`audit.000001.jsonl`, …); segments are kept and `read` walks back into
-/// them. Reads go backwards from the end in fixed-size chunks: memory is bounded by the records asked
-/// for, not by the log's size.
-public actor AuditLog {
-    public nonisolated let url: URL
-    /// The directory holding the live file and its segments.
-    public nonisolated let directory: URL
-    /// Size at which the live file is rotated into a segment.
-    public nonisolated let segmentBytes: Int
-    private let executor = DispatchQueueExecutor(label: "lastset.audit")
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+/// A record is whole or absent: it is one row of one commit (with the version it archived or the removal it
+/// records, when there is one: see `TemplateArchive.store` and `remove`). The record is kept as the JSON
+/// `lastset audit --json` shows (`AuditRecord`'s shape, written with `JSONWriter` on the caller's task); the
+/// columns beside it (time, kind, result, page, device, principal, job) are what the filters' indexes are built
+/// on. An intent (`started`) is marked `folded` in the same commit as the record that completes its job, and
+/// reads leave folded rows out (they stay in the table: `sqlite3` shows every record).
+public final class AuditLog: Sendable {
+    /// The database holding the log.
+    public let database: Database
 
-    /// Default rotation size: 16 MiB.
-    public static let defaultSegmentBytes = 16 << 20
-
-    /// Opens (creating the directory) the log under the data directory.
-    public init(dataDirectory: URL, segmentBytes: Int = AuditLog.defaultSegmentBytes) throws(StorageError) {
-        try DurableFile.makeDirectory(dataDirectory)
-        directory = dataDirectory
-        url = dataDirectory.appendingPathComponent("audit.jsonl")
-        self.segmentBytes = max(1024, segmentBytes)
+    /// The log in `database`.
+    public init(database: Database) {
+        self.database = database
     }
 
-    /// One record as a JSON line (sorted keys, `AuditRecord`'s Codable shape), written with `JSONWriter`:
-    /// a replay of a large page records every register's before/after, and this runs on every job.
-    static func line(_ r: AuditRecord) -> [UInt8] {
-        var w = JSONWriter(capacity: 512 + r.registers.count * 96)
-        r.write(to: &w)
-        return w.line()
-    }
+    /// A record ready for its row: its JSON made and its columns taken out, off the writer's queue.
+    public struct Row: Sendable {
+        let time: Int64
+        let kind: String
+        let result: String
+        let pageId: String
+        let device: String
+        let who: String
+        let job: String?
+        let json: String
 
-    /// Appends one record durably; throws (leaving the log as it was) when it cannot. The line is written
-    /// out on the caller's thread (a large page's record is a megabyte of JSON): the log's own queue only
-    /// appends and fsyncs, so jobs running side by side do not wait on each other's encoding.
-    public nonisolated func append(_ record: AuditRecord) async throws(StorageError) {
-        try await append(line: Self.line(record))
-    }
-
-    private func append(line: [UInt8]) throws(StorageError) {
-        let path = url.path
-        // A file created here is durable only once its directory entry is: fsync the parent then.
-        var existing = stat()
-        let isNew = lstat(path, &existing) != 0 && errno == ENOENT
-        var fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o640)
-        guard fd >= 0 else { throw StorageError(operation: "open", path: path, errno: errno) }
-        var size = Self.size(fd)
-        if size > 0 && size + line.count > segmentBytes {
-            close(fd)
-            try rotate()
-            fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o640)
-            guard fd >= 0 else { throw StorageError(operation: "open", path: path, errno: errno) }
-            size = 0
+        /// The row of `record` (the JSON written with `JSONWriter`: a replay of a large page records every
+        /// register's before and after).
+        public init(_ record: AuditRecord) {
+            var w = JSONWriter(capacity: 512 + record.registers.count * 96)
+            record.write(to: &w)
+            self.init(record, json: String(decoding: w.bytes, as: UTF8.self))
         }
-        defer { close(fd) }
-        var bytes = line
-        // A crash may have torn the last record: end it, so this one starts on its own line.
-        if size > 0 && Self.lastByte(fd, size: size) != 0x0A { bytes.insert(0x0A, at: 0) }
-        var offset = 0
-        var failure: Int32 = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                failure = errno
-                break
-            }
-            if n == 0 {
-                failure = ENOSPC
-                break
-            }
-            offset += n
+
+        /// The row of `record` kept as `json` (a line of the log files of the release before the database, as it
+        /// was written).
+        init(_ record: AuditRecord, json: String) {
+            time = RecordStore.milliseconds(record.time)
+            kind = record.kind.rawValue
+            result = record.result.rawValue
+            pageId = record.pageId
+            device = record.device
+            who = record.who
+            job = record.job
+            self.json = json
         }
-        if failure == 0 && fsync(fd) != 0 { failure = errno }
-        guard failure != 0 else {
-            if isNew || size == 0 { try DurableFile.syncDirectory(directory.path) }
-            return
+
+        /// Whether it completes an intent (a record of a job that is not itself an intent).
+        var completes: Bool { job != nil && result != AuditResult.started.rawValue }
+    }
+
+    /// Inserts `row` inside the caller's transaction (with the version it belongs to, or alone); folds the intent
+    /// it completes.
+    static func insert(_ row: Row, on c: Connection) throws(DatabaseError) {
+        try c.run(
+            "INSERT INTO audit_record (time, kind, result, page_id, device, who, job, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            .integer(row.time), .text(row.kind), .text(row.result), .text(row.pageId), .text(row.device), .text(row.who),
+            .text(row.job), .text(row.json))
+        if row.completes, let job = row.job {
+            try c.run(
+                "UPDATE audit_record SET folded = 1 WHERE job = ? AND result = ? AND folded = 0", .text(job),
+                .text(AuditResult.started.rawValue))
         }
-        // Whole or absent: take back the part that was written.
-        _ = ftruncate(fd, off_t(size))
-        _ = fsync(fd)
-        throw StorageError(operation: "append to", path: path, errno: failure)
     }
 
-    /// Renames the live file to the next numbered segment.
-    private func rotate() throws(StorageError) {
-        let next = (segments().first ?? 0) + 1
-        let target = directory.appendingPathComponent(Self.segmentName(next)).path
-        guard rename(url.path, target) == 0 else { throw StorageError(operation: "rotate", path: url.path, errno: errno) }
-        try DurableFile.syncDirectory(directory.path)
-    }
-
-    static func segmentName(_ n: Int) -> String {
-        let digits = String(n)
-        return "audit." + String(repeating: "0", count: max(0, 6 - digits.count)) + digits + ".jsonl"
-    }
-
-    /// Numbers of the rotated segments, newest first.
-    nonisolated func segments() -> [Int] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return names.compactMap { name -> Int? in
-            guard name.hasPrefix("audit."), name.hasSuffix(".jsonl"), name != "audit.jsonl" else { return nil }
-            return Int(name.dropFirst(6).dropLast(6))
+    /// Appends one record: one commit (shared with whatever else commits at that moment); throws, recording
+    /// nothing, when it cannot be committed.
+    public func append(_ record: AuditRecord) async throws(StorageError) {
+        let row = Row(record)
+        do {
+            try await database.write { c in try Self.insert(row, on: c) }
+        } catch {
+            throw StorageError.of(error, database.path)
         }
-        .sorted(by: >)
     }
 
-    private static func size(_ fd: Int32) -> Int {
-        var st = stat()
-        return fstat(fd, &st) == 0 ? Int(st.st_size) : 0
+    /// The newest records (at most `limit`), oldest first.
+    public func read(limit: Int = 100) async throws(StorageError) -> (records: [AuditRecord], unreadable: Int) {
+        try await read(limit: limit, matching: AuditFilter())
     }
 
-    private static func lastByte(_ fd: Int32, size: Int) -> UInt8? {
-        var byte: UInt8 = 0
-        return pread(fd, &byte, 1, off_t(size - 1)) == 1 ? byte : nil
-    }
-
-    /// The newest records (at most `limit`), oldest first, walking back from the live file into older
-    /// segments; lines that do not parse are skipped and counted. An intent (`started`) whose job has a
-    /// later record is folded into that record.
-    public func read(limit: Int = 100) -> (records: [AuditRecord], unreadable: Int) {
-        read(limit: limit, matching: AuditFilter(), scanLimit: limit)
-    }
-
-    /// The newest records passing `filter` (at most `limit`), oldest first. At most `scanLimit` records
-    /// are looked at, newest first, so a filter matching nothing costs a bounded walk, not the whole log;
-    /// memory is bounded by `limit`.
-    public func read(limit: Int, matching filter: AuditFilter, scanLimit: Int) -> (records: [AuditRecord], unreadable: Int) {
-        var newestFirst: [AuditRecord] = []
-        var scanned = 0
-        let bad = scan { r in
-            scanned += 1
-            if filter.matches(r) { newestFirst.append(r) }
-            return newestFirst.count < limit && scanned < scanLimit
-        }
-        return (newestFirst.reversed(), bad)
-    }
-
-    /// The record that ended `job` (a replay's or dry run's outcome, any result but `started`), looked for
-    /// newest first back to the job's own intent record (or records older than `since`): a journal found at
-    /// start whose outcome is already logged is a replay that finished just before the daemon stopped.
-    public func outcome(ofJob job: String, since: Date) -> AuditRecord? {
-        var found: AuditRecord?
-        scan { r in
-            if r.job == job {
-                if r.result != .started { found = r }
-                return false
-            }
-            return r.time >= since
-        }
-        return found
-    }
-
-    /// Calls `body` with every record, newest first (live file, then the segments, newest first), until it
-    /// returns false; intents whose job has a later record are folded away. Returns the lines that did
-    /// not parse.
-    @discardableResult
-    public func scan(_ body: (AuditRecord) -> Bool) -> Int {
-        let decoder = APICoding.decoder()
-        var bad = 0
-        var completed = Set<String>()
-        var going = true
-        let files = [url] + segments().map { directory.appendingPathComponent(Self.segmentName($0)) }
-        for file in files where going {
-            ReverseLines.each(in: file) { line in
-                guard let r = try? decoder.decode(AuditRecord.self, from: line) else {
-                    bad += 1
-                    return true
+    /// The newest records passing `filter` (at most `limit`; `Int.max`: all), oldest first. Each filter is an
+    /// indexed column, so a filter matching nothing costs an index lookup, not a walk of the log; the rows the
+    /// index gives are decoded and checked with `AuditFilter.matches`, the one rule. `unreadable` counts rows that
+    /// did not decode and the lines of the old log files that did not parse when they were imported (kept in
+    /// `audit_unreadable`).
+    public func read(limit: Int, matching filter: AuditFilter) async throws(StorageError) -> (
+        records: [AuditRecord], unreadable: Int
+    ) {
+        let (conditions, values) = Self.conditions(filter)
+        let wanted = max(0, limit)
+        let batch = min(max(wanted, 1), 1_000)
+        do {
+            return try await database.read { c in
+                let decoder = APICoding.decoder()
+                var newestFirst: [AuditRecord] = []
+                var bad = 0
+                var before = Int64.max
+                while newestFirst.count < wanted {
+                    var fetched = 0
+                    try c.rows(
+                        "SELECT seq, record FROM audit_record WHERE " + (conditions + ["seq < ?"]).joined(separator: " AND ")
+                            + " ORDER BY seq DESC LIMIT ?", values + [.integer(before), .integer(Int64(batch))]
+                    ) { row in
+                        fetched += 1
+                        before = row.int64(0)
+                        guard let text = row.text(1), let r = try? decoder.decode(AuditRecord.self, from: Data(text.utf8))
+                        else {
+                            bad += 1
+                            return true
+                        }
+                        if filter.matches(r) { newestFirst.append(r) }
+                        return newestFirst.count < wanted
+                    }
+                    if fetched < batch { break }
                 }
-                if let job = r.job {
-                    if r.result == .started {
-                        if completed.contains(job) { return true }
-                    } else {
-                        completed.insert(job)
+                bad += try c.first("SELECT count(*) FROM audit_unreadable") { Int($0.int64(0)) } ?? 0
+                return (newestFirst.reversed(), bad)
+            }
+        } catch {
+            throw StorageError.of(error, database.path)
+        }
+    }
+
+    /// The SQL conditions (ANDed) and their values for `filter`: every given field one indexed condition, each
+    /// at least as wide as the filter (`matches` decides). A prefix (`token:`, a job's first characters) is a
+    /// range on the index: from the prefix to the prefix followed by the greatest character.
+    static func conditions(_ filter: AuditFilter) -> ([String], [SQLValue]) {
+        var conditions = ["folded = 0"]
+        var values: [SQLValue] = []
+        func prefix(_ column: String, _ p: String) {
+            conditions.append("\(column) >= ? AND \(column) < ?")
+            values += [.text(p), .text(p + "\u{10FFFF}")]
+        }
+        if let page = filter.page {
+            conditions.append("page_id = ?")
+            values.append(.text(page))
+        }
+        if let device = filter.device {
+            conditions.append("device = ?")
+            values.append(.text(device))
+        }
+        if let who = filter.who {
+            if who.hasSuffix(":") {
+                prefix("who", who)
+            } else {
+                conditions.append("who = ?")
+                values.append(.text(who))
+            }
+        }
+        if let job = filter.job, !job.isEmpty { prefix("job", job) }
+        // The column keeps milliseconds; a record's own time may carry less than one more: a millisecond of margin
+        // each side, `matches` decides.
+        if let since = filter.since {
+            conditions.append("time >= ?")
+            values.append(.integer(RecordStore.milliseconds(since) - 1))
+        }
+        if let until = filter.until {
+            conditions.append("time <= ?")
+            values.append(.integer(RecordStore.milliseconds(until) + 1))
+        }
+        if let results = filter.results {
+            conditions.append("result IN (\(results.map { _ in "?" }.joined(separator: ", ")))")
+            values += results.map(\.rawValue).sorted().map { .text($0) }
+        }
+        if let kinds = filter.kinds {
+            conditions.append("kind IN (\(kinds.map { _ in "?" }.joined(separator: ", ")))")
+            values += kinds.map(\.rawValue).sorted().map { .text($0) }
+        }
+        return (conditions, values)
+    }
+
+    /// The record that ended `job` (any result but `started`), if it was recorded: a journal found at start whose
+    /// outcome is already logged is a replay that finished just before the daemon stopped.
+    public func outcome(ofJob job: String) async throws(StorageError) -> AuditRecord? {
+        let text: String?
+        do {
+            text = try await database.read { c in
+                try c.first(
+                    "SELECT record FROM audit_record WHERE job = ? AND result != ? ORDER BY seq DESC LIMIT 1", .text(job),
+                    .text(AuditResult.started.rawValue)
+                ) { row in row.text(0) } ?? nil
+            }
+        } catch {
+            throw StorageError.of(error, database.path)
+        }
+        guard let text else { return nil }
+        do {
+            return try APICoding.decoder().decode(AuditRecord.self, from: Data(text.utf8))
+        } catch {
+            throw StorageError(
+                operation: "read the outcome of job \(job) from", path: database.path, errno: EBADMSG,
+                detail: "its record does not decode: \(error)")
+        }
+    }
+
+    /// The records recorded after `cursor` (a record read back from an export), oldest first, completed intents
+    /// left out: the fleet's audit export. The cursor is found by its time (indexed) and its whole content among
+    /// every row, folded intents included; when it is not found (the export file came from elsewhere), the
+    /// records after its time. Without a cursor, every record.
+    public func records(after cursor: AuditRecord?) async throws(StorageError) -> [AuditRecord] {
+        let cursorTime = cursor.map { RecordStore.milliseconds($0.time) }
+        do {
+            return try await database.read { c in
+                let decoder = APICoding.decoder()
+                var found: Int64?
+                if let cursor, let cursorTime {
+                    try c.rows(
+                        "SELECT seq, record FROM audit_record WHERE time BETWEEN ? AND ? ORDER BY seq DESC",
+                        .integer(cursorTime - 1), .integer(cursorTime + 1)
+                    ) { row in
+                        guard let text = row.text(1), let r = try? decoder.decode(AuditRecord.self, from: Data(text.utf8)),
+                            r == cursor
+                        else { return true }
+                        found = row.int64(0)
+                        return false
                     }
                 }
-                going = body(r)
-                return going
-            }
-        }
-        return bad
-    }
-}
-
-/// Reads a file's lines from the end, in fixed-size chunks.
-enum ReverseLines {
-    static let chunk = 64 << 10
-
-    /// Calls `body` with each non-empty line, last first, until it returns false.
-    static func each(in url: URL, _ body: (Data) -> Bool) {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return }
-        var end = Int(st.st_size)
-        var carry: [UInt8] = []  // the start of a line whose beginning is further back
-        var buffer = [UInt8](repeating: 0, count: chunk)
-        while end > 0 {
-            let start = max(0, end - chunk)
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, end - start, off_t(start)) }
-            guard n == end - start else { return }
-            var block = Array(buffer[0..<n])
-            block.append(contentsOf: carry)
-            var lineEnd = block.count
-            var i = block.count - 1
-            while i >= 0 {
-                if block[i] == 0x0A {
-                    if lineEnd > i + 1, !body(Data(block[(i + 1)..<lineEnd])) { return }
-                    lineEnd = i
+                var out: [AuditRecord] = []
+                let (sql, value): (String, SQLValue) =
+                    switch (found, cursorTime) {
+                    case (let seq?, _): ("seq > ?", .integer(seq))
+                    case (nil, let t?): ("time >= ?", .integer(t - 1))
+                    case (nil, nil): ("seq > ?", .integer(0))
+                    }
+                try c.rows("SELECT record FROM audit_record WHERE folded = 0 AND " + sql + " ORDER BY seq", value) { row in
+                    if let text = row.text(0), let r = try? decoder.decode(AuditRecord.self, from: Data(text.utf8)),
+                        found != nil || cursor.map({ r.time > $0.time }) ?? true
+                    {
+                        out.append(r)
+                    }
+                    return true
                 }
-                i -= 1
+                return out
             }
-            carry = Array(block[0..<lineEnd])
-            end = start
+        } catch {
+            throw StorageError.of(error, database.path)
         }
-        if !carry.isEmpty { _ = body(Data(carry)) }
+    }
+
+    /// Calls `body` with every record, newest first, until it returns false; completed intents are left out.
+    /// Read in batches of `batch` records (memory bounded by the batch, not the log). Returns the rows that did
+    /// not decode.
+    @discardableResult
+    public func scan(batch: Int = 512, _ body: (AuditRecord) -> Bool) async throws(StorageError) -> Int {
+        var before = Int64.max
+        var bad = 0
+        while true {
+            let cursor = before
+            let page: [(Int64, AuditRecord?)]
+            do {
+                page = try await database.read { c in
+                    let decoder = APICoding.decoder()
+                    var out: [(Int64, AuditRecord?)] = []
+                    try c.rows(
+                        "SELECT seq, record FROM audit_record WHERE folded = 0 AND seq < ? ORDER BY seq DESC LIMIT ?",
+                        .integer(cursor), .integer(Int64(batch))
+                    ) { row in
+                        let r = row.text(1).flatMap { try? decoder.decode(AuditRecord.self, from: Data($0.utf8)) }
+                        out.append((row.int64(0), r))
+                        return true
+                    }
+                    return out
+                }
+            } catch {
+                throw StorageError.of(error, database.path)
+            }
+            for (seq, record) in page {
+                before = seq
+                guard let record else {
+                    bad += 1
+                    continue
+                }
+                guard body(record) else { return bad }
+            }
+            if page.count < batch { return bad }
+        }
     }
 }

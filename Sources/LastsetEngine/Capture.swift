@@ -4,11 +4,12 @@ import ModbusLink
 
 /// "Save": reads a page fresh from the reference device, validates it and archives it as a template.
 public enum Capture {
-    /// Reads, validates and (only when every register is valid) archives the page. `beforeArchive`
-    /// runs right before the template is stored (the audit intent); when it throws nothing is archived.
+    /// Reads, validates and (only when every register is valid) archives the page. `record` makes the audit
+    /// record of an archived capture from the stored template: the version and that record are one commit, so
+    /// a capture whose record cannot be committed archives nothing (and says so).
     public static func run(
         page: CompiledPage, from target: DeviceTarget, archive: TemplateArchive, who: String,
-        progress: ProgressHandler? = nil, beforeArchive: (@Sendable (Template) async throws -> Void)? = nil
+        progress: ProgressHandler? = nil, record: (@Sendable (Template) -> AuditRecord)? = nil
     ) async -> (report: CaptureReport, template: Template?) {
         let identity = page.identity
         let pageHash = page.hash
@@ -96,33 +97,14 @@ public enum Capture {
             report.versionId = latest.versionId.id
             return (report, nil)
         }
-        // The intent and the new version's file are made durable side by side; the version is put in place
-        // (and so archived) only once the intent is in the log, and its file is removed when it could not be.
-        let staged: Result<TemplateArchive.StagedVersion, ArchiveError>
         do {
-            staged = try await SideBySide.run(
-                { try await beforeArchive?(template) },
-                { () async throws(ArchiveError) in try await archive.stage(template) },
-                undo: { await archive.discard($0) })
-        } catch {
-            report.error = "cannot record the capture in the audit log, nothing archived: \(error)"
-            return (report, nil)
-        }
-        do {
-            let stored = try await archive.commit(staged.get())
+            let stored = try await archive.store(template, record: record)
             report.archived = true
             report.version = stored.version
             report.versionId = stored.versionId.id
             return (report, stored)
         } catch {
-            if case .notDurable(let stored, _) = error {
-                // In place and served as the latest: say so, with the durability failure.
-                report.archived = true
-                report.version = stored.version
-                report.error = error.description
-                return (report, stored)
-            }
-            report.error = error.description
+            report.error = "cannot archive the capture or record it, nothing archived: \(error)"
             return (report, nil)
         }
     }

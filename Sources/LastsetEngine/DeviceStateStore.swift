@@ -3,7 +3,7 @@ import LastsetCore
 import ModbusLink
 
 /// The durable per-device-page state: which template version each device page last took successfully, and
-/// which pages an interrupted replay left unverified. One file per device page in `<data>/device-state/`
+/// which pages an interrupted replay left unverified or a failed one partially written. One file per device page in `<data>/device-state/`
 /// (named by a digest of device and page, both also inside the file), replaced crash-safe when that device
 /// page changes — a replay rewrites its own page's record only, whatever else is known (one shared file
 /// grew with every device and page and was rewritten whole by every replay: 1.2 MB per replay after the
@@ -119,14 +119,15 @@ public actor DeviceStateStore {
         try await store(s, body: Self.body(s))
     }
 
-    /// Marks a device page unverified (an interrupted replay).
+    /// Marks a device page: unverified (an interrupted replay; the version recorded stays), or partially
+    /// written (a failed replay that changed registers; no version recorded any more).
     public func mark(_ m: UnverifiedMark) throws(StorageError) {
         var s = states[Self.key(m.device, m.pageId)] ?? DevicePageState(device: m.device, pageId: m.pageId)
-        s.unverified = m
+        s.setMark(m)
         try store(s)
     }
 
-    /// Clears a device page's unverified mark (a replay succeeded, or a diff showed what it holds).
+    /// Clears a device page's mark (a diff showed what it holds; a success replaces the whole state).
     /// Throws when the change could not be saved (the mark is then cleared only until the next start).
     public func clearUnverified(device: String, pageId: String) throws(StorageError) {
         guard var s = states[Self.key(device, pageId)], s.unverified != nil else { return }

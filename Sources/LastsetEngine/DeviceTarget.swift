@@ -14,13 +14,17 @@ public struct DeviceTarget: Sendable {
     public var machine: MachineKey
     /// A gateway: other units behind it are other devices (see `JobLock`).
     public var gateway: Bool
+    /// On a serial line: what the configured devices on it (the config of the target's generation) declare
+    /// its settings to be. A job asking for others is refused before a frame (`LineAccess`).
+    public var lineDeclarations: [LineAccess.Declaration]
 
     /// A target; `machine` defaults to the endpoint's unresolved text (tests that build connections by hand).
     public init(
         deviceId: String?, endpoint: Endpoint, unit: Int, limits: DeviceLimits, connection: ModbusConnection,
-        machine: MachineKey? = nil, gateway: Bool = false
+        machine: MachineKey? = nil, gateway: Bool = false, lineDeclarations: [LineAccess.Declaration] = []
     ) {
         self.gateway = gateway
+        self.lineDeclarations = lineDeclarations
         self.deviceId = deviceId
         self.endpoint = endpoint
         self.unit = unit
@@ -37,8 +41,9 @@ public struct DeviceTarget: Sendable {
 }
 
 extension DeviceTarget {
-    /// This device's timing, passed with every request: devices sharing a serial line keep their own.
-    var linkOptions: LinkOptions { LinkOptions(limits) }
+    /// This device's timing, passed with every request (devices sharing a serial line keep their own), and on a
+    /// serial line the framing the job was let onto the line with.
+    var linkOptions: LinkOptions { LinkOptions(limits, line: endpoint.lineSettings) }
 
     /// FC03 on this device.
     func readHolding(address: Int, count: Int) async throws(ModbusError) -> [UInt16] {

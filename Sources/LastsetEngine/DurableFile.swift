@@ -1,4 +1,5 @@
 import Foundation
+import LastsetStore
 
 #if canImport(Glibc)
     import Glibc
@@ -9,27 +10,6 @@ import Foundation
 enum DurableFile {
     /// Prefix of temp files; anything with it is debris from an interrupted write.
     static let tempPrefix = ".tmp-"
-
-    /// Atomically replaces (or creates) `url` with `data`. With `syncDirectory: false` the caller must
-    /// fsync the directory itself (to cover more changes in it with one fsync) before relying on it.
-    static func write(_ data: Data, to url: URL, mode: mode_t = 0o640, syncDirectory: Bool = true) throws(StorageError) {
-        let dir = try DirectoryHandle.open(url.deletingLastPathComponent().path)
-        try dir.write(data, to: url.lastPathComponent, mode: mode, sync: syncDirectory)
-    }
-
-    /// Appends one record (a whole line) and fsyncs: the audit log's write.
-    static func append(_ line: Data, to url: URL) throws(StorageError) {
-        // A file created here is durable only once its directory entry is: fsync the parent then.
-        var existing = stat()
-        let isNew = lstat(url.path, &existing) != 0 && errno == ENOENT
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o640)
-        guard fd >= 0 else { throw StorageError(operation: "open", path: url.path, errno: errno) }
-        defer { close(fd) }
-        let written = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress!, $0.count) }
-        guard written == line.count else { throw StorageError(operation: "append", path: url.path, errno: errno) }
-        guard fsync(fd) == 0 else { throw StorageError(operation: "fsync", path: url.path, errno: errno) }
-        if isNew { try syncDirectory(url.deletingLastPathComponent().path) }
-    }
 
     /// fsyncs a directory so a rename or unlink in it is durable.
     static func syncDirectory(_ path: String) throws(StorageError) {
@@ -63,20 +43,50 @@ enum DurableFile {
     }
 }
 
-/// A file-system operation that failed, with the path and errno.
+/// A file-system or database operation that failed, with the path and errno.
 public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     public var operation: String
     public var path: String
     public var errno: Int32
+    /// What the database said (its message, result code and errno), for a failure of the database; nil for a
+    /// file operation (its errno says it all).
+    public var detail: String?
     /// The `errno` recorded when a file that must be a regular file is not (a FIFO, a device, a directory).
     public static let notARegularFile: Int32 = -1
 
+    /// A failed file operation (`detail`: what to say instead of errno's text).
+    public init(operation: String, path: String, errno: Int32, detail: String? = nil) {
+        self.operation = operation
+        self.path = path
+        self.errno = errno
+        self.detail = detail.map { "cannot \(operation) \(path): \($0)" }
+    }
+
+    /// A failed database call (`lastset.db`), with SQLite's message, result code and the system call's errno.
+    public init(_ error: DatabaseError) {
+        operation = error.operation
+        path = error.path
+        errno = error.errno
+        detail = error.description
+    }
+
     public var description: String {
+        if let detail { return detail }
         switch errno {
         case ELOOP:
             return "cannot \(operation) \(path): it is a symbolic link, and links inside the data directory are never followed"
         case Self.notARegularFile: return "cannot \(operation) \(path): not a regular file"
         default: return "cannot \(operation) \(path): \(String(cString: strerror(errno)))"
         }
+    }
+}
+
+extension StorageError {
+    /// `error` as a storage error: a database's error with SQLite's message, code and errno; anything else (a
+    /// closure's own error) named with `path`.
+    static func of(_ error: any Error, _ path: String) -> StorageError {
+        if let e = error as? DatabaseError { return StorageError(e) }
+        if let e = error as? StorageError { return e }
+        return StorageError(operation: "use", path: path, errno: EIO, detail: "\(error)")
     }
 }

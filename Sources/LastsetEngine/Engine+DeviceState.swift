@@ -2,33 +2,48 @@ import Foundation
 import LastsetCore
 
 extension Engine {
-    /// At start: when `device-state/` is missing or a file in it unreadable, rebuilds it from the audit log (the last
-    /// successful replay of each device page, and interrupted replays not followed by a successful replay
-    /// or a dry run). Returns a line for the log when it rebuilt something, nil otherwise.
+    /// At start: when `device-state/` is missing or a file in it unreadable, rebuilds it from the audit log: each
+    /// replay and dry run record's effect (`ReplayPageEffect`, the decision a replay makes as it ends), newest
+    /// first — the version is the last success's unless a failed replay partially wrote the page since, the mark
+    /// the last interrupted or partially written replay's unless a success or a dry run that read every entry
+    /// came since. Returns a line for the log when it rebuilt something, nil otherwise.
     public func loadDeviceState() async -> String? {
         let problem = await deviceState.loadProblem
         guard !(await deviceState.loadedFromFile) else { return nil }
-        // Newest first: the first record that settles a device page wins.
+        // Newest first: the first record that settles a device page's version (or its mark) wins.
         var applied: [String: AuditRecord] = [:]
-        var unverified: [String: AuditRecord] = [:]
-        var settled = Set<String>()
+        var marks: [String: UnverifiedMark] = [:]
+        var versionSettled = Set<String>()
+        var markSettled = Set<String>()
         var pairs: [String: (String, String)] = [:]
-        let bad = await audit.scan { r in
-            guard r.kind == .replay || r.kind == .dryRun else { return true }
+        let bad: Int
+        do {
+            bad = try await audit.scan { r in
+            guard let outcome = ReplayOutcome(record: r) else { return true }
             let key = r.device + "\u{0}" + r.pageId
             pairs[key] = (r.device, r.pageId)
-            switch (r.kind, r.result) {
-            case (.replay, .succeeded):
-                if applied[key] == nil { applied[key] = r }
-                settled.insert(key)
-            case (.dryRun, .planned):
-                settled.insert(key)
-            case (.replay, .interrupted):
-                if !settled.contains(key), unverified[key] == nil { unverified[key] = r }
-            default:
+            let effect = ReplayPageEffect.of(outcome)
+            switch effect {
+            case .applied, .partiallyWritten:
+                if versionSettled.insert(key).inserted, effect == .applied { applied[key] = r }
+            case .keep, .clearsMark, .interrupted:
                 break
             }
+            if effect != .keep, markSettled.insert(key).inserted {
+                switch effect.mark {
+                case .interrupted?:
+                    marks[key] = UnverifiedMark(
+                        device: r.device, pageId: r.pageId, since: r.time, job: r.job ?? "", reason: .interrupted,
+                        message: r.message ?? "interrupted")
+                case .failed?: marks[key] = UnverifiedMark.failedReplay(r)
+                case nil: break
+                }
+            }
             return true
+            }
+        } catch {
+            // Nothing rebuilt (the file store stays as it was): the next start tries again.
+            return "device state: cannot rebuild \(DeviceStateStore.directoryName) from the audit log: \(error)"
         }
         var states: [DevicePageState] = []
         var missing: [String] = []
@@ -51,10 +66,7 @@ extension Engine {
                     missing.append("\(device)/\(pageId) v\(version)")
                 }
             }
-            if let r = unverified[key] {
-                s.unverified = UnverifiedMark(
-                    device: device, pageId: pageId, since: r.time, job: r.job ?? "", message: r.message ?? "interrupted")
-            }
+            if let m = marks[key] { s.setMark(m) }
             if s.applied != nil || s.unverified != nil { states.append(s) }
         }
         do {
@@ -67,7 +79,7 @@ extension Engine {
         var line =
             (problem ?? "\(DeviceStateStore.directoryName) was missing")
             + ": \(states.count) device page\(states.count == 1 ? "" : "s") rebuilt from the audit log"
-        if bad > 0 { line += " (\(bad) unreadable audit lines skipped)" }
+        if bad > 0 { line += " (\(bad) unreadable audit records skipped)" }
         if !missing.isEmpty {
             line += "; no longer archived, so conformance is unknown: " + missing.joined(separator: ", ")
         }

@@ -3,12 +3,9 @@ import LastsetCore
 
 /// Why a history operation (promote, delete) did nothing.
 public enum HistoryError: Error, Sendable, CustomStringConvertible {
+    /// Nothing was changed (the archive's error; `.storage` when the change and its record could not be
+    /// committed).
     case archive(ArchiveError)
-    /// The audit record could not be written: nothing was changed.
-    case audit(StorageError)
-    /// The change was made (`done` says what: "promoted … as version N", "deleted version N"), but the audit
-    /// record of its outcome could not be written after it: the log holds its "started" record only.
-    case unaudited(done: String, StorageError)
     /// Promote: the version is already the latest.
     case alreadyLatest(pageId: String, versionId: String)
     /// Delete: devices are recorded as holding the version (force to delete anyway).
@@ -17,9 +14,6 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .archive(let e): return e.description
-        case .audit(let e): return "cannot write the audit record, nothing changed: \(e)"
-        case .unaudited(let done, let e):
-            return "\(done), but its audit record could not be written (\(e)): the audit log shows it as started only"
         case .alreadyLatest(let p, let v): return "version \(v) is already the latest of page \"\(p)\""
         case .inUse(let p, let v, let d):
             return
@@ -30,7 +24,7 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
 
 extension Engine {
     /// Makes an older version the latest again: archives its content as the next version, with a note of
-    /// where it came from. Audited (intent first: no record, nothing archived).
+    /// where it came from. The new version and its audit record are one commit: both or neither.
     public func promote(page: CompiledPage, version ref: TemplateVersionRef, who: String) async throws(HistoryError)
         -> Template
     {
@@ -45,50 +39,41 @@ extension Engine {
         guard source.versionId != latest.versionId else {
             throw .alreadyLatest(pageId: page.id, versionId: source.versionId.id)
         }
-        var record = historyRecord(
+        let record = historyRecord(
             .promote, page: page.id, template: source, who: who,
             message: "promoting version \(source.versionId.id) (latest is \(latest.versionId.id))")
-        do {
-            try await audit.append(record)
-        } catch {
-            throw .audit(error)
-        }
         var copy = source
         copy.provenance =
             "promoted from version \(source.versionId.id) (captured \(TimeText.iso8601(source.capturedAt))"
             + (source.provenance.map { "; \($0)" } ?? "") + ")"
-        let stored: Template
-        var note = ""
         do {
-            stored = try await archive.store(copy)
-        } catch {
-            guard case .notDurable(let inPlace, _) = error else {
-                record.result = .failed
-                record.message = "promoting version \(source.versionId.id) failed: \(error)"
-                record.time = Date()
-                // Nothing archived and the answer says so; without this record the "started" one stays,
-                // which claims no new version.
-                try? await audit.append(record)
-                throw .archive(error)
+            return try await archive.store(copy) { stored in
+                var archived = record
+                archived.time = Date()
+                archived.result = .archived
+                archived.templateVersion = stored.version
+                archived.templateVersionId = stored.versionId.id
+                archived.message = "promoted version \(source.versionId.id) as version \(stored.versionId.id)"
+                return archived
             }
-            (stored, note) = (inPlace, "; \(error)")
-        }
-        record.time = Date()
-        record.result = .archived
-        record.templateVersion = stored.version
-        record.templateVersionId = stored.versionId.id
-        record.message = "promoted version \(source.versionId.id) as version \(stored.versionId.id)" + note
-        do {
-            try await audit.append(record)
         } catch {
-            // The new version is in place: say so (never "nothing changed").
-            throw .unaudited(done: record.message ?? "promoted", error)
+            // Nothing archived and nothing recorded: the failure is recorded alone (when it can be).
+            var failed = record
+            failed.result = .failed
+            failed.message = "promoting version \(source.versionId.id) failed: \(error)"
+            failed.time = Date()
+            do {
+                try await audit.append(failed)
+            } catch let auditError {
+                throw .archive(.failureUnaudited(error, auditError))
+            }
+            throw .archive(error)
         }
-        return stored
     }
 
-    /// Deletes a version. Refused while a device is recorded as holding it, unless `force`. Audited (intent
-    /// first: no record, nothing deleted). A corrupt version can be deleted.
+    /// Deletes a version. Refused while a device is recorded as holding it, unless `force`. The removal (its
+    /// number kept as a deleted marker) and its audit record are one commit: both or neither. A corrupt version
+    /// can be deleted.
     public func deleteVersion(page: CompiledPage, version ref: TemplateVersionRef, force: Bool, who: String)
         async throws(HistoryError) -> VersionDeletion
     {
@@ -100,36 +85,36 @@ extension Engine {
         }
         let holders = await deviceState.holders(pageId: page.id, versionId: version.id)
         guard holders.isEmpty || force else { throw .inUse(pageId: page.id, versionId: version.id, devices: holders) }
-        let loaded = try? await archive.load(pageId: page.id, version: ref)
+        // A corrupt version has no source to name: the record says what it can.
+        let loaded: Template?
+        do {
+            loaded = try await archive.load(pageId: page.id, version: ref)
+        } catch {
+            loaded = nil
+        }
         let forced = holders.isEmpty ? "" : " (forced: held by \(holders.joined(separator: ", ")))"
-        var record = AuditRecord(
+        let record = AuditRecord(
             time: Date(), kind: .delete, who: who, pageId: page.id, device: "-", endpoint: "-",
             unit: loaded?.source.unit ?? 0, identity: loaded?.source.identity ?? [], templateVersion: version.number,
-            pageHash: loaded?.pageHash ?? "", result: .started, message: "deleting version \(version.id)\(forced)",
+            pageHash: loaded?.pageHash ?? "", result: .deleted, message: "deleted version \(version.id)\(forced)",
             registers: [], job: UUID().uuidString, templateVersionId: version.id)
         do {
-            try await audit.append(record)
+            _ = try await archive.remove(pageId: page.id, version: ref) { _ in
+                var deleted = record
+                deleted.time = Date()
+                return deleted
+            }
         } catch {
-            throw .audit(error)
-        }
-        do {
-            _ = try await archive.remove(pageId: page.id, version: ref)
-        } catch {
-            record.time = Date()
-            record.result = .failed
-            record.message = "deleting version \(version.id) failed: \(error)"
-            // Nothing deleted and the answer says so; without this record the "started" one stays.
-            try? await audit.append(record)
+            var failed = record
+            failed.time = Date()
+            failed.result = .failed
+            failed.message = "deleting version \(version.id) failed: \(error)"
+            do {
+                try await audit.append(failed)
+            } catch let auditError {
+                throw .archive(.failureUnaudited(error, auditError))
+            }
             throw .archive(error)
-        }
-        record.time = Date()
-        record.result = .deleted
-        record.message = "deleted version \(version.id)\(forced)"
-        do {
-            try await audit.append(record)
-        } catch {
-            // The version is gone: say so (never "nothing changed").
-            throw .unaudited(done: record.message ?? "deleted", error)
         }
         let latest = try? await archive.resolveVersion(pageId: page.id, .latest)
         return VersionDeletion(pageId: page.id, versionId: version.id, heldBy: holders, latestVersion: latest?.id)

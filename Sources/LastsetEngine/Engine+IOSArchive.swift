@@ -5,8 +5,6 @@ import LastsetCore
 public enum IOSImportError: Error, Sendable, CustomStringConvertible {
     /// The archive does not give a valid template of the page (every problem named).
     case invalid(IOSArchiveError)
-    /// The audit record could not be written; nothing was archived.
-    case audit(StorageError)
     /// The template could not be archived.
     case archive(ArchiveError)
 
@@ -16,7 +14,6 @@ public enum IOSImportError: Error, Sendable, CustomStringConvertible {
         case .invalid(let e):
             return "the iOS archive cannot be imported (\(e.problems.count) problem\(e.problems.count == 1 ? "" : "s")):\n"
                 + e.description
-        case .audit(let e): return "audit log: \(e); nothing was archived"
         case .archive(let e): return e.description
         }
     }
@@ -46,7 +43,7 @@ extension Engine {
             throw .archive(.notAdmissible(pageId: page.id, admission.refusals + admission.leftOut))
         }
         let job = UUID().uuidString
-        func record(_ result: AuditResult, version: Int?, message: String) -> AuditRecord {
+        @Sendable func record(_ result: AuditResult, version: Int?, message: String) -> AuditRecord {
             AuditRecord(
                 time: Date(), kind: .import, who: who, pageId: page.id, device: template.source.endpoint,
                 endpoint: template.source.endpoint, unit: template.source.unit, identity: template.source.identity,
@@ -57,36 +54,15 @@ extension Engine {
         }
         let provenance = template.provenance ?? "imported from iOS archive \(file)"
         do {
-            try await audit.append(record(.started, version: nil, message: provenance))
-        } catch {
-            throw .audit(error)
-        }
-        let stored: Template
-        do {
-            stored = try await archive.store(template)
-        } catch {
-            if case .notDurable(let inPlace, _) = error {
-                // Archived (the file is in place), durability not confirmed: recorded as archived, reported.
-                do {
-                    try await audit.append(record(.archived, version: inPlace.version, message: "\(provenance); \(error)"))
-                } catch let auditError {
-                    throw .archive(.unaudited(inPlace, auditError))
-                }
-            } else {
-                // Nothing archived and the answer says so; a missing "failed" record leaves the "started"
-                // one, which never claims a version.
-                try? await audit.append(record(.failed, version: nil, message: "\(provenance); \(error)"))
+            // The version and its record: one commit.
+            return try await archive.store(template) { stored in
+                record(.archived, version: stored.version, message: provenance)
             }
-            throw .archive(error)
-        }
-        // The outcome, with the version it became. When it cannot be written the answer says the version is
-        // in place but unaudited, as the files and the log are.
-        do {
-            try await audit.append(record(.archived, version: stored.version, message: provenance))
         } catch {
-            throw .archive(.unaudited(stored, error))
+            // Nothing archived and the answer says so, as the failure's own record does (or the answer says that
+            // record is missing too).
+            throw .archive(await recordFailedImport(record(.failed, version: nil, message: "\(provenance); \(error)"), error))
         }
-        return stored
     }
 
     /// Reads the page's identity registers from a device (for an import whose archive holds none).

@@ -1,63 +1,77 @@
 import Foundation
 import LastsetCore
+import LastsetStore
 
 /// The template engine: capture, archive, replay, each recorded in the audit log. Fails closed: a
-/// replay writes no frame and a capture or import archives nothing unless its audit record (the
-/// intent) was written first.
+/// replay writes no frame unless its intent is recorded, and a capture or import archives nothing unless its
+/// audit record commits with it.
 public struct Engine: Sendable {
+    /// The data directory's database, `lastset.db` (template versions, the audit log).
+    public let database: Database
     public let archive: TemplateArchive
     public let audit: AuditLog
     /// Running replays' journals.
     public let journal: ReplayJournal
     /// Per device page: the template last applied, and whether an interrupted replay left it unverified.
     public let deviceState: DeviceStateStore
+    /// What the first start on a data directory of the release before the database imported (nil when nothing
+    /// was imported this time), for the log.
+    public let importNote: String?
 
-    /// Opens the archive, audit log and replay journal under the data directory.
-    /// `host`: this host's fleet name (nil without a fleet; see `TemplateArchive`).
-    public init(
-        dataDirectory: URL, historyLimit: Int = 20, auditSegmentBytes: Int = AuditLog.defaultSegmentBytes, host: String? = nil
-    ) throws {
-        archive = try TemplateArchive(dataDirectory: dataDirectory, historyLimit: historyLimit, host: host)
-        audit = try AuditLog(dataDirectory: dataDirectory, segmentBytes: auditSegmentBytes)
+    /// Opens the database (importing the files of the release before it, the first time), the archive, the audit
+    /// log and the replay journal under the data directory. `host`: this host's fleet name (nil without a fleet;
+    /// see `TemplateArchive`).
+    public init(dataDirectory: URL, historyLimit: Int = 20, host: String? = nil) throws {
+        database = try RecordStore.open(dataDirectory: dataDirectory)
+        importNote = try LegacyImport.run(dataDirectory: dataDirectory, database: database, host: host)
+        archive = try TemplateArchive(database: database, historyLimit: historyLimit, host: host)
+        audit = AuditLog(database: database)
         journal = try ReplayJournal(dataDirectory: dataDirectory)
         deviceState = try DeviceStateStore(dataDirectory: dataDirectory)
     }
 
-    /// Captures a page from a device; audits the attempt whatever its outcome. Nothing is archived
-    /// unless the intent record could be appended first.
+    /// Closes the database (queued commits first; the WAL folded into the file). Returns the checkpoint's error
+    /// when the WAL had to stay (it is replayed at the next open: nothing lost).
+    @discardableResult
+    public func close() -> StorageError? {
+        database.close().map(StorageError.init)
+    }
+
+    /// Captures a page from a device; audits the attempt whatever its outcome. An archived capture is one
+    /// commit: the version and its audit record together.
     public func capture(page: CompiledPage, from target: DeviceTarget, who: String, progress: ProgressHandler? = nil) async
         -> CaptureReport
     {
         let job = UUID().uuidString
-        let audit = self.audit
-        let start = Date()
         let base = AuditRecord(
-            time: start, kind: .capture, who: who, pageId: page.id, device: target.label, endpoint: target.endpoint.description,
+            time: Date(), kind: .capture, who: who, pageId: page.id, device: target.label, endpoint: target.endpoint.description,
             unit: target.unit, identity: [], templateVersion: nil, pageHash: page.hash, result: .started, message: nil,
             registers: [], job: job)
         var (report, stored) = await Capture.run(
             page: page, from: target, archive: archive, who: who, progress: progress,
-            beforeArchive: { template in
-                var intent = base
-                intent.identity = template.source.identity
-                intent.message = "archiving \(template.entries.count) registers"
-                try await audit.append(intent)
+            record: { stored in
+                var record = base
+                record.time = Date()
+                record.result = .archived
+                record.templateVersion = stored.version
+                record.templateVersionId = stored.versionId.id
+                record.identity = stored.source.identity
+                record.registers = stored.entries.map {
+                    AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: .captured)
+                }
+                return record
             })
+        guard stored == nil else { return report }
+        // Nothing archived: the outcome is recorded alone.
         var record = base
         record.time = Date()
         record.pageHash = report.pageHash
         record.templateVersion = report.version
         record.templateVersionId = report.versionId
-        if let t = stored {
-            record.identity = t.source.identity
-            record.registers = t.entries.map {
-                AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: .captured)
-            }
-        }
-        record.registers += report.problems.map {
+        record.registers = report.problems.map {
             AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: .invalid, message: $0.rule)
         }
-        record.result = report.archived ? .archived : (report.error != nil ? .failed : .invalid)
+        record.result = report.error != nil ? .failed : .invalid
         record.message = report.error
         if report.unchanged == true {
             record.result = .unchanged
@@ -117,7 +131,7 @@ public struct Engine: Sendable {
         let registers = ledger.auditRegisters(dryRun: options.dryRun) { id, words in
             definitions[id].map { RegisterCodec.decode(words, as: $0) } ?? .bytes(words.bigEndianBytes)
         }
-        let record = AuditRecord(
+        var record = AuditRecord(
             time: Date(), kind: options.dryRun ? .dryRun : .replay, who: who, pageId: page.id, device: target.label,
             endpoint: target.endpoint.description, unit: target.unit, identity: template.source.identity,
             templateVersion: template.version, pageHash: template.pageHash,
@@ -128,19 +142,26 @@ public struct Engine: Sendable {
             .flatMap { $0.isEmpty ? nil : $0 },
             registers: registers, job: ledger.intent != nil ? job : nil,
             rollback: report.rollback.map { $0.restored ? .restored : .incomplete },
-            writeFrames: options.dryRun ? nil : report.writeFrames, templateVersionId: template.versionId.id)
-        // A success's device state is saved beside the outcome record (their fsyncs in flight together). The
-        // journal is removed only after the outcome: stopped in between, recovery restores a missing state
-        // from the journal (outcome logged), or records the replay as interrupted (outcome missing).
+            writeFrames: options.dryRun ? nil : report.writeFrames, templateVersionId: template.versionId.id,
+            registersChanged: options.dryRun ? nil : ledger.touchedIndices.count)
+        if !options.dryRun {
+            // The steps as the report gives them (empty lists: the page has none, or none was reached).
+            record.beforeWrite = report.beforeWrite.isEmpty ? nil : report.beforeWrite
+            record.afterWrite = report.afterWrite.isEmpty ? nil : report.afterWrite
+        }
+        // What the outcome does to the page's recorded state, decided from the outcome record itself, as the
+        // rebuild from the audit log decides it.
+        let effect = ReplayOutcome(record: record).map(ReplayPageEffect.of) ?? .keep
+        // A success's device state (or a failed replay's partially written mark) is saved beside the outcome
+        // record (their fsyncs in flight together). The journal is removed only after the outcome: stopped in
+        // between, recovery restores a missing state from the journal (outcome logged), or records the replay
+        // as interrupted (outcome missing).
         let deviceState = self.deviceState
-        let succeeded = report.status == .succeeded && !options.dryRun
-        async let stateSaved: StorageError? =
-            succeeded
-            ? Self.saveApplied(
-                AppliedTemplate(
-                    template: template, entries: ledger.appliedEntries, appliedAt: record.time, appliedBy: who, job: job),
-                device: target.label,
-                pageId: page.id, in: deviceState) : nil
+        let applied =
+            effect == .applied
+            ? AppliedTemplate(
+                template: template, entries: ledger.appliedEntries, appliedAt: record.time, appliedBy: who, job: job) : nil
+        async let stateSaved: StorageError? = Self.saveState(effect, of: record, applied: applied, in: deviceState)
         do {
             try await audit.append(record)
             if let e = entry.get() { await journal.finish(e) }
@@ -151,7 +172,7 @@ public struct Engine: Sendable {
         if let error = await stateSaved {
             report.warnings.append("device state: \(error) (rebuilt from the audit log at the next start)")
         }
-        if options.dryRun, UnverifiedMark.isClearedBy(dryRun: report) {
+        if effect == .clearsMark {
             do {
                 try await deviceState.clearUnverified(device: target.label, pageId: page.id)
             } catch {
@@ -161,12 +182,17 @@ public struct Engine: Sendable {
         return report
     }
 
-    /// Records a successful replay in the device state; the error when it could not.
-    private static func saveApplied(_ applied: AppliedTemplate, device: String, pageId: String, in store: DeviceStateStore) async
-        -> StorageError?
-    {
+    /// Saves what a replay's outcome `record` sets in the device state: a success's applied template, or a
+    /// failed replay's partially written mark (other effects save nothing here); the error when it could not.
+    private static func saveState(
+        _ effect: ReplayPageEffect, of record: AuditRecord, applied: AppliedTemplate?, in store: DeviceStateStore
+    ) async -> StorageError? {
         do {
-            try await store.recordApplied(device: device, pageId: pageId, applied)
+            switch (effect, applied) {
+            case (.applied, let applied?): try await store.recordApplied(device: record.device, pageId: record.pageId, applied)
+            case (.partiallyWritten, _): try await store.mark(UnverifiedMark.failedReplay(record))
+            default: break
+            }
             return nil
         } catch {
             return error
@@ -193,14 +219,30 @@ public struct Engine: Sendable {
         var out: [AuditRecord] = []
         for (url, ledger) in await journal.leftovers() {
             guard let intent = ledger.intent else { continue }
-            if let done = await audit.outcome(ofJob: intent.job, since: intent.time) {
+            let logged: AuditRecord?
+            do {
+                logged = try await audit.outcome(ofJob: intent.job)
+            } catch {
+                continue  // kept for the next start: whether it ended is unknown now
+            }
+            if let done = logged {
                 // It finished and was audited; only the journal's removal did not last (stopped right after
-                // the outcome record, or the unfsynced unlink lost to a power cut). Its success is recorded
-                // in the device state if that was lost with it — the values written are the intent's. When
-                // that cannot be saved the journal stays, and the next start tries again.
-                if done.kind == .replay, done.result == .succeeded,
-                    await deviceState.state(device: intent.device, pageId: intent.pageId)?.applied?.job != intent.job
-                {
+                // the outcome record, or the unfsynced unlink lost to a power cut). What its outcome sets in the
+                // device state (the one decision, as for a replay as it ends) is recorded if that was lost with
+                // it — a success's values written are the intent's. When that cannot be saved the journal stays,
+                // and the next start tries again.
+                let effect = ReplayOutcome(record: done).map(ReplayPageEffect.of) ?? .keep
+                let state = await deviceState.state(device: intent.device, pageId: intent.pageId)
+                // A state a later job recorded is left as it is.
+                let later = [state?.applied?.appliedAt, state?.unverified?.since].contains { ($0 ?? .distantPast) > done.time }
+                if effect == .partiallyWritten, state?.unverified?.job != intent.job, !later {
+                    do {
+                        try await deviceState.mark(UnverifiedMark.failedReplay(done))
+                    } catch {
+                        continue
+                    }
+                }
+                if effect == .applied, state?.applied?.job != intent.job {
                     let applied = AppliedTemplate(
                         version: intent.templateVersion, versionId: done.templateVersionId, pageHash: intent.pageHash,
                         appliedAt: done.time, appliedBy: done.who, job: intent.job,
@@ -227,16 +269,21 @@ public struct Engine: Sendable {
                 return r
             }
             let sent = registers.filter { $0.written != nil }.count
-            var message =
-                "interrupted: may be partially written (\(ledger.writeFrames) write frames answered, \(sent) of \(registers.count) registers sent"
+            // The steps first: an unlock sent without its commit leaves the machine in another mode.
+            var message = "interrupted: may be partially written ("
+            if let steps = ledger.stepsText { message += steps + "; " }
+            message +=
+                "\(ledger.writeFrames - ledger.stepFrames) register write frames answered, \(sent) of \(registers.count) registers sent"
             if let last = ledger.lastConfirmed { message += "; last confirmed \(last)" }
             if let doubt = ledger.firstInDoubt { message += "; first in doubt \(doubt)" }
             message += "); not resumed: replay or diff the device to clear"
-            let record = AuditRecord(
+            var record = AuditRecord(
                 time: Date(), kind: .replay, who: intent.who, pageId: intent.pageId, device: intent.device,
                 endpoint: intent.endpoint, unit: intent.unit, identity: intent.identity, templateVersion: intent.templateVersion,
                 pageHash: intent.pageHash, result: .interrupted, message: message, registers: registers, job: intent.job,
                 writeFrames: ledger.writeFrames)
+            record.beforeWrite = ledger.stepResults(.beforeWrite)
+            record.afterWrite = ledger.stepResults(.afterWrite)
             do {
                 try await deviceState.mark(
                     UnverifiedMark(
@@ -269,46 +316,54 @@ public struct Engine: Sendable {
         let admission = TemplateAdmission.admit(template, to: page)
         guard admission.isAdmissible else { throw .notAdmissible(pageId: page.id, admission.refusals) }
         let leftOut = admission.leftOut.map(\.registerId)
-        var record = AuditRecord(
+        let record = AuditRecord(
             time: Date(), kind: .import, who: who, pageId: page.id, device: template.source.deviceId ?? template.source.endpoint,
             endpoint: template.source.endpoint, unit: template.source.unit, identity: template.source.identity,
             templateVersion: nil, pageHash: template.pageHash, result: .started,
             message: "importing (captured \(TimeText.iso8601(template.capturedAt)) as version \(template.version))",
-            registers: [], job: UUID().uuidString)
+            registers: template.entries.map {
+                AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: .imported)
+            }, job: UUID().uuidString)
+        let samePage = template.pageHash == page.hash
+        do {
+            // The version and its record: one commit.
+            return try await archive.store(template) { stored in
+                var archived = record
+                archived.time = Date()
+                archived.templateVersion = stored.version
+                archived.templateVersionId = stored.versionId.id
+                archived.result = .archived
+                archived.message =
+                    "imported (captured \(TimeText.iso8601(template.capturedAt)) as version \(template.version))"
+                    + (samePage ? "" : "; captured against another page definition")
+                    + (leftOut.isEmpty
+                        ? "" : "; left out when replayed here (not registers of this page): \(leftOut.joined(separator: ", "))")
+                return archived
+            }
+        } catch {
+            // Nothing archived and nothing recorded: the failure is recorded alone.
+            var failed = record
+            failed.time = Date()
+            failed.result = .failed
+            failed.registers = []
+            failed.message =
+                "not imported (captured \(TimeText.iso8601(template.capturedAt)) as version \(template.version)): \(error)"
+            throw await recordFailedImport(failed, error)
+        }
+    }
+}
+
+extension Engine {
+    /// Appends the `failed` outcome of an import that archived nothing, and returns the error to answer with:
+    /// `error` itself, or `.failureUnaudited` when that record could not be written either (the log then holds
+    /// no record of the attempt, and the answer says so).
+    func recordFailedImport(_ record: AuditRecord, _ error: ArchiveError) async -> ArchiveError {
         do {
             try await audit.append(record)
-        } catch {
-            throw .storage(error)
+            return error
+        } catch let auditError {
+            return .failureUnaudited(error, auditError)
         }
-        let stored: Template
-        var notDurable: ArchiveError?
-        do {
-            stored = try await archive.store(template)
-        } catch {
-            guard case .notDurable(let inPlace, _) = error else { throw error }
-            (stored, notDurable) = (inPlace, error)
-        }
-        record.time = Date()
-        record.templateVersion = stored.version
-        record.templateVersionId = stored.versionId.id
-        record.result = .archived
-        record.message =
-            "imported (captured \(TimeText.iso8601(template.capturedAt)) as version \(template.version))"
-            + (template.pageHash == page.hash ? "" : "; captured against another page definition")
-            + (leftOut.isEmpty
-                ? "" : "; left out when replayed here (not registers of this page): \(leftOut.joined(separator: ", "))")
-            + (notDurable.map { "; \($0)" } ?? "")
-        record.registers = template.entries.map {
-            AuditRegister(registerId: $0.registerId, before: nil, after: $0.value, status: .imported)
-        }
-        do {
-            try await audit.append(record)
-        } catch {
-            // The version is in place: say so, and that its record is missing (never "not imported").
-            throw .unaudited(stored, error)
-        }
-        if let notDurable { throw notDurable }
-        return stored
     }
 }
 

@@ -58,6 +58,8 @@ public struct Replay {
     private var journalBroken = false
     /// The rollback ran because `afterWrite` failed after every register verified (the reason says so).
     private var rolledBackAfterAfterWrite = false
+    /// Shorter write limits tried after refused merged writes, learned only when proven.
+    private var writeEvidence = WriteLimitEvidence()
 
     /// Runs a replay and returns its report and ledger (never throws: every failure is in the report).
     public static func run(
@@ -148,7 +150,7 @@ public struct Replay {
                 job: job, time: Date(), who: who, pageId: page.id, deviceId: target.deviceId, device: target.label,
                 endpoint: target.endpoint.description, unit: target.unit, templateVersion: template.version,
                 pageHash: template.pageHash, identity: template.source.identity, onError: options.onError,
-                registers: ledger.intentRegisters)
+                registers: ledger.intentRegisters, beforeWrite: page.beforeWrite, afterWrite: page.afterWrite)
             do {
                 try await sink.begin(intent)
             } catch {
@@ -158,17 +160,22 @@ public struct Replay {
             }
             record(ReplayEvent(.intent, intent: intent), journaled: true)
         }
-        guard await runSteps(page.beforeWrite, phase: "beforeWrite") else {
+        guard await runSteps(page.beforeWrite, phase: .beforeWrite) else {
             report.afterWrite = page.afterWrite.map {
                 StepResult(address: $0.address, value: $0.value, status: .notAttempted)
             }
             return
         }
         let cancelled = await writeWindows()
+        // A shorter write limit is learned for the device only when the refused write's registers were all
+        // acknowledged in the shorter writes: a value rejection never lowers it.
+        if let limit = writeEvidence.learned(acknowledgedWhole: { ledger.acknowledgedWhole(at: $0) }) {
+            LearnedLimits.shared.learn(target, maxWrite: limit)
+        }
         if !cancelled { await finalPass() }
         let lines = ledger.statuses()
         if lines.allSatisfy({ $0 == .verified }) && !journalBroken {
-            if await runSteps(page.afterWrite, phase: "afterWrite") {
+            if await runSteps(page.afterWrite, phase: .afterWrite) {
                 report.status = .succeeded
             } else if options.onError == .rollback {
                 // Every register verified, the commit failed: the new values are live, uncommitted. The
@@ -335,7 +342,7 @@ public struct Replay {
             if let words = readout.words(for: span) {
                 check.actual = RegisterCodec.decode(words, as: reg.definition)
                 if let recorded {
-                    check.matches = recorded.valueData == words.hexString
+                    check.matches = recorded.isHeld(by: words)
                     if !check.matches { check.message = "expected \(recorded.value), target has \(check.actual!)" }
                 } else {
                     check.message = "the template recorded no value for it"
@@ -385,7 +392,9 @@ public struct Replay {
 
     // MARK: writing
 
-    private mutating func runSteps(_ steps: [WriteStep], phase: String) async -> Bool {
+    /// Sends `steps` (FC06 each), each journaled before its frame and its answer journaled as soon as it
+    /// comes — before the read-back — so a replay killed after an unlock was answered says so.
+    private mutating func runSteps(_ steps: [WriteStep], phase: StepPhase) async -> Bool {
         var failedAt: Int?
         var results: [StepResult] = []
         for (i, step) in steps.enumerated() {
@@ -399,48 +408,51 @@ public struct Replay {
                 failedAt = i
                 results.append(
                     StepResult(address: step.address, value: step.value, status: .notAttempted, message: "journal not writable"))
-                report.stoppedAt = "\(phase)[\(i)]"
+                report.stoppedAt = "\(phase.rawValue)[\(i)]"
                 report.reason = "the journal could not be written: nothing further sent"
                 continue
             }
             let unit = target.unit
             let link = target.linkOptions
-            let (frames, error, readBack, readError) = await target.connection.batch {
-                c -> (CallFrames, ModbusError?, UInt16?, ModbusError?) in
+            let sink = journaling ? self.sink : nil
+            let (event, error, journaled, readBack, readError, readBackFrames) = await target.connection.batch {
+                c -> (ReplayEvent, ModbusError?, Bool, UInt16?, ModbusError?, Int) in
+                var error: ModbusError?
                 do throws(ModbusError) {
                     try c.writeRegister(unit: unit, address: step.address, value: value, options: link)
-                } catch {
-                    return (c.lastCall, error, nil, nil)
+                } catch let e {
+                    error = e
                 }
                 let frames = c.lastCall
+                let answer: WriteAnswer =
+                    error == nil
+                    ? .acknowledged : error!.exceptionCode != nil ? .rejected : frames.unanswered > 0 ? .noAnswer : .notSent
+                let event = ReplayEvent(
+                    .step, request: request, answer: answer, frames: frames.sent,
+                    exceptionCode: error?.exceptionCode.map(Int.init), message: error?.description, phase: phase)
+                // Journaled here, before the read-back: the answer is a fact about the machine already.
+                let journaled = sink?.record(event) ?? true
+                guard error == nil else { return (event, error, journaled, nil, nil, 0) }
                 // Read back like every other write. Unlock and commit registers are often commands that
                 // clear themselves, so a different value is reported, not treated as a failure.
                 do throws(ModbusError) {
                     let words = try c.readHoldingRegisters(unit: unit, address: step.address, count: 1, options: link)
-                    return (CallFrames(sent: frames.sent + c.lastCall.sent), nil, words[0], nil)
-                } catch {
-                    return (CallFrames(sent: frames.sent + c.lastCall.sent), nil, nil, error)
+                    return (event, nil, journaled, words[0], nil, c.lastCall.sent)
+                } catch let readError {
+                    return (event, nil, journaled, nil, readError, c.lastCall.sent)
                 }
             }
-            let answer: WriteAnswer =
-                error == nil
-                ? .acknowledged : error!.exceptionCode != nil ? .rejected : frames.unanswered > 0 ? .noAnswer : .notSent
-            // Frames of the write: total minus the read-back's.
-            var writeFramesSent = frames.sent
-            if error == nil { writeFramesSent -= 1 }
-            readFrames += frames.sent - writeFramesSent
-            record(
-                ReplayEvent(
-                    .step, request: request, answer: answer, frames: max(0, writeFramesSent),
-                    exceptionCode: error?.exceptionCode.map(Int.init), message: error?.description, phase: phase))
+            readFrames += readBackFrames
+            record(event, journaled: true)
+            if !journaled { journalBroken = true }
             if let error {
                 failedAt = i
                 results.append(
                     StepResult(
-                        address: step.address, value: step.value, status: answer == .noAnswer ? .inDoubt : .failed,
+                        address: step.address, value: step.value, status: event.answer == .noAnswer ? .inDoubt : .failed,
                         message: error.description))
-                report.stoppedAt = "\(phase)[\(i)]"
-                report.reason = "\(phase)[\(i)] (write \(step.value) to \(step.address)) failed: \(error)"
+                report.stoppedAt = "\(phase.rawValue)[\(i)]"
+                report.reason = "\(phase.rawValue)[\(i)] (write \(step.value) to \(step.address)) failed: \(error)"
                 continue
             }
             var result = StepResult(address: step.address, value: step.value, status: .ok)
@@ -448,15 +460,15 @@ public struct Replay {
                 result.readBack = Int(readBack)
                 if result.readBack != step.value {
                     result.message = "reads back \(readBack) (a command register that clears itself?)"
-                    report.warnings.append("\(phase)[\(i)]: wrote \(step.value) to \(step.address), reads back \(readBack)")
+                    report.warnings.append("\(phase.rawValue)[\(i)]: wrote \(step.value) to \(step.address), reads back \(readBack)")
                 }
             } else if let readError {
                 result.message = "written; read-back failed: \(readError)"
-                report.warnings.append("\(phase)[\(i)]: read-back of \(step.address) failed: \(readError)")
+                report.warnings.append("\(phase.rawValue)[\(i)]: read-back of \(step.address) failed: \(readError)")
             }
             results.append(result)
         }
-        if phase == "beforeWrite" { report.beforeWrite = results } else { report.afterWrite = results }
+        if phase == .beforeWrite { report.beforeWrite = results } else { report.afterWrite = results }
         return failedAt == nil
     }
 
@@ -601,25 +613,46 @@ public struct Replay {
             }
             let request = plan.writes[k]
             var limits = plan.writeLimits
-            if request.function == .fc16, error.exceptionCode == 0x01, limits.writeFunction == .auto, !report.fellBackToFC06 {
+            // The registers the request writes (entry indices) and their full lengths.
+            var named: [Int] = []
+            var hint = writeHint
+            for id in request.registerIds {
+                guard let i = plan.entryIndex(id, hint: hint) else { continue }
+                hint = i + 1
+                named.append(i)
+            }
+            let refusal =
+                error.exceptionCode.map {
+                    WriteRefusal.decide(
+                        function: request.function, exceptionCode: $0, wordCount: request.words.count,
+                        registerLengths: named.map { spans[$0].length }, writeFunction: limits.writeFunction,
+                        fellBackToFC06: report.fellBackToFC06)
+                } ?? .rejected
+            var isolate = false
+            switch refusal {
+            case .fallBackToFC06:
                 // The device does not implement FC16: go on with FC06 from this request on.
                 report.fellBackToFC06 = true
                 report.warnings.append("device refused FC16 (exception 01); fell back to FC06")
                 limits.writeFunction = .fc06
-            } else if request.function == .fc16, error.exceptionCode == 0x03, request.words.count > 1,
-                request.registerIds.count > 1 || request.words.count > 1 && limits.maxWriteRegisters > 1
-            {
-                // Refused as too long (illegal data value on a merged write): shorter writes from here on.
-                limits.maxWriteRegisters = max(1, request.words.count / 2)
+            case .shorten(let limit):
+                // A merged write refused (illegal data value): perhaps too long, perhaps one value. Its
+                // registers again in shorter writes of their own (inside its window), whole; the limit is
+                // learned for the device only if they are all then acknowledged (`WriteLimitEvidence`).
+                limits.maxWriteRegisters = limit
+                isolate = true
+                writeEvidence.tried(limit, for: named)
                 report.warnings.append(
-                    "device refused a \(request.words.count)-register write (exception 03); writes of at most \(limits.maxWriteRegisters) from \(request.registerIds.first ?? "?") on"
+                    "device refused a \(request.words.count)-register write of \(request.registerIds.count) registers (exception 03); writes of at most \(limit) from \(request.registerIds.first ?? "?") on"
                 )
-                LearnedLimits.shared.learn(target, maxWrite: limits.maxWriteRegisters)
-            } else {
+            case .rejected:
                 if options.onError != .continue {
                     report.stoppedAt =
                         "at \(request.registerIds.first ?? "?") (\(request.function.rawValue) \(request.address)+\(request.words.count))"
-                    report.reason = "write failed: \(error)"
+                    report.reason =
+                        error.exceptionCode == 0x03
+                        ? "write rejected: the device refused the value (illegal data value): \(error)"
+                        : "write failed: \(error)"
                     return false
                 }
                 // onError continue: on with the next write.
@@ -627,7 +660,7 @@ public struct Replay {
                 w = 0
                 continue
             }
-            plan.replan(from: k, limits: limits)
+            plan.replan(from: k, limits: limits, isolatingFirst: isolate)
             record(
                 ReplayEvent(
                     .replan, request: JournalRequest(request), requests: plan.writes[k...].map(JournalRequest.init),
@@ -757,7 +790,7 @@ public struct Replay {
                 PlannedWrite(registerId: f.registerId, address: f.address, words: $0)
             }
         }
-        for request in RequestPlanner.writes(restores, limits: limits) {
+        for request in RequestPlanner.writes(restores, limits: limits, declaredMaxWrite: target.limits.maxWriteRegisters) {
             let unit = target.unit
             let link = target.linkOptions
             let (frames, error) = await target.connection.batch { c -> (CallFrames, ModbusError?) in

@@ -1,5 +1,5 @@
 /// Two durable writes made at the same time (their fsyncs in flight together), where the second must not
-/// outlive the first: a capture's version file beside its audit intent, a replay's journal beside its.
+/// outlive the first: a replay's journal beside its audit intent (until phase 3 of issue 20 makes them one commit).
 enum SideBySide {
     /// Runs `first` and `second` concurrently. When `first` throws, `second`'s result (if it made one) is
     /// handed to `undo` and `first`'s error is thrown; otherwise `second`'s result is returned as it came.

@@ -1,184 +1,238 @@
 import Foundation
 import LastsetCore
-import ModbusLink
+import LastsetStore
 
-/// The templates under `<data>/templates/<pageId>/`: versioned, checksummed, written durably, pruned
-/// to the history limit. Every name is checked before it becomes a path.
+/// The template versions: rows of `template_version` in the data directory's database, each holding the
+/// checksummed template file byte for byte as `export` writes it (`TemplateFile`), pruned to the history limit.
 ///
-/// Without a fleet the files are `v000001.json …` (ids `1`, `2`, …). With a fleet host set, this host
-/// numbers only its own versions and every file name carries host and archive time
-/// (`v000003@line-7@20261201T105500.123Z.json`, id `line-7-3`; see `TemplateVersion`).
+/// Without a fleet a version is `(page, "", n)` (id `n`); with a fleet host set, this host numbers only its own
+/// versions and each carries its host and archive time (id `line-7-3`; see `TemplateVersion`). A deleted version
+/// leaves its number in `template_deleted` (the deleted marker), so the number is never given again; a pruned one
+/// needs none (this host's newest version is never pruned). A version is archived in the same commit as its audit
+/// record (`store(_:record:)`): both or neither.
 public actor TemplateArchive {
-    public nonisolated let root: URL
     public let historyLimit: Int
     /// This host's fleet name; nil without a fleet.
     public nonisolated let host: String?
-    /// `<data>/templates`, opened once; every page directory and file below it is opened relative to it,
-    /// never through a link.
-    private nonisolated let templates: DirectoryHandle
-    private let executor = DispatchQueueExecutor(label: "lastset.archive")
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    /// The database holding the versions.
+    public nonisolated let database: Database
 
-    /// Opens (creating) the archive under the data directory and removes debris of interrupted writes.
-    /// With a fleet `host`, versions made before the fleet are renamed into this host's namespace
-    /// (`v000003.json` → id `<host>-3`: the number keeps meaning the same template here).
-    public init(dataDirectory: URL, historyLimit: Int = 20, host: String? = nil, cacheEntryLimit: Int = 16_000)
+    /// The host column of this host's versions ("" without a fleet).
+    private nonisolated var hostKey: String { host ?? "" }
+
+    /// Opens the archive in `database`. With a fleet `host`, versions made before the fleet are given this host's
+    /// name (`3` → id `<host>-3`, archive time = capture time: the number keeps meaning the same template here),
+    /// in one commit.
+    public init(database: Database, historyLimit: Int = 20, host: String? = nil, cacheEntryLimit: Int = 16_000)
         throws(ArchiveError)
     {
         self.cacheEntryLimit = cacheEntryLimit
-        root = dataDirectory.appendingPathComponent("templates", isDirectory: true)
         self.historyLimit = max(1, historyLimit)
         if let host, !SafeName.isValid(host) { throw .invalidName(host) }
         self.host = host
-        do throws(StorageError) {
-            try DurableFile.makeDirectory(dataDirectory)
-            guard let templates = try DirectoryHandle.open(dataDirectory.path).subdirectory("templates", create: true) else {
-                throw StorageError(operation: "create directory", path: root.path, errno: ENOENT)
-            }
-            self.templates = templates
-        } catch {
-            throw .storage(error)
-        }
-        for page in templates.names() where SafeName.isValid(page) {
-            guard let dir = try? templates.subdirectory(page, create: false) else { continue }
-            _ = DurableFile.removeDebris(in: dir)
-            if let host { try Self.migrateLegacy(in: dir, pageId: page, host: host) }
-        }
+        self.database = database
+        if let host { try Self.nameLegacyVersions(in: database, host: host) }
     }
 
-    /// Gives this host's name and an archive time (its capture time) to every version made before the
-    /// fleet. A crash half-way leaves both names of a version; the next start removes the old one.
-    private static func migrateLegacy(in dir: DirectoryHandle, pageId: String, host: String) throws(ArchiveError) {
-        let versions = dir.names().compactMap(TemplateVersion.parse(fileName:))
-        var changed = false
-        for legacy in versions where legacy.host == nil {
-            guard let file = try? dir.readFile(legacy.fileName), var t = try? TemplateFile.decode(file.data), t.pageId == pageId,
-                t.version == legacy.number, t.host == nil
-            else { continue }  // A corrupt file stays as it is, listed with its reason.
-            if !versions.contains(where: { $0.host == host && $0.number == legacy.number }) {
-                t.host = host
-                t.archivedAt = t.capturedAt
-                do {
-                    try dir.write(TemplateFile.encode(t), to: t.versionId.fileName, sync: false)
-                } catch {
-                    throw .storage(error)
-                }
-            }
-            _ = dir.remove(legacy.fileName)
-            changed = true
-        }
-        if changed {
-            do {
-                try dir.sync()
-            } catch {
-                throw .storage(error)
-            }
-        }
-    }
-
-    /// The page's directory (nil when it does not exist and `create` is false); a link there is refused.
-    private func directory(_ pageId: String, create: Bool = false) throws(ArchiveError) -> DirectoryHandle? {
-        guard SafeName.isValid(pageId) else { throw .invalidName(pageId) }
+    /// Gives this host's name and an archive time (its capture time) to every version made before the fleet (its
+    /// file re-encoded: host and archive time are inside the checksummed content), and to the deleted markers of
+    /// such versions. A corrupt one stays as it is (listed with its reason).
+    private static func nameLegacyVersions(in database: Database, host: String) throws(ArchiveError) {
         do {
-            return try templates.subdirectory(pageId, create: create)
+            try database.writeNow { c in
+                var legacy: [(Int64, String, Int, Data)] = []
+                try c.rows("SELECT rowid, page_id, number, file FROM template_version WHERE host = ''") { row in
+                    legacy.append((row.int64(0), row.text(1) ?? "", row.int(2) ?? 0, row.data(3) ?? Data()))
+                    return true
+                }
+                for (rowid, pageId, number, file) in legacy {
+                    guard let decoded = try? TemplateFile.decode(file), decoded.pageId == pageId, decoded.version == number,
+                        decoded.host == nil
+                    else { continue }
+                    var t = decoded
+                    let taken =
+                        try c.first(
+                            "SELECT 1 FROM template_version WHERE page_id = ? AND host = ? AND number = ?", .text(pageId),
+                            .text(host), .integer(number)
+                        ) { _ in true } ?? false
+                    if !taken {
+                        t.host = host
+                        t.archivedAt = TemplateVersion.milliseconds(t.capturedAt)
+                        try c.run(
+                            "INSERT INTO template_version (page_id, host, number, archived_at, file) VALUES (?, ?, ?, ?, ?)",
+                            .text(pageId), .text(host), .integer(number),
+                            .integer(RecordStore.milliseconds(t.capturedAt)), .blob(TemplateFile.encode(t)))
+                    }
+                    try c.run("DELETE FROM template_version WHERE rowid = ?", .integer(rowid))
+                }
+                try c.run(
+                    "INSERT OR IGNORE INTO template_deleted (page_id, host, number, deleted_at) SELECT page_id, ?, number, deleted_at FROM template_deleted WHERE host = ''",
+                    .text(host))
+                try c.run("DELETE FROM template_deleted WHERE host = ''")
+            }
         } catch {
-            throw .storage(error)
+            throw .storage(StorageError.of(error, database.path))
         }
     }
 
-    /// Versions present in a page directory, oldest first in fleet order (corrupt files and links included:
-    /// they are refused when read, never skipped). Read with readdir: FileManager's listing costs more than
-    /// the rest of storing a small template.
-    private nonisolated func versions(in dir: DirectoryHandle?) -> [TemplateVersion] {
-        guard let dir else { return [] }
-        return dir.names().compactMap(TemplateVersion.parse(fileName:)).sorted()
+    private nonisolated func checkName(_ pageId: String) throws(ArchiveError) {
+        guard SafeName.isValid(pageId) else { throw .invalidName(pageId) }
     }
 
-    /// The version a reference names, among those in the page directory.
-    private func resolve(_ ref: TemplateVersionRef, pageId: String, in dir: DirectoryHandle?) throws(ArchiveError)
-        -> TemplateVersion
+    /// The versions of a page, oldest first in fleet order (corrupt ones included: they are refused when read,
+    /// never skipped).
+    static func versions(_ c: Connection, _ pageId: String) throws(DatabaseError) -> [TemplateVersion] {
+        var out: [TemplateVersion] = []
+        try c.rows("SELECT host, number, archived_at FROM template_version WHERE page_id = ?", .text(pageId)) { row in
+            out.append(version(host: row.text(0), number: row.int(1), archivedAt: row.int(2)))
+            return true
+        }
+        return out.sorted()
+    }
+
+    private static func version(host: String?, number: Int?, archivedAt: Int?) -> TemplateVersion {
+        let host = host ?? ""
+        return TemplateVersion(
+            number: number ?? 0, host: host.isEmpty ? nil : host,
+            archivedAt: archivedAt.map { RecordStore.date(milliseconds: Int64($0)) })
+    }
+
+    /// The version a reference names, among `all` (oldest first).
+    private static func resolve(_ ref: TemplateVersionRef, pageId: String, in all: [TemplateVersion], localHost: String?)
+        throws(ArchiveError) -> TemplateVersion
     {
-        let all = versions(in: dir)
         if case .latest = ref {
             guard let v = all.last else { throw .notFound(pageId: pageId, version: nil) }
             return v
         }
-        guard let v = all.last(where: { ref.names($0, localHost: host) }) else {
+        guard let v = all.last(where: { ref.names($0, localHost: localHost) }) else {
             throw .notFound(pageId: pageId, version: ref.description)
         }
         return v
     }
 
-    /// Archives a template as the page's next version (this host's next number); returns it with its
-    /// version (and, in a fleet, host and archive time) set.
-    ///
-    /// Throws `.notDurable` (carrying the stored template) when the version is in place but the directory
-    /// fsync that makes it durable failed: it is archived and served as the latest, yet a power loss could
-    /// still lose it. Every other error means nothing was archived.
-    public func store(_ template: Template) throws(ArchiveError) -> Template {
-        try commit(stage(template))
-    }
-
-    /// A template's next version written to a temporary file in its page directory and fsynced, its number
-    /// reserved: not archived (not listed, not loaded, debris after a crash) until `commit`.
-    public struct StagedVersion: Sendable {
-        /// The template as it will be archived (version, host and archive time set).
-        public let template: Template
-        fileprivate let file: DirectoryHandle.Staged
-    }
-
-    /// Numbers given to staged versions not yet committed or discarded, by page.
-    private var reserved: [String: Set<Int>] = [:]
-
-    /// The first half of `store`: numbers the version and writes its file, which is not yet in place. A
-    /// capture stages while its audit intent is being written, and commits once it is in the log.
-    public func stage(_ template: Template) throws(ArchiveError) -> StagedVersion {
-        guard let dir = try directory(template.pageId, create: true) else {
-            throw .notFound(pageId: template.pageId, version: nil)
+    /// One read: the version `ref` names and, when `withFile`, its stored file (nil when it was not asked for).
+    private func resolved(pageId: String, _ ref: TemplateVersionRef, withFile: Bool) async throws(ArchiveError) -> (
+        TemplateVersion, Data?
+    ) {
+        try checkName(pageId)
+        let localHost = host
+        let outcome: Result<(TemplateVersion, Data?), ArchiveError>
+        do {
+            outcome = try await database.read { c in
+                let all = try Self.versions(c, pageId)
+                let v: TemplateVersion
+                do throws(ArchiveError) {
+                    v = try Self.resolve(ref, pageId: pageId, in: all, localHost: localHost)
+                } catch {
+                    return .failure(error)
+                }
+                guard withFile else { return .success((v, nil)) }
+                let file = try c.first(
+                    "SELECT file FROM template_version WHERE page_id = ? AND host = ? AND number = ?", .text(pageId),
+                    .text(v.host ?? ""), .integer(v.number)
+                ) { $0.data(0) ?? Data() }
+                return .success((v, file ?? Data()))
+            }
+        } catch {
+            throw .storage(StorageError.of(error, database.path))
         }
+        return try outcome.get()
+    }
+
+    // MARK: Numbers
+
+    /// The highest number handed out per page for this host's versions: the greatest of its versions and its
+    /// deleted markers, read on first use. A number is reserved before the template is encoded (the number is
+    /// inside its checksummed content), off the writer's queue; the commit then inserts it (the primary key
+    /// refuses a number already taken).
+    private var lastNumber: [String: Int] = [:]
+
+    private func reserveNumber(_ pageId: String) async throws(ArchiveError) -> Int {
+        if lastNumber[pageId] == nil {
+            let key = hostKey
+            let stored: Int
+            do {
+                stored = try await database.read { c in
+                    try c.first(
+                        """
+                        SELECT max(coalesce((SELECT max(number) FROM template_version WHERE page_id = ?1 AND host = ?2), 0),
+                                   coalesce((SELECT max(number) FROM template_deleted WHERE page_id = ?1 AND host = ?2), 0))
+                        """, .text(pageId), .text(key)
+                    ) { $0.int(0) ?? 0 } ?? 0
+                }
+            } catch {
+                throw .storage(StorageError.of(error, database.path))
+            }
+            // Another store may have reserved one while this one read.
+            lastNumber[pageId] = max(lastNumber[pageId] ?? 0, stored)
+        }
+        let next = (lastNumber[pageId] ?? 0) + 1
+        lastNumber[pageId] = next
+        return next
+    }
+
+    /// Gives a reserved number back when its commit failed and no later one was handed out.
+    private func release(_ number: Int, pageId: String) {
+        if lastNumber[pageId] == number { lastNumber[pageId] = number - 1 }
+    }
+
+    // MARK: Writes
+
+    /// Archives a template as the page's next version (this host's next number) and returns it with its version
+    /// (and, in a fleet, host and archive time) set. `record` makes the audit record of that outcome from the
+    /// stored template: the version, its record and the pruning of versions past the history limit are one commit
+    /// (one fsync). Any error means nothing was archived and nothing recorded.
+    public func store(_ template: Template, record: (@Sendable (Template) -> AuditRecord)? = nil) async throws(ArchiveError)
+        -> Template
+    {
+        try checkName(template.pageId)
         var stored = template.roundedToMilliseconds()
-        // A deleted version's number is never given again (its tombstone stays): an id keeps its meaning.
-        let used =
-            versions(in: dir).filter { $0.host == host }.map(\.number) + deletedNumbers(in: dir)
-            + (reserved[template.pageId] ?? [])
-        stored.version = (used.max() ?? 0) + 1
+        stored.version = try await reserveNumber(template.pageId)
         stored.host = host
         stored.archivedAt = host == nil ? nil : TemplateVersion.milliseconds(Date())
+        // Encoded here, on the caller's task: the writer's queue only inserts.
+        let file = TemplateFile.encode(stored)
+        let row = record.map { AuditLog.Row($0(stored)) }
+        let (pageId, hostKey, number, limit, keepHost) = (stored.pageId, self.hostKey, stored.version, historyLimit, host)
+        let archivedAt = stored.archivedAt.map(RecordStore.milliseconds)
+        let pruned: [TemplateVersion]
         do {
-            let file = try dir.stage(TemplateFile.encode(stored), for: stored.versionId.fileName)
-            reserved[template.pageId, default: []].insert(stored.version)
-            return StagedVersion(template: stored, file: file)
+            pruned = try await database.write { c in
+                try c.run(
+                    "INSERT INTO template_version (page_id, host, number, archived_at, file) VALUES (?, ?, ?, ?, ?)",
+                    .text(pageId), .text(hostKey), .integer(number), archivedAt.map { .integer($0) } ?? .null, .blob(file))
+                let pruned = try Self.prune(c, pageId: pageId, limit: limit, keepHost: keepHost)
+                if let row { try AuditLog.insert(row, on: c) }
+                return pruned
+            }
         } catch {
-            throw .storage(error)
+            release(number, pageId: pageId)
+            throw .storage(StorageError.of(error, database.path))
         }
-    }
-
-    /// Puts a staged version in place as the page's latest, prunes the history, and fsyncs the directory.
-    /// Throws `.notDurable` (carrying the template) when only that fsync failed, as `store` does.
-    public func commit(_ staged: StagedVersion) throws(ArchiveError) -> Template {
-        let stored = staged.template
-        reserved[stored.pageId]?.remove(stored.version)
-        let dir = staged.file.directory
-        do {
-            try staged.file.commit(sync: false)
-        } catch {
-            throw .storage(error)
-        }
-        // One directory fsync makes both the new version's rename and the pruning of old ones durable.
-        prune(stored.pageId, in: dir, versions: versions(in: dir))
-        if let identity = dir.identity(stored.versionId.fileName) { remember(stored, identity: identity) }
-        do {
-            try dir.sync()
-        } catch {
-            throw .notDurable(stored, error)
-        }
+        for v in pruned { forget(Self.cacheKey(pageId, v)) }
+        remember(stored)
         return stored
     }
 
-    /// Drops a staged version: its file is removed and its number free again (nothing was archived).
-    public func discard(_ staged: StagedVersion) {
-        reserved[staged.template.pageId]?.remove(staged.template.version)
-        staged.file.discard()
+    /// Removes the oldest versions beyond the history limit, inside the caller's transaction; returns them. This
+    /// host's newest version is always kept (it carries the host's numbering).
+    private static func prune(_ c: Connection, pageId: String, limit: Int, keepHost: String?) throws(DatabaseError)
+        -> [TemplateVersion]
+    {
+        let all = try versions(c, pageId)
+        guard all.count > limit else { return [] }
+        let keep = all.last { $0.host == keepHost }
+        var excess = all.count - limit
+        var removed: [TemplateVersion] = []
+        for v in all where excess > 0 && v != keep {
+            try c.run(
+                "DELETE FROM template_version WHERE page_id = ? AND host = ? AND number = ?", .text(pageId),
+                .text(v.host ?? ""), .integer(v.number))
+            removed.append(v)
+            excess -= 1
+        }
+        return removed
     }
 
     /// What `adopt` did with a template file from another host.
@@ -189,13 +243,14 @@ public actor TemplateArchive {
         case present(TemplateVersion)
     }
 
-    /// Archives a fleet template file under its own name, as fetched: its checksum, page, host,
-    /// number and archive time must match the name, and no other file may carry its id (an id never
-    /// changes meaning). Nothing is written when any check fails.
-    public func adopt(_ data: Data, fileName: String, pageId: String) throws(ArchiveError) -> Adoption {
-        guard let version = TemplateVersion.parse(fileName: fileName), version.host != nil else {
+    /// Archives a fleet template file under its own name, as fetched: its checksum, page, host, number and
+    /// archive time must match the name, and no other version may carry its id (an id never changes meaning).
+    /// Nothing is written when any check fails.
+    public func adopt(_ data: Data, fileName: String, pageId: String) async throws(ArchiveError) -> Adoption {
+        guard let version = TemplateVersion.parse(fileName: fileName), let vHost = version.host else {
             throw .invalidImport("\"\(fileName)\" is not the name of a fleet template version")
         }
+        try checkName(pageId)
         let summary: TemplateFile.Summary
         do {
             summary = try TemplateFile.summary(data)
@@ -208,92 +263,84 @@ public actor TemplateArchive {
                 pageId: pageId, version: version.id,
                 reason: "file \(fileName) holds page \"\(summary.pageId)\" version \(named.fileName)")
         }
-        guard let dir = try directory(pageId, create: true) else { throw .notFound(pageId: pageId, version: nil) }
-        let existing = versions(in: dir)
-        if let same = existing.first(where: { $0.host == version.host && $0.number == version.number }) {
-            if same == version, (try? dir.readFile(same.fileName))??.data == data { return .present(version) }
-            throw .conflict(
-                pageId: pageId, version: version.id,
-                reason:
-                    "this archive already holds another template with that id (\(same.fileName)); two hosts may share one fleet host name"
-            )
-        }
+        let (limit, keepHost) = (historyLimit, host)
+        let archivedAt = version.archivedAt.map(RecordStore.milliseconds)
+        let outcome: Result<(Adoption, [TemplateVersion]), ArchiveError>
         do {
-            try dir.write(data, to: fileName, sync: false)
-            prune(pageId, in: dir, versions: (existing + [version]).sorted())
-            try dir.sync()
+            outcome = try await database.write { c in
+                let existing = try c.first(
+                    "SELECT archived_at, file FROM template_version WHERE page_id = ? AND host = ? AND number = ?",
+                    .text(pageId), .text(vHost), .integer(version.number)
+                ) { row in (row.int(0), row.data(1)) }
+                if let (at, file) = existing {
+                    if at.map(Int64.init) == archivedAt, file == data { return .success((.present(version), [])) }
+                    let same = Self.version(host: vHost, number: version.number, archivedAt: at)
+                    return .failure(
+                        .conflict(
+                            pageId: pageId, version: version.id,
+                            reason:
+                                "this archive already holds another template with that id (\(same.fileName)); two hosts may share one fleet host name"
+                        ))
+                }
+                try c.run(
+                    "INSERT INTO template_version (page_id, host, number, archived_at, file) VALUES (?, ?, ?, ?, ?)",
+                    .text(pageId), .text(vHost), .integer(version.number), archivedAt.map { .integer($0) } ?? .null,
+                    .blob(data))
+                return .success((.added(version), try Self.prune(c, pageId: pageId, limit: limit, keepHost: keepHost)))
+            }
         } catch {
-            throw .storage(error)
+            throw .storage(StorageError.of(error, database.path))
         }
-        return .added(version)
+        let (adoption, pruned) = try outcome.get()
+        for v in pruned { forget(Self.cacheKey(pageId, v)) }
+        return adoption
     }
 
-    /// The tombstone a deleted version leaves: its file name with `.deleted` for `.json` (never parsed as a version).
-    private nonisolated static func tombstoneName(_ v: TemplateVersion) -> String {
-        String(v.fileName.dropLast(5)) + ".deleted"
-    }
-
-    /// Numbers of this host's deleted versions (their tombstones).
-    private nonisolated func deletedNumbers(in dir: DirectoryHandle) -> [Int] {
-        dir.names().compactMap { name -> Int? in
-            guard name.hasSuffix(".deleted"), let v = TemplateVersion.parse(fileName: String(name.dropLast(8)) + ".json"),
-                v.host == host
-            else { return nil }
-            return v.number
-        }
-    }
-
-    /// The version a reference names (`.latest`, a number, a fleet id), without reading it: a corrupt file
+    /// The version a reference names (`.latest`, a number, a fleet id), without reading it: a corrupt version
     /// resolves too, so it can be deleted.
-    public func resolveVersion(pageId: String, _ ref: TemplateVersionRef) throws(ArchiveError) -> TemplateVersion {
-        try resolve(ref, pageId: pageId, in: try directory(pageId))
+    public func resolveVersion(pageId: String, _ ref: TemplateVersionRef) async throws(ArchiveError) -> TemplateVersion {
+        try await resolved(pageId: pageId, ref, withFile: false).0
     }
 
-    /// Removes one version's file (the next latest is the version before it). A tombstone is written first
-    /// so the number is never given to another template; the directory is fsynced.
-    public func remove(pageId: String, version ref: TemplateVersionRef) throws(ArchiveError) -> TemplateVersion {
-        let dir = try directory(pageId)
-        let v = try resolve(ref, pageId: pageId, in: dir)
-        guard let dir else { throw .notFound(pageId: pageId, version: v.id) }
+    /// Removes one version (the next latest is the version before it) and leaves its deleted marker, so its
+    /// number is never given again. `record` (the audit record of the deletion) is in the same commit: the
+    /// removal and its record, both or neither.
+    public func remove(
+        pageId: String, version ref: TemplateVersionRef, record: (@Sendable (TemplateVersion) -> AuditRecord)? = nil
+    ) async throws(ArchiveError) -> TemplateVersion {
+        let v = try await resolveVersion(pageId: pageId, ref)
+        let row = record.map { AuditLog.Row($0(v)) }
+        let now = RecordStore.milliseconds(Date())
+        let removed: Bool
         do {
-            try dir.write(Data(), to: Self.tombstoneName(v), sync: false)
+            removed = try await database.write { c in
+                let n = try c.run(
+                    "DELETE FROM template_version WHERE page_id = ? AND host = ? AND number = ?", .text(pageId),
+                    .text(v.host ?? ""), .integer(v.number))
+                guard n == 1 else { return false }
+                try c.run(
+                    "INSERT OR IGNORE INTO template_deleted (page_id, host, number, deleted_at) VALUES (?, ?, ?, ?)",
+                    .text(pageId), .text(v.host ?? ""), .integer(v.number), .integer(now))
+                if let row { try AuditLog.insert(row, on: c) }
+                return true
+            }
         } catch {
-            throw .storage(error)
-        }
-        guard dir.remove(v.fileName) else {
-            throw .storage(StorageError(operation: "remove", path: root.path + "/\(pageId)/" + v.fileName, errno: errno))
+            throw .storage(StorageError.of(error, database.path))
         }
         forget(Self.cacheKey(pageId, v))
-        do {
-            try dir.sync()
-        } catch {
-            throw .storage(error)
-        }
+        // Removed by another request since it was resolved.
+        guard removed else { throw .notFound(pageId: pageId, version: v.id) }
         return v
-    }
-
-    /// Removes the oldest versions beyond the history limit (the caller fsyncs the directory). This
-    /// host's newest version is always kept: it carries the host's numbering.
-    private func prune(_ pageId: String, in dir: DirectoryHandle, versions: [TemplateVersion]) {
-        guard versions.count > historyLimit else { return }
-        let keep = versions.last { $0.host == host }
-        var excess = versions.count - historyLimit
-        for v in versions where excess > 0 && v != keep {
-            dir.remove(v.fileName)
-            forget(Self.cacheKey(pageId, v))
-            excess -= 1
-        }
     }
 
     // MARK: Decoded-template cache
     //
-    // Provisioning replays the same template to many machines: decoding it each time would cost more
-    // than the wire. A cached template is used only while its file is the very file it came from
-    // (same inode, size and modification time) and its checksum still holds; otherwise a fresh load.
+    // Provisioning replays the same template to many machines: decoding it each time would cost more than the
+    // wire. A version's row is never changed by the daemon once written (only deleted), so a decoded template
+    // is kept while its version exists; its stored bytes are still read and their checksum checked on every
+    // load (a row changed from outside, or bytes gone bad on the disk, are refused as they would be uncached).
 
-    private typealias FileIdentity = DirectoryHandle.FileIdentity
-
-    private var cache: [String: (identity: FileIdentity, template: Template, used: UInt64)] = [:]
+    private var cache: [String: (template: Template, used: UInt64)] = [:]
     private var clock: UInt64 = 0
     /// Decoded templates kept in memory.
     private let cacheLimit = 8
@@ -309,10 +356,11 @@ public actor TemplateArchive {
         "\(pageId)/\(version.fileName)"
     }
 
-    private func remember(_ template: Template, identity: FileIdentity) {
+    private func remember(_ template: Template) {
         clock += 1
-        forget(Self.cacheKey(template.pageId, template.versionId))
-        cache[Self.cacheKey(template.pageId, template.versionId)] = (identity, template, clock)
+        let key = Self.cacheKey(template.pageId, template.versionId)
+        forget(key)
+        cache[key] = (template, clock)
         cachedEntries += template.entries.count
         while cache.count > 1 && (cache.count > cacheLimit || cachedEntries > cacheEntryLimit),
             let oldest = cache.min(by: { $0.value.used < $1.value.used })?.key
@@ -326,16 +374,15 @@ public actor TemplateArchive {
         cachedEntries -= gone.template.entries.count
     }
 
-    /// The given version, or the latest when `version` is nil. A corrupt file is refused, never skipped.
-    public func load(pageId: String, version ref: TemplateVersionRef? = nil) throws(ArchiveError) -> Template {
-        let dir = try directory(pageId)
-        let v = try resolve(ref ?? .latest, pageId: pageId, in: dir)
-        guard let dir else { throw .notFound(pageId: pageId, version: v.id) }
+    // MARK: Reads
+
+    /// The given version, or the latest when `version` is nil. A corrupt one is refused, never skipped.
+    public func load(pageId: String, version ref: TemplateVersionRef? = nil) async throws(ArchiveError) -> Template {
+        let (v, stored) = try await resolved(pageId: pageId, ref ?? .latest, withFile: true)
+        let data = stored ?? Data()
         let key = Self.cacheKey(pageId, v)
-        let (data, identity) = try read(dir, pageId: pageId, version: v)
-        if let hit = cache[key], hit.identity == identity {
-            // The checksum is still checked on every load (bit rot keeps the file's identity);
-            // only the decoding is skipped.
+        if let hit = cache[key] {
+            // The checksum is still checked on every load; only the decoding is skipped.
             do {
                 _ = try TemplateFile.summary(data)
             } catch {
@@ -346,6 +393,12 @@ public actor TemplateArchive {
             cache[key]?.used = clock
             return hit.template
         }
+        let template = try Self.decode(data, pageId: pageId, version: v)
+        remember(template)
+        return template
+    }
+
+    private static func decode(_ data: Data, pageId: String, version v: TemplateVersion) throws(ArchiveError) -> Template {
         let template: Template
         do {
             template = try TemplateFile.decode(data)
@@ -357,70 +410,89 @@ public actor TemplateArchive {
                 pageId: pageId, version: v.id,
                 reason: "file holds page \"\(template.pageId)\" version \(template.versionId.fileName)")
         }
-        remember(template, identity: identity)
         return template
     }
 
-    /// The bytes of a version's file and the identity of the very file read (no link followed).
-    private nonisolated func read(_ dir: DirectoryHandle, pageId: String, version: TemplateVersion) throws(ArchiveError) -> (
-        Data, FileIdentity
-    ) {
-        do throws(StorageError) {
-            if let file = try dir.readFile(version.fileName) { return (file.data, file.identity) }
-        } catch {
-            throw .corrupt(pageId: pageId, version: version.id, reason: error.description)
-        }
-        // Listed a moment ago, gone now (removed from outside the daemon).
-        throw .notFound(pageId: pageId, version: version.id)
-    }
-
     /// The file of a version as stored (for export), after checking it loads.
-    public func exportData(pageId: String, version: TemplateVersionRef? = nil) throws(ArchiveError) -> Data {
-        let template = try load(pageId: pageId, version: version)
-        let v = template.versionId
-        guard let dir = try directory(pageId) else { throw .notFound(pageId: pageId, version: v.id) }
-        let (data, _) = try read(dir, pageId: pageId, version: v)
-        do {
-            _ = try TemplateFile.summary(data)
-        } catch {
-            throw .corrupt(pageId: pageId, version: v.id, reason: error.reason)
-        }
+    public func exportData(pageId: String, version ref: TemplateVersionRef? = nil) async throws(ArchiveError) -> Data {
+        let (v, stored) = try await resolved(pageId: pageId, ref ?? .latest, withFile: true)
+        let data = stored ?? Data()
+        _ = try Self.decode(data, pageId: pageId, version: v)
         return data
     }
 
-    /// The stored file of a version, relative to the templates root (`<page>/<file name>`).
-    public nonisolated func relativePath(of template: Template) -> String {
-        "\(template.pageId)/\(template.versionId.fileName)"
+    /// The file names (`TemplateVersion.fileName`) of a page's versions archived by `host`: the names the fleet's
+    /// repository carries them under.
+    public func fileNames(pageId: String, host: String?) async throws(ArchiveError) -> [String] {
+        try checkName(pageId)
+        do {
+            return try await database.read { c in try Self.versions(c, pageId) }.filter { $0.host == host }.map(\.fileName)
+        } catch {
+            throw .storage(StorageError.of(error, database.path))
+        }
     }
 
-    /// The file names of a page's versions archived by `host` (no file is read).
-    public func fileNames(pageId: String, host: String?) throws(ArchiveError) -> [String] {
-        versions(in: try directory(pageId)).filter { $0.host == host }.map(\.fileName)
+    /// The stored file of a version by its file name (nil when there is none).
+    public func fileData(pageId: String, fileName: String) async throws(ArchiveError) -> Data? {
+        guard let version = TemplateVersion.parse(fileName: fileName) else { return nil }
+        try checkName(pageId)
+        do {
+            return try await database.read { c in
+                try c.first(
+                    "SELECT archived_at, file FROM template_version WHERE page_id = ? AND host = ? AND number = ?",
+                    .text(pageId), .text(version.host ?? ""), .integer(version.number)
+                ) { row -> Data? in
+                    let v = Self.version(host: version.host, number: version.number, archivedAt: row.int(0))
+                    return v == version ? row.data(1) : nil
+                } ?? nil
+            }
+        } catch {
+            throw .storage(StorageError.of(error, database.path))
+        }
     }
 
-    /// The bytes of a version file by name, as stored (nil when there is none).
-    public func fileData(pageId: String, fileName: String) throws(ArchiveError) -> Data? {
-        guard let version = TemplateVersion.parse(fileName: fileName), let dir = try directory(pageId) else { return nil }
-        return try read(dir, pageId: pageId, version: version).0
-    }
-
-    /// Page ids with a directory in the archive.
-    public func pageIds() -> [String] {
-        templates.names().filter(SafeName.isValid).sorted()
+    /// Page ids with a version in the archive.
+    public func pageIds() async throws(ArchiveError) -> [String] {
+        do {
+            return try await database.read { c in
+                var out: [String] = []
+                try c.rows("SELECT DISTINCT page_id FROM template_version ORDER BY page_id") { row in
+                    if let p = row.text(0) { out.append(p) }
+                    return true
+                }
+                return out
+            }
+        } catch {
+            throw .storage(StorageError.of(error, database.path))
+        }
     }
 
     /// Every version of a page, newest first; reads each file's checked summary, not its entries.
-    public func list(pageId: String) throws(ArchiveError) -> [TemplateListing] {
+    public func list(pageId: String) async throws(ArchiveError) -> [TemplateListing] {
+        try checkName(pageId)
+        let rows: [(TemplateVersion, Data)]
+        do {
+            rows = try await database.read { c in
+                var out: [(TemplateVersion, Data)] = []
+                try c.rows("SELECT host, number, archived_at, file FROM template_version WHERE page_id = ?", .text(pageId)) {
+                    row in
+                    out.append(
+                        (Self.version(host: row.text(0), number: row.int(1), archivedAt: row.int(2)), row.data(3) ?? Data()))
+                    return true
+                }
+                return out
+            }
+        } catch {
+            throw .storage(StorageError.of(error, database.path))
+        }
         var listings: [TemplateListing] = []
-        guard let dir = try directory(pageId) else { return [] }
-        for v in versions(in: dir).reversed() {
+        for (v, data) in rows.sorted(by: { $0.0 > $1.0 }) {
             func broken(_ reason: String) -> TemplateListing {
                 TemplateListing(
                     pageId: pageId, version: v.number, capturedAt: nil, sourceDevice: nil, entryCount: nil, checksumOK: false,
                     problem: reason, host: v.host, archivedAt: v.archivedAt)
             }
             do {
-                let (data, _) = try read(dir, pageId: pageId, version: v)
                 let s = try TemplateFile.summary(data)
                 let named = TemplateVersion(number: s.version, host: s.host, archivedAt: s.archivedAt)
                 guard s.pageId == pageId, named == v else {
@@ -430,15 +502,10 @@ public actor TemplateArchive {
                 listings.append(
                     TemplateListing(
                         pageId: pageId, version: v.number, capturedAt: s.capturedAt, sourceDevice: s.source,
-                        entryCount: s.entries,
-                        checksumOK: true, problem: nil, host: v.host, archivedAt: v.archivedAt, pageHash: s.pageHash))
-            } catch let error as TemplateFileError {
-                listings.append(broken(error.reason))
-            } catch let error as ArchiveError {
-                guard case .corrupt(pageId: _, version: _, let reason) = error else { throw error }
-                listings.append(broken(reason))
+                        entryCount: s.entries, checksumOK: true, problem: nil, host: v.host, archivedAt: v.archivedAt,
+                        pageHash: s.pageHash))
             } catch {
-                listings.append(broken("\(error)"))
+                listings.append(broken(error.reason))
             }
         }
         return listings
@@ -447,11 +514,11 @@ public actor TemplateArchive {
 
 /// Why the archive could not do what was asked.
 public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// A page id that is not a safe name (could escape the data directory).
+    /// A page id that is not a safe name.
     case invalidName(String)
     /// No such page template or version (the version as asked for: `3`, `line-7-3`).
     case notFound(pageId: String, version: String?)
-    /// The file exists but cannot be used.
+    /// The version is stored but cannot be used.
     case corrupt(pageId: String, version: String, reason: String)
     /// A fleet version whose id already names another template here.
     case conflict(pageId: String, version: String, reason: String)
@@ -461,13 +528,11 @@ public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
     case wrongPage(expected: String, found: String)
     /// A template whose entries do not fit the page (`TemplateAdmission`): each refused entry, with why.
     case notAdmissible(pageId: String, [EntryRefusal])
+    /// The database could not be read or written: for a write, nothing was archived and nothing recorded.
     case storage(StorageError)
-    /// The template is archived (in place, served as the latest) but the directory fsync that makes it durable
-    /// failed: a power loss could still lose it.
-    case notDurable(Template, StorageError)
-    /// The template is archived (in place, served as the latest) but the audit record of that outcome could
-    /// not be written after it: the audit log holds the import's "started" record only.
-    case unaudited(Template, StorageError)
+    /// Nothing was archived (the first error) and the audit record of that failure could not be written
+    /// either: the audit log holds no record of the attempt.
+    indirect case failureUnaudited(ArchiveError, StorageError)
 
     public var description: String {
         switch self {
@@ -481,12 +546,9 @@ public enum ArchiveError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notAdmissible(let p, let refusals):
             return "the template does not fit page \"\(p)\": " + TemplateAdmission.text(refusals)
         case .storage(let e): return e.description
-        case .notDurable(let t, let e):
+        case .failureUnaudited(let failure, let e):
             return
-                "archived as version \(t.versionId.id), but not confirmed durable (\(e)): a power loss could still lose this version"
-        case .unaudited(let t, let e):
-            return
-                "archived as version \(t.versionId.id), but its audit record could not be written (\(e)): the audit log shows this import as started only"
+                "\(failure); nothing was changed, and its failed record could not be written (\(e)): the audit log holds no record of this attempt"
         }
     }
 }

@@ -163,23 +163,47 @@ public actor Fleet {
     /// and commits them; returns their `page/id`.
     private func catchUp() async throws(GitError) -> [String] {
         var added: [String] = []
-        let root = archive.root
+        var paths: [String] = []
         let fm = FileManager.default
-        for page in await archive.pageIds() {
-            let names = (try? fm.contentsOfDirectory(atPath: root.appendingPathComponent(page).path)) ?? []
+        let pages: [String]
+        do {
+            pages = try await archive.pageIds()
+        } catch {
+            throw .failed(arguments: ["add"], status: -1, message: "cannot list the archive's pages: \(error)")
+        }
+        for page in pages {
+            let names: [String]
+            do {
+                names = try await archive.fileNames(pageId: page, host: settings.host)
+            } catch {
+                throw .failed(arguments: ["add"], status: -1, message: "cannot list the versions of \(page): \(error)")
+            }
             for name in names {
-                guard let v = TemplateVersion.parse(fileName: name), v.host == settings.host else { continue }
+                guard let v = TemplateVersion.parse(fileName: name) else { continue }
                 let target = tree.appendingPathComponent("templates/\(page)/\(name)")
-                guard !fm.fileExists(atPath: target.path),
-                    let data = try? Data(contentsOf: root.appendingPathComponent("\(page)/\(name)"))
-                else { continue }
-                try? fm.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-                guard (try? data.write(to: target, options: .atomic)) != nil else { continue }
+                guard !fm.fileExists(atPath: target.path) else { continue }
+                let data: Data?
+                do {
+                    data = try await archive.fileData(pageId: page, fileName: name)
+                } catch {
+                    throw .failed(arguments: ["add"], status: -1, message: "cannot read \(page) \(v.id): \(error)")
+                }
+                guard let data else { continue }  // pruned or deleted since it was listed
+                do {
+                    try fm.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    try data.write(to: target, options: .atomic)
+                } catch {
+                    throw .failed(
+                        arguments: ["add"], status: -1, message: "cannot write \(target.path): \(error.localizedDescription)")
+                }
                 added.append("\(page)/\(v.id)")
+                paths.append("templates/\(page)/\(name)")
             }
         }
         guard !added.isEmpty else { return [] }
-        try git.run(["add", "--", "templates"], timeout: settings.localTimeout)
+        // Exactly the files written here: whatever else lies in the tree (a killed write's temporary) is
+        // never committed.
+        try git.run(["add", "--"] + paths, timeout: settings.localTimeout)
         try commit("catch up: \(added.count) version\(added.count == 1 ? "" : "s") of \(settings.host)", who: nil)
         return added
     }
@@ -190,17 +214,17 @@ public actor Fleet {
         let relative = "audit/\(settings.host).jsonl"
         let file = tree.appendingPathComponent(relative)
         let existing = (try? Data(contentsOf: file)) ?? Data()
-        let (records, _) = await audit.read(limit: Int.max)
-        var start = 0
-        if let last = existing.split(separator: 0x0A).last,
-            let cursor = try? APICoding.decoder().decode(AuditRecord.self, from: Data(last))
-        {
-            if let i = records.lastIndex(of: cursor) {
-                start = i + 1
-            } else {
-                start = records.firstIndex { $0.time > cursor.time } ?? records.count
-            }
+        // The last line of the file is the cursor: the records after it, found by index in the database.
+        let cursor = existing.split(separator: 0x0A).last.flatMap {
+            try? APICoding.decoder().decode(AuditRecord.self, from: Data($0))
         }
+        let records: [AuditRecord]
+        do {
+            records = try await audit.records(after: cursor)
+        } catch {
+            throw .failed(arguments: ["add"], status: -1, message: "cannot read the audit log: \(error)")
+        }
+        let start = 0
         guard start < records.count else { return 0 }
         var bytes: [UInt8] = []
         for r in records[start...] {

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Glibc
+import LastsetCore
 import Synchronization
 
 /// The application's request handler: called once per complete request, in a detached task.
@@ -46,6 +47,17 @@ public final class HTTPServer: Sendable {
         guard configuration.connectionTimeout > .zero else {
             throw .invalid("connectionTimeout \(configuration.connectionTimeout) must be positive")
         }
+        guard configuration.requestTimeout > .zero else {
+            throw .invalid("requestTimeout \(configuration.requestTimeout) must be positive")
+        }
+        guard configuration.socketConnectionsPerUser > 0,
+            configuration.reservedSocketConnections >= 0,
+            configuration.socketConnectionsPerUser <= configuration.connectionLimit - configuration.reservedSocketConnections
+        else {
+            throw .invalid(
+                "socketConnectionsPerUser \(configuration.socketConnectionsPerUser) must be in 1...\(configuration.connectionLimit - configuration.reservedSocketConnections) (connectionLimit less the \(configuration.reservedSocketConnections) reserved)"
+            )
+        }
         if configuration.tls != nil {
             guard configuration.tcp != nil else { throw .invalid("TLS is configured but there is no TCP listener") }
             guard Self.supportsTLS else { throw .invalid("this libmicrohttpd was built without TLS (GnuTLS) support") }
@@ -58,6 +70,9 @@ public final class HTTPServer: Sendable {
 
     /// Whether the libmicrohttpd in use can serve HTTPS.
     public static var supportsTLS: Bool { lastset_mhd_supports_tls() != 0 }
+
+    /// Whether the listeners are up (between `start()` and `stop()`).
+    public var isServing: Bool { state.withLock { !$0.listeners.isEmpty } }
 
     /// The TCP port actually bound (useful with port 0), or nil when not listening on TCP.
     public var tcpPort: UInt16? { state.withLock { $0.tcpPort } }
@@ -108,19 +123,26 @@ public final class HTTPServer: Sendable {
     private func startDaemon(fd: Int32, isUnix: Bool, tls: HTTPServerConfiguration.TLSMaterial?, name: String)
         throws(HTTPServerError) -> Listener
     {
+        // Root and this process's own user may use the reserved slots (an administrator, the daemon's own tools).
+        let limits = SocketConnectionLimits(
+            total: configuration.connectionLimit, perUser: configuration.socketConnectionsPerUser,
+            reserved: configuration.reservedSocketConnections, privileged: [0, geteuid()])
+        let connections = ConnectionGuard(
+            limits: isUnix ? limits : nil, requestTimeout: configuration.requestTimeout, notice: configuration.notice)
         let context = Unmanaged.passRetained(
             ListenerContext(
                 handler: handler, maxBodyBytes: configuration.maxBodyBytes, uploadLimit: configuration.uploadLimit,
-                isUnix: isUnix, tls: tls))
+                isUnix: isUnix, connections: connections, tls: tls))
         let (seconds, attoseconds) = configuration.connectionTimeout.components
         let timeout = UInt32(clamping: max(1, seconds + (attoseconds > 0 ? 1 : 0)))
         // MHD copies neither PEM string: they must outlive the daemon, so the context keeps them.
         let daemon = lastset_mhd_start(
             fd, timeout, UInt32(clamping: configuration.connectionLimit),
             isUnix ? 0 : UInt32(clamping: configuration.perClientConnectionLimit), MHDBridge.uriLogger,
-            MHDBridge.accessHandler, context.toOpaque(), MHDBridge.requestCompleted, nil,
+            MHDBridge.accessHandler, context.toOpaque(), MHDBridge.requestCompleted, MHDBridge.connectionNotified,
             context.takeUnretainedValue().tlsKey, context.takeUnretainedValue().tlsCertificate)
         guard let daemon else {
+            connections.stop()
             context.release()
             close(fd)
             throw .daemonStart(name)
@@ -132,6 +154,7 @@ public final class HTTPServer: Sendable {
         for listener in state.listeners {
             // MHD_stop_daemon joins every connection thread and closes the listening socket itself.
             MHD_stop_daemon(listener.daemon)
+            listener.context.takeUnretainedValue().connections.stop()
             listener.context.release()
         }
         state.listeners = []

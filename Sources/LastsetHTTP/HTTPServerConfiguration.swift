@@ -1,3 +1,5 @@
+import LastsetCore
+
 /// Where and how an `HTTPServer` listens.
 public struct HTTPServerConfiguration: Sendable {
     /// A TCP listening address.
@@ -46,15 +48,31 @@ public struct HTTPServerConfiguration: Sendable {
     public var connectionLimit: Int
     /// The most simultaneous connections one client address may hold on the TCP listener, so a client that
     /// opens connections and sends nothing cannot take every slot (no token is needed to connect).
-    /// Not applied to the Unix socket, whose peers are already trusted by file permissions.
+    /// The Unix socket has its own limit per peer uid (`socketConnectionsPerUser`).
     public var perClientConnectionLimit: Int
+    /// The most simultaneous connections one peer uid may hold on the Unix socket (`SocketConnectionLimits`:
+    /// anyone the socket's mode lets in connects before any role check, so no user may take every slot).
+    public var socketConnectionsPerUser: Int
+    /// Slots of the Unix socket only root and the server's own user may take.
+    public var reservedSocketConnections: Int
+    /// How long a request's headers and body may take to arrive, in all, on either listener: from the moment the
+    /// connection waits for a request (accepted, or the previous response sent) until the request is complete.
+    /// A request dribbled in faster than `connectionTimeout` allows is closed after this.
+    public var requestTimeout: Duration
+    /// Hears what the server did to a connection (a refusal, a request cut off), for the log.
+    public var notice: (@Sendable (HTTPServerNotice) -> Void)?
 
     /// Creates a configuration; at least one of `unixSocketPath` and `tcp` must be given for `start()` to succeed.
     public init(
         unixSocketPath: String? = nil, socketMode: UInt32 = 0o660, tcp: TCPListener? = nil, tls: TLSMaterial? = nil,
         maxBodyBytes: Int = 64 * 1024, connectionTimeout: Duration = .seconds(30), connectionLimit: Int = 64,
-        perClientConnectionLimit: Int = 16
+        perClientConnectionLimit: Int = 16, socketConnectionsPerUser: Int = SocketConnectionLimits.defaultPerUser,
+        reservedSocketConnections: Int = SocketConnectionLimits.defaultReserved, requestTimeout: Duration = .seconds(30)
     ) {
+        self.socketConnectionsPerUser = socketConnectionsPerUser
+        self.reservedSocketConnections = reservedSocketConnections
+        self.requestTimeout = requestTimeout
+        self.notice = nil
         self.unixSocketPath = unixSocketPath
         self.socketMode = socketMode
         self.tcp = tcp

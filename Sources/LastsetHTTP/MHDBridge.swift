@@ -10,18 +10,21 @@ final class ListenerContext: @unchecked Sendable {
     let maxBodyBytes: Int
     let uploadLimit: (@Sendable (String, String) -> Int?)?
     let isUnix: Bool
+    /// Who holds the listener's connections and how long their requests take.
+    let connections: ConnectionGuard
     /// NUL-terminated copies of the TLS key and certificate, alive as long as the daemon that uses them.
     let tlsKey: UnsafeMutablePointer<CChar>?
     let tlsCertificate: UnsafeMutablePointer<CChar>?
 
     init(
         handler: @escaping HTTPHandler, maxBodyBytes: Int, uploadLimit: (@Sendable (String, String) -> Int?)?, isUnix: Bool,
-        tls: HTTPServerConfiguration.TLSMaterial?
+        connections: ConnectionGuard, tls: HTTPServerConfiguration.TLSMaterial?
     ) {
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes
         self.uploadLimit = uploadLimit
         self.isUnix = isUnix
+        self.connections = connections
         tlsKey = tls.flatMap { strdup($0.keyPEM) }
         tlsCertificate = tls.flatMap { strdup($0.certificatePEM) }
     }
@@ -68,7 +71,10 @@ enum MHDBridge {
             state = RequestState()
             conCls.pointee = Unmanaged.passRetained(state).toOpaque()
         }
+        let socketContext = lastset_mhd_socket_context(connection)
         if !state.started {
+            // A connection refused when it was accepted may still have got its request in: it is never handled.
+            guard listener.connections.admitted(socketContext) else { return .NO }
             // First call: headers only. Refuse a bad target, or an announced oversized body, before reading any of it.
             state.started = true
             state.limit = listener.maxBodyBytes
@@ -79,6 +85,7 @@ enum MHDBridge {
             }
             if let reason = state.badTarget {
                 state.responded = true
+                listener.connections.handling(socketContext)
                 var response = HTTPResponse.error(400, code: "bad_path", message: reason)
                 response.headers["Connection"] = "close"
                 return queue(response, on: connection)
@@ -88,6 +95,7 @@ enum MHDBridge {
             {
                 state.tooLarge = true
                 state.responded = true
+                listener.connections.handling(socketContext)
                 return queue(tooLarge(length, limit: state.limit), on: connection)
             }
             return .YES
@@ -112,6 +120,7 @@ enum MHDBridge {
         }
 
         state.responded = true
+        listener.connections.handling(socketContext)
         if state.tooLarge {
             return queue(tooLarge(nil, limit: state.limit), on: connection)
         }
@@ -131,7 +140,11 @@ enum MHDBridge {
     /// handler gets); the state it returns becomes the request's `con_cls`.
     static let uriLogger:
         @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
-            _, uri, _ in
+            cls, uri, connection in
+            if let cls, let connection {
+                Unmanaged<ListenerContext>.fromOpaque(cls).takeUnretainedValue().connections.requestStarted(
+                    lastset_mhd_socket_context(connection))
+            }
             let state = RequestState()
             if let uri,
                 let found = RequestTarget.controlByte(
@@ -142,10 +155,31 @@ enum MHDBridge {
             return Unmanaged.passRetained(state).toOpaque()
         }
 
-    static let requestCompleted: MHD_RequestCompletedCallback = { _, _, conCls, _ in
+    static let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, conCls, _ in
+        if let cls, let connection {
+            Unmanaged<ListenerContext>.fromOpaque(cls).takeUnretainedValue().connections.answered(
+                lastset_mhd_socket_context(connection))
+        }
         guard let conCls, let raw = conCls.pointee else { return }
         Unmanaged<RequestState>.fromOpaque(raw).release()
         conCls.pointee = nil
+    }
+
+    /// Connection starts and closes: `ConnectionGuard` admits (or refuses) the connection and follows it.
+    static let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
+        guard let cls, let socketContext else { return }
+        let listener = Unmanaged<ListenerContext>.fromOpaque(cls).takeUnretainedValue()
+        switch code {
+        case .CONNECTION_NOTIFY_STARTED:
+            guard let connection else { return }
+            socketContext.pointee = listener.connections.opened(
+                fd: lastset_mhd_connection_fd(connection), isUnix: listener.isUnix)
+        case .CONNECTION_NOTIFY_CLOSED:
+            listener.connections.closed(socketContext.pointee)
+            socketContext.pointee = nil
+        default:
+            break
+        }
     }
 
     /// Runs the async handler in a task and blocks this (MHD-owned, per-connection) thread until it answers.
@@ -183,37 +217,7 @@ enum MHDBridge {
     }
 
     private static func peer(of connection: OpaquePointer, isUnix: Bool) -> HTTPPeer {
-        let fd = lastset_mhd_connection_fd(connection)
-        if isUnix {
-            // struct ucred { pid_t pid; uid_t uid; gid_t gid; } — Glibc's `ucred` is shadowed by a module name in Swift.
-            var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, UInt32.max, UInt32.max)
-            var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
-            if fd < 0 || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0 {
-                // Unknown credentials must never look like root: report the overflow ids.
-                return .unix(uid: UInt32.max, gid: UInt32.max, pid: 0)
-            }
-            return .unix(uid: credentials.uid, gid: credentials.gid, pid: credentials.pid)
-        }
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let named = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
-        }
-        guard fd >= 0, named == 0 else { return .tcp(address: "unknown") }
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-        let family = Int32(storage.ss_family)
-        withUnsafeMutablePointer(to: &storage) { raw in
-            if family == AF_INET {
-                raw.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
-                    _ = inet_ntop(AF_INET, &$0.pointee.sin_addr, &text, socklen_t(text.count))
-                }
-            } else if family == AF_INET6 {
-                raw.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
-                    _ = inet_ntop(AF_INET6, &$0.pointee.sin6_addr, &text, socklen_t(text.count))
-                }
-            }
-        }
-        return .tcp(address: text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+        HTTPPeer.of(socket: lastset_mhd_connection_fd(connection), isUnix: isUnix)
     }
 
     private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {

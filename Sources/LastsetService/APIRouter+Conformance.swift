@@ -26,17 +26,17 @@ extension APIRouter {
         let latest = try? await engine.archive.load(pageId: page.id).versionId.id
         var devices: [RolloutDevice] = []
         for c in await conformance(page: page.id) {
-            let unverified = await engine.deviceState.state(device: c.device, pageId: c.pageId)?.unverified != nil
+            let mark = await engine.deviceState.state(device: c.device, pageId: c.pageId)?.unverified?.reason
             devices.append(
                 RolloutDevice(
-                    device: c.device, standing: Rollout.standing(c, latestVersion: latest, unverified: unverified),
+                    device: c.device, standing: Rollout.standing(c, latestVersion: latest, mark: mark),
                     appliedVersion: c.applied?.versionId, conformance: c))
         }
         return Rollout(pageId: page.id, latestVersion: latest, devices: devices)
     }
 
     /// Device statuses with what each page holds: the version applied, its conformance, and the pages an
-    /// interrupted replay left unverified.
+    /// interrupted replay left unverified or a failed one partially written.
     func withDeviceState(_ statuses: [DeviceStatus]) async -> [DeviceStatus] {
         let all = await conformance(page: nil)
         var out: [DeviceStatus] = []

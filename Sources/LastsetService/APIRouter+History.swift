@@ -73,8 +73,6 @@ extension APIRouter {
             } catch {
                 return error
             }
-        case .audit: return APIError(status: 500, code: "audit_failed", message: error.description)
-        case .unaudited: return APIError(status: 500, code: "audit_incomplete", message: error.description)
         case .alreadyLatest: return APIError.conflict("already_latest", error.description)
         case .inUse: return APIError.conflict("version_in_use", error.description)
         }

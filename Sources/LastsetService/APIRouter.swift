@@ -14,6 +14,8 @@ final class APIRouter: Sendable {
     let fleet: Fleet?
     /// Where fleet warnings go (a commit that failed after a capture).
     let fleetLog: @Sendable (String) -> Void
+    /// Where errors an operator must hear of go (an audit record that could not be written).
+    let errorLog: @Sendable (String) -> Void
     let info: @Sendable () async -> HealthInfo
     /// Re-reads the config file (`POST /v1/reload`); the daemon passes its `ConfigReloader`.
     let reload: @Sendable () async -> ConfigReloader.Verdict
@@ -23,6 +25,7 @@ final class APIRouter: Sendable {
     init(
         registry: DeviceRegistry, jobs: JobTable, engine: Engine, auth: HTTPAuth, fleet: Fleet? = nil,
         fleetLog: @escaping @Sendable (String) -> Void = { _ in },
+        errorLog: @escaping @Sendable (String) -> Void = { _ in },
         reload: @escaping @Sendable () async -> ConfigReloader.Verdict = {
             .refused(configFile: "", problems: ["this daemon cannot reload"])
         },
@@ -33,6 +36,7 @@ final class APIRouter: Sendable {
         self.engine = engine
         self.fleet = fleet
         self.fleetLog = fleetLog
+        self.errorLog = errorLog
         self.currentAuth = Mutex(auth)
         self.reload = reload
         self.info = info
@@ -190,12 +194,7 @@ final class APIRouter: Sendable {
             }
             return captures
         }
-        if match("GET", "health") != nil {
-            var health = await info()
-            if !accepting.withLock({ $0 }) { health.status = "stopping" }
-            health.fleet = fleet?.status()
-            return json(200, health)
-        }
+        if match("GET", "health") != nil { return json(200, await health()) }
         if match("POST", "sync") != nil {
             guard let fleet else {
                 throw APIError(
@@ -329,8 +328,14 @@ final class APIRouter: Sendable {
                 throw APIError.badRequest("bad_parameter", "limit \"\(request.query["limit"] ?? "")\" must be 1...10000")
             }
             let filter = try auditFilter(request.query)
-            // Filters walk back at most 100,000 records (newest first) and keep the newest `limit` matches.
-            let (records, bad) = await engine.audit.read(limit: limit, matching: filter, scanLimit: Self.auditScanLimit)
+            // Every filter is an indexed column: the newest `limit` matches, however old.
+            let records: [AuditRecord]
+            let bad: Int
+            do {
+                (records, bad) = try await engine.audit.read(limit: limit, matching: filter)
+            } catch {
+                throw APIError(status: 500, code: "storage", message: error.description)
+            }
             switch request.query["hosts"] {
             case nil: break
             case "all"?:
@@ -365,8 +370,6 @@ final class APIRouter: Sendable {
         throw APIError.notFound("no such path \"\(request.path)\"")
     }
 
-    /// How many records a filtered audit read looks at, at most (newest first).
-    static let auditScanLimit = 100_000
 
     /// Every route, for 405 answers and their Allow header.
     private static let routes: [(method: String, pattern: [String])] = [
@@ -424,6 +427,14 @@ final class APIRouter: Sendable {
         return ref == .latest ? nil : ref
     }
 
+    /// What `GET /v1/health` answers; also the watchdog's self-check (`SelfCheck`), called in the process.
+    func health() async -> HealthInfo {
+        var health = await info()
+        if !accepting.withLock({ $0 }) { health.status = "stopping" }
+        health.fleet = fleet?.status()
+        return health
+    }
+
     func unknownDevice(_ id: String) -> APIError {
         APIError.notFound("unknown device \"\(id)\"").with(code: "unknown_device")
     }
@@ -456,18 +467,27 @@ final class APIRouter: Sendable {
         do {
             return try await body()
         } catch let error as ArchiveError {
-            switch error {
-            case .invalidName: throw APIError.badRequest("invalid_name", error.description)
-            case .notFound(_, nil): throw APIError(status: 404, code: "no_template", message: error.description)
-            case .notFound: throw APIError(status: 404, code: "unknown_version", message: error.description)
-            case .corrupt: throw APIError(status: 409, code: "template_corrupt", message: error.description)
-            case .conflict: throw APIError(status: 409, code: "version_conflict", message: error.description)
-            case .invalidImport, .notAdmissible: throw APIError.unprocessable("invalid_template", error.description)
-            case .wrongPage: throw APIError.unprocessable("page_mismatch", error.description)
-            case .storage: throw APIError(status: 500, code: "storage", message: error.description)
-            case .notDurable: throw APIError(status: 500, code: "not_durable", message: error.description)
-            case .unaudited: throw APIError(status: 500, code: "audit_incomplete", message: error.description)
+            if case .failureUnaudited = error {
+                // The audit log is missing this failure's record: the operator hears of it here, not only the caller.
+                errorLog(error.description)
             }
+            throw Self.apiError(error, message: error.description)
+        }
+    }
+
+    /// The answer to an archive error (`message`: the whole error's text, for a failure wrapped in another).
+    private static func apiError(_ error: ArchiveError, message: String) -> APIError {
+        switch error {
+        case .invalidName: return APIError.badRequest("invalid_name", message)
+        case .notFound(_, nil): return APIError(status: 404, code: "no_template", message: message)
+        case .notFound: return APIError(status: 404, code: "unknown_version", message: message)
+        case .corrupt: return APIError(status: 409, code: "template_corrupt", message: message)
+        case .conflict: return APIError(status: 409, code: "version_conflict", message: message)
+        case .invalidImport, .notAdmissible: return APIError.unprocessable("invalid_template", message)
+        case .wrongPage: return APIError.unprocessable("page_mismatch", message)
+        case .storage: return APIError(status: 500, code: "storage", message: message)
+        // The failure's own answer (a failed store stays 500 `storage`), with the missing record named.
+        case .failureUnaudited(let failure, _): return apiError(failure, message: message)
         }
     }
 
@@ -525,14 +545,9 @@ final class APIRouter: Sendable {
         case (true, let deviceId?):
             let (snapshot, _) = try await jobSnapshot(device: deviceId, page: page.id)
             let (device, target) = (snapshot.device, snapshot.target)
-            let key = target.lock
-            guard await registry.acquire(key, for: .identityRead) else {
-                let holder = await registry.holder(key)?.rawValue ?? "job"
-                throw APIError.conflict(
-                    "device_busy", "\(target.label) is busy with a running \(holder); try again when it has finished")
-            }
+            try await hold(target, for: .identityRead)
             let read = await engine.readIdentity(of: page, from: target)
-            await registry.release(key)
+            await registry.release(target.lock)
             switch read {
             case .success(let values): identity = values
             case .failure(let error): throw APIError(status: 502, code: "identity_read_failed", message: error.message)
@@ -554,7 +569,6 @@ final class APIRouter: Sendable {
         } catch {
             switch error {
             case .invalid: throw APIError.unprocessable("invalid_archive", error.description)
-            case .audit: throw APIError(status: 500, code: "audit_failed", message: error.description)
             case .archive(let e): return try await archive { throw e }
             }
         }
@@ -664,6 +678,22 @@ final class APIRouter: Sendable {
         }
     }
 
+    /// Holds the target for a job of `kind` (release it with `registry.release(target.lock)`): 409 `device_busy`
+    /// while another job holds it, 409 `line_settings` when its serial line may not be used with the settings the
+    /// target asks for (`LineAccess`). Either way nothing has been sent.
+    func hold(_ target: DeviceTarget, for kind: JobKind) async throws {
+        switch await registry.acquire(target, for: kind) {
+        case .held: return
+        case .busy(let holder):
+            throw APIError.conflict(
+                "device_busy", "\(target.label) is busy with a running \(holder.rawValue); try again when it has finished")
+        case .pollInProgress:
+            throw APIError.conflict("device_busy", "\(target.label) is being polled; try again")
+        case .refused(let refusal):
+            throw APIError.conflict("line_settings", refusal.description)
+        }
+    }
+
     /// Holds the device, starts the job, releases the device when it ends; 409 when the device is held.
     /// Returns the running job, or the finished one when `wait`.
     func runJob(
@@ -679,11 +709,7 @@ final class APIRouter: Sendable {
         work: @escaping @Sendable (@escaping ProgressHandler) async -> JobOutcome
     ) async throws -> JobInfo {
         let key = target.lock
-        guard await registry.acquire(key, for: kind) else {
-            let holder = await registry.holder(key)?.rawValue ?? "job"
-            throw APIError.conflict(
-                "device_busy", "\(target.label) is busy with a running \(holder); try again when it has finished")
-        }
+        try await hold(target, for: kind)
         let jobs = self.jobs
         let registry = self.registry
         let job = await jobs.start(JobInfo(id: "", kind: kind, pageId: pageId, device: target.label, who: who)) { id in

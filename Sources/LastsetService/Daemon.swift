@@ -104,8 +104,15 @@ public enum Daemon {
             log.error("refusing to start: \(FleetError.hostChanged(registered: registeredHost, configured: s.host))")
             return 1
         }
-        let engine = try Engine(
-            dataDirectory: dataDirectory, historyLimit: config.historyLimit, host: fleetSettings?.host ?? registeredHost)
+        let engine: Engine
+        do {
+            engine = try Engine(
+                dataDirectory: dataDirectory, historyLimit: config.historyLimit, host: fleetSettings?.host ?? registeredHost)
+        } catch {
+            log.error("refusing to start: \(error)")
+            return 1
+        }
+        if let note = engine.importNote { log.info(note) }
         var fleet: Fleet?
         if let fleetSettings {
             let f = Fleet(settings: fleetSettings, dataDirectory: dataDirectory, archive: engine.archive, audit: engine.audit)
@@ -144,6 +151,7 @@ public enum Daemon {
         if let fleet { await reloader.setFleet(fleet) }
         let router = APIRouter(
             registry: registry, jobs: jobs, engine: engine, auth: auth, fleet: fleet, fleetLog: { log.warning($0) },
+            errorLog: { log.error($0) },
             reload: { await reloader.reload() }
         ) {
             HealthInfo(
@@ -154,17 +162,28 @@ public enum Daemon {
         // Tokens and roles are rebuilt on every reload (a token removed from the config stops working at once);
         // the listener and TLS stay as started.
         let startedListen = config.api?.tcp
+        let startedAPI = config.api
         await reloader.setAccessRules { next in
             let nextAuth = try AccessRules.auth(next.api, sessions: sessions)
             if next.api?.tcp?.listen != startedListen?.listen || next.api?.tcp?.tls != startedListen?.tls {
                 log.warning("api.tcp listen/tls changes take effect at the next restart; tokens and roles are reloaded")
             }
+            let (was, now) = (startedAPI ?? APIConfig(), next.api ?? APIConfig())
+            if now.connectionsPerUser != was.connectionsPerUser || now.requestTimeoutDuration != was.requestTimeoutDuration {
+                log.warning(
+                    "api.socketConnectionsPerUser and api.requestTimeout changes take effect at the next restart")
+            }
             return { router.replaceAuth(nextAuth) }
         }
         try? FileManager.default.createDirectory(
             atPath: (socketPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        var httpConfiguration = HTTPServerConfiguration(unixSocketPath: socketPath, tcp: tcp, tls: listener?.1)
+        var httpConfiguration = HTTPServerConfiguration(
+            unixSocketPath: socketPath, tcp: tcp, tls: listener?.1,
+            connectionLimit: SocketConnectionLimits.listenerLimit,
+            socketConnectionsPerUser: config.api?.connectionsPerUser ?? SocketConnectionLimits.defaultPerUser,
+            requestTimeout: config.api?.requestTimeoutDuration ?? APIConfig.defaultRequestTimeout)
         httpConfiguration.uploadLimit = APIRouter.uploadLimit
+        httpConfiguration.notice = { notice in notice.isWarning ? log.warning("\(notice)") : log.debug("\(notice)") }
         let server = try HTTPServer(configuration: httpConfiguration, handler: { request in await router.handle(request) })
         try server.start()
         log.info(
@@ -176,7 +195,9 @@ public enum Daemon {
         poller.start(config: config)
         try? notifier.ready()
         try? notifier.status("serving \(config.devices.count) devices")
-        let selfCheck = SelfCheck(socketPath: socketPath, timeout: notifier.watchdogInterval ?? .seconds(5))
+        let selfCheck = SelfCheck(
+            timeout: notifier.watchdogInterval ?? .seconds(5), serving: { server.isServing },
+            health: { _ = await router.health() })
         let watchdog = Task {
             await notifier.runWatchdog(
                 check: { await selfCheck.run() },
@@ -184,7 +205,9 @@ public enum Daemon {
                     if ok {
                         log.info("the API answers its self-check again: watchdog pings resumed")
                     } else {
-                        log.error("the API does not answer its self-check on \(socketPath): watchdog pings stopped")
+                        log.error(
+                            "the daemon fails its self-check (its health is not computed within the watchdog interval, or the API listener is down): watchdog pings stopped"
+                        )
                     }
                 },
                 onError: { log.warning("watchdog notification failed: \($0)") })
@@ -235,6 +258,11 @@ public enum Daemon {
         syncing?.cancel()
         watchdog.cancel()
         await registry.closeAll()
+        // The WAL folded into lastset.db (a clean stop leaves one file); with a job still running past the
+        // deadline it stays open: every commit made is in the WAL already and is replayed at the next open.
+        if left == 0, let failure = engine.close() {
+            log.warning("\(failure): the write-ahead log stays beside \(RecordStore.fileName) and is read at the next start")
+        }
         log.info("stopped")
         return 0
     }

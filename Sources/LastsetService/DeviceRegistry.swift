@@ -13,6 +13,10 @@ actor DeviceRegistry {
     private var held: [JobLock: JobKind] = [:]
     /// Locks of the polls in progress.
     private var polling: Set<JobLock> = []
+    /// Each serial line's framing as the last job or poll let onto it uses it (the connection reopens the line
+    /// when a request asks for other settings; `LineAccess` decides who may). Kept across reloads: it is the
+    /// line as it is open, not as a config declares it.
+    private var lines: [MachineKey: LineSettings] = [:]
     /// Counts config loads: a resolution started under one generation is never kept or returned under another.
     private var generation = 0
     /// Each configured device's machine and connection, resolved at most once per generation: an entry is
@@ -60,9 +64,23 @@ actor DeviceRegistry {
             let (current, config) = (generation, self.config)
             guard let device = config.device(id) else { return nil }
             let (machine, connection) = await resolve(device)
+            let declarations = await lineDeclarations(on: machine, in: config)
             guard current == generation else { continue }
-            return JobSnapshot(config: config, device: device, target: Self.target(device, machine, connection))
+            var target = Self.target(device, machine, connection)
+            target.lineDeclarations = declarations
+            return JobSnapshot(config: config, device: device, target: target)
         }
+    }
+
+    /// What the devices `config` puts on the serial line `machine` declare its settings to be (none for TCP).
+    private func lineDeclarations(on machine: MachineKey, in config: CompiledConfig) async -> [LineAccess.Declaration] {
+        guard machine.isSerialLine else { return [] }
+        var out: [LineAccess.Declaration] = []
+        for d in config.devices {
+            guard let settings = d.endpoint.lineSettings, await resolve(d).machine == machine else { continue }
+            out.append(LineAccess.Declaration(device: d.id, settings: settings))
+        }
+        return out
     }
 
     /// A job target for a configured device of the current generation (the poller's own devices: it is
@@ -72,8 +90,7 @@ actor DeviceRegistry {
         return snapshot.target
     }
 
-    private static func target(_ device: CompiledDevice, _ machine: MachineKey, _ connection: ModbusConnection) -> DeviceTarget
-    {
+    private static func target(_ device: CompiledDevice, _ machine: MachineKey, _ connection: ModbusConnection) -> DeviceTarget {
         DeviceTarget(
             deviceId: device.id, endpoint: device.endpoint, unit: device.unit, limits: device.limits, connection: connection,
             machine: machine, gateway: device.gateway)
@@ -102,35 +119,85 @@ actor DeviceRegistry {
             let (connection, machine) = await pool.connection(for: endpoint, options: LinkOptions(DeviceLimits()))
             var configured: CompiledDevice?
             var gateway = false
+            var declarations: [LineAccess.Declaration] = []
             for d in config.devices {
                 let m = await resolve(d).machine
                 guard m == machine else { continue }
                 gateway = gateway || d.gateway
                 if d.unit == unit, configured == nil { configured = d }
+                if machine.isSerialLine, let settings = d.endpoint.lineSettings {
+                    declarations.append(LineAccess.Declaration(device: d.id, settings: settings))
+                }
             }
             guard current == generation else { continue }
             let target = DeviceTarget(
                 deviceId: configured?.id, endpoint: endpoint, unit: unit, limits: configured?.limits ?? DeviceLimits(),
-                connection: connection, machine: machine, gateway: configured?.gateway ?? gateway)
+                connection: connection, machine: machine, gateway: configured?.gateway ?? gateway,
+                lineDeclarations: declarations)
             return (target, configured, config)
         }
     }
 
-    /// Holds the device for a job; false when a job holding a conflicting lock runs (the same machine as a
-    /// whole, or the same unit). A poll in progress is let finish first (polls are short), so a job never
-    /// interleaves with a poll.
-    func acquire(_ lock: JobLock, for kind: JobKind) async -> Bool {
-        guard holder(lock) == nil else { return false }
-        held[lock] = kind
-        while polling.contains(where: { $0.conflicts(with: lock) }) { try? await Task.sleep(for: .milliseconds(5)) }
-        return true
+    /// What `acquire` and `beginPoll` answer.
+    enum Acquisition: Equatable {
+        /// The device is the caller's (a job: until `release`; a poll: until `endPoll`).
+        case held
+        /// A job holding the lock or one it conflicts with runs (a job gets 409 `device_busy`; a poll is skipped).
+        case busy(JobKind)
+        /// A poll of the same lock is already running (polls only).
+        case pollInProgress
+        /// The target's serial line may not be used with the settings it asks for (409 `line_settings`).
+        case refused(LineAccess.Refusal)
     }
 
-    /// Marks the device as being polled; false when a job holds it (the poll is skipped).
-    func beginPoll(_ lock: JobLock) -> Bool {
-        guard holder(lock) == nil, !polling.contains(lock) else { return false }
+    /// Holds the target for a job: its lock, and on a serial line the line with the settings the target's
+    /// endpoint gives (decided by `LineAccess` in this one actor step, before any frame).
+    func acquire(_ target: DeviceTarget, for kind: JobKind) async -> Acquisition {
+        await acquire(target.lock, line: target.endpoint.lineSettings, declared: target.lineDeclarations, for: kind)
+    }
+
+    /// Holds the device for a job; `.busy` when a job holding a conflicting lock runs (the same machine as a
+    /// whole, or the same unit), `.refused` when the line's settings forbid `line`. A poll in progress is let
+    /// finish first (polls are short), so a job never interleaves with a poll.
+    func acquire(
+        _ lock: JobLock, line: LineSettings? = nil, declared: [LineAccess.Declaration] = [], for kind: JobKind
+    ) async -> Acquisition {
+        if let holder = holder(lock) { return .busy(holder) }
+        if let refusal = claimLine(lock.machine, line, declared) { return .refused(refusal) }
+        held[lock] = kind
+        while polling.contains(where: { $0.conflicts(with: lock) }) { try? await Task.sleep(for: .milliseconds(5)) }
+        return .held
+    }
+
+    /// Marks the target as being polled; `.busy` when a job holds it or a poll runs (the poll is skipped),
+    /// `.refused` when its line is open with other settings or the config disagrees about them.
+    func beginPoll(_ target: DeviceTarget) -> Acquisition {
+        beginPoll(target.lock, line: target.endpoint.lineSettings, declared: target.lineDeclarations)
+    }
+
+    /// `beginPoll` by lock (tests; TCP).
+    func beginPoll(_ lock: JobLock, line: LineSettings? = nil, declared: [LineAccess.Declaration] = []) -> Acquisition {
+        if let holder = holder(lock) { return .busy(holder) }
+        if polling.contains(lock) { return .pollInProgress }
+        if let refusal = claimLine(lock.machine, line, declared) { return .refused(refusal) }
         polling.insert(lock)
-        return true
+        return .held
+    }
+
+    /// The one place a serial line's settings are decided: refused by `LineAccess`, or recorded as the line's
+    /// (the next request opens or reopens the line with them). Synchronous: no other job can slip in between.
+    private func claimLine(_ machine: MachineKey, _ line: LineSettings?, _ declared: [LineAccess.Declaration])
+        -> LineAccess.Refusal?
+    {
+        guard let line, machine.isSerialLine else { return nil }
+        let inUse = held.keys.contains { $0.machine == machine } || polling.contains { $0.machine == machine }
+        if let refusal = LineAccess.refusal(
+            line: machine, requested: line, declared: declared, open: lines[machine], inUse: inUse)
+        {
+            return refusal
+        }
+        lines[machine] = line
+        return nil
     }
 
     /// Ends a poll started with `beginPoll`.

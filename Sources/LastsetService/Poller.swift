@@ -54,7 +54,17 @@ final class Poller: Sendable {
         // A device this poller's config no longer has as given (a reload raced the poll) is left to the next poller.
         guard let target = await registry.target(for: device) else { return }
         let key = target.lock
-        guard await registry.beginPoll(key) else { return }
+        switch await registry.beginPoll(target) {
+        case .held: break
+        case .busy, .pollInProgress: return
+        case .refused(.inUse):
+            // The line runs a job at its old settings (a reload changed them): polled once the job ends.
+            return
+        case .refused(let refusal):
+            await registry.recordFailure(device.id, error: refusal.description)
+            log.debug("poll \(device.id): \(refusal)")
+            return
+        }
         for page in pages {
             let (values, _, error) = await LiveReader.read(page: page, from: target)
             if let error {
@@ -66,7 +76,7 @@ final class Poller: Sendable {
             let state = await deviceState.state(device: device.id, pageId: page.id)
             let verdict: ConformanceVerdict
             if let mark = state?.unverified {
-                verdict = .unknown("unverified since \(TimeText.iso8601(mark.since)): \(mark.message)")
+                verdict = .unknown(mark.summary)
             } else if let applied = state?.applied {
                 verdict = Conformance.compare(expected: applied.entries, live: values, page: page)
             } else {

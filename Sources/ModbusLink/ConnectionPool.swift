@@ -10,7 +10,8 @@ public actor ConnectionPool {
     public init() {}
 
     /// The connection serving `endpoint` and the machine it reaches, created with `options` on first
-    /// use (later callers pass their own options per request).
+    /// use. Callers pass their own options per request, a serial line's framing included (`LinkOptions.line`):
+    /// the first endpoint to reach a line does not set it for the others.
     public func connection(for endpoint: Endpoint, options: LinkOptions = LinkOptions()) async -> (
         connection: ModbusConnection, machine: MachineKey
     ) {

@@ -11,15 +11,22 @@ public struct LinkOptions: Sendable, Hashable {
     public var retries: Int
     /// Minimum pause between the end of one request and the start of the next.
     public var requestDelay: Duration
+    /// The serial line's framing the request is sent with (nil: the connection's endpoint's). A line open
+    /// with other settings is closed and reopened with these first; who may ask for which settings is decided
+    /// before (`LineAccess`), so a running job never sees its line change.
+    public var line: LineSettings?
     /// Sets every field.
-    public init(timeout: Duration = .milliseconds(500), retries: Int = 2, requestDelay: Duration = .zero) {
+    public init(
+        timeout: Duration = .milliseconds(500), retries: Int = 2, requestDelay: Duration = .zero, line: LineSettings? = nil
+    ) {
         self.timeout = timeout
         self.retries = retries
         self.requestDelay = requestDelay
+        self.line = line
     }
-    /// Options from resolved device limits.
-    public init(_ limits: DeviceLimits) {
-        self.init(timeout: limits.timeout, retries: limits.retries, requestDelay: limits.requestDelay)
+    /// Options from resolved device limits, for a request on `line` (nil: TCP, or the endpoint's framing).
+    public init(_ limits: DeviceLimits, line: LineSettings? = nil) {
+        self.init(timeout: limits.timeout, retries: limits.retries, requestDelay: limits.requestDelay, line: line)
     }
 }
 
@@ -69,6 +76,8 @@ public actor ModbusConnection {
 
     private let executor: DispatchQueueExecutor
     private var context: ModbusContext?
+    /// The framing the open serial context was created with.
+    private var openLine: LineSettings?
     private var appliedTimeout: Duration?
     private var lastRequestEnd: ContinuousClock.Instant?
     private var requestCounters = RequestCounters()
@@ -149,6 +158,7 @@ public actor ModbusConnection {
     /// Closes the context; the next request reconnects.
     public func close() {
         context = nil
+        openLine = nil
         appliedTimeout = nil
     }
 
@@ -296,9 +306,20 @@ public actor ModbusConnection {
     }
 
     private func open(options: LinkOptions, request: String) throws(ModbusError) -> OpaquePointer {
-        if let context { return context.pointer }
+        // What is opened: the endpoint, on a serial line with the framing this request asks for.
+        var opening = endpoint
+        if case .rtu(var line) = endpoint, let wanted = options.line {
+            (line.baud, line.parity, line.dataBits, line.stopBits) = (
+                wanted.baud, wanted.parity, wanted.dataBits, wanted.stopBits
+            )
+            opening = .rtu(line)
+        }
+        if let context {
+            if openLine == opening.lineSettings { return context.pointer }
+            close()
+        }
         let created: OpaquePointer?
-        switch endpoint {
+        switch opening {
         case .tcp(let host, let port):
             created = modbus_new_tcp_pi(host, String(port))
         case .rtu(let line):
@@ -308,14 +329,14 @@ public actor ModbusConnection {
             guard stat(line.path, &st) == 0 else {
                 let err = cmodbus_errno()
                 throw ModbusError(
-                    kind: .connect, errno: err, message: "cannot open \(endpoint): \(String(cString: strerror(err)))",
+                    kind: .connect, errno: err, message: "cannot open \(opening): \(String(cString: strerror(err)))",
                     request: request)
             }
             let (kind, subsystem) = Self.serialKind(st)
             if let refusal = SerialDeviceRule.refusal(kind, subsystem: subsystem) {
                 throw ModbusError(
                     kind: .invalidRequest, errno: ENOTTY,
-                    message: "\(endpoint): \(line.path) is not a serial device: \(refusal) (expected e.g. /dev/ttyUSB0)",
+                    message: "\(opening): \(line.path) is not a serial device: \(refusal) (expected e.g. /dev/ttyUSB0)",
                     request: request)
             }
             let parity = CChar(line.parity.asciiValue ?? UInt8(ascii: "N"))
@@ -324,20 +345,52 @@ public actor ModbusConnection {
         guard let ctx = created else {
             let err = cmodbus_errno()
             throw ModbusError(
-                kind: .connect, errno: err, message: "cannot create context for \(endpoint): \(Self.text(err))", request: request)
+                kind: .connect, errno: err, message: "cannot create context for \(opening): \(Self.text(err))", request: request)
         }
         modbus_set_error_recovery(ctx, MODBUS_ERROR_RECOVERY_PROTOCOL)
         applyTimeout(ctx, options.timeout)
+        // libmodbus waits with select(): a descriptor at or above FD_SETSIZE would abort the whole process
+        // (glibc's fd_set check) inside modbus_connect or the first receive. The socket takes the lowest
+        // free number, so look at that first, then at the one it got.
+        if let refusal = Self.descriptorRefusal(Self.lowestFreeDescriptor(), opening: opening, request: request) {
+            modbus_free(ctx)
+            appliedTimeout = nil
+            throw refusal
+        }
         if modbus_connect(ctx) == -1 {
             let err = cmodbus_errno()
             modbus_free(ctx)
             appliedTimeout = nil
             throw ModbusError(
-                kind: .connect, errno: err, message: "cannot connect to \(endpoint): \(Self.text(err))", request: request)
+                kind: .connect, errno: err, message: "cannot connect to \(opening): \(Self.text(err))", request: request)
+        }
+        if let refusal = Self.descriptorRefusal(modbus_get_socket(ctx), opening: opening, request: request) {
+            modbus_close(ctx)
+            modbus_free(ctx)
+            appliedTimeout = nil
+            throw refusal
         }
         requestCounters.connects += 1
         context = ModbusContext(ctx)
+        openLine = opening.lineSettings
         return ctx
+    }
+
+    /// The number the next descriptor opened would get.
+    private static func lowestFreeDescriptor() -> Int32 {
+        let fd = Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC)
+        if fd >= 0 { Glibc.close(fd) }
+        return fd
+    }
+
+    /// A refusal when `fd` cannot be waited on by libmodbus's select() (at or above FD_SETSIZE).
+    private static func descriptorRefusal(_ fd: Int32, opening: Endpoint, request: String) -> ModbusError? {
+        guard fd >= Int32(FD_SETSIZE) else { return nil }
+        return ModbusError(
+            kind: .connect, errno: EMFILE,
+            message: "cannot connect to \(opening): the process has \(fd) descriptors open and libmodbus waits with "
+                + "select(), which takes none at or above \(FD_SETSIZE); close connections or devices",
+            request: request)
     }
 
     private func applyTimeout(_ ctx: OpaquePointer, _ timeout: Duration) {

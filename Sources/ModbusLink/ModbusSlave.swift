@@ -29,15 +29,23 @@ public final class ModbusSlave: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private var running = false
     private let writeObserver: (@Sendable (SlaveWrite) -> Void)?
+    private let frameObserver: (@Sendable (SlaveFrame) -> Void)?
+    private var peers: [Int32: String] = [:]
+    private var inspectionUnit: Int?
 
     /// A stopped slave with all 65536 holding and input registers at 0; `onWrite` is called (on the
-    /// slave's thread) for each write request, before it is answered.
-    public init(listen: Listen, faults: SlaveFaults = SlaveFaults(), onWrite: (@Sendable (SlaveWrite) -> Void)? = nil)
-        throws(ModbusError)
-    {
+    /// slave's thread) for each write request, before it is answered. `onFrame` is called (on the slave's
+    /// thread) for every request — reads with the words about to be answered — before it is answered and
+    /// before a write is stored; the slave serves nothing else while it runs, so an observer that blocks
+    /// holds the request (and every later one) until it returns.
+    public init(
+        listen: Listen, faults: SlaveFaults = SlaveFaults(), onWrite: (@Sendable (SlaveWrite) -> Void)? = nil,
+        onFrame: (@Sendable (SlaveFrame) -> Void)? = nil
+    ) throws(ModbusError) {
         self.listen = listen
         self.currentFaults = faults
         self.writeObserver = onWrite
+        self.frameObserver = onFrame
         guard let mapping = modbus_mapping_new_start_address(0, 0, 0, 0, 0, 65536, 0, 65536) else {
             let err = cmodbus_errno()
             throw ModbusError(kind: .protocolError, errno: err, message: "cannot allocate register map", request: "slave")
@@ -82,6 +90,12 @@ public final class ModbusSlave: @unchecked Sendable {
     public var faults: SlaveFaults {
         get { lock.withLock { currentFaults } }
         set { lock.withLock { currentFaults = newValue } }
+    }
+
+    /// Requests to this unit see none of the faults (a test's own inspection reads through a faulty slave).
+    public var faultFreeUnit: Int? {
+        get { lock.withLock { inspectionUnit } }
+        set { lock.withLock { inspectionUnit = newValue } }
     }
 
     /// Every write request received so far, in order (refused ones carry their exception).
@@ -232,18 +246,26 @@ public final class ModbusSlave: @unchecked Sendable {
             if fds[0].revents != 0 { return }
             if fds[1].revents & Int16(POLLIN) != 0 {
                 let fd = accept(listenFD, nil, nil)
-                if fd >= 0 { clients.append(fd) }
+                // libmodbus's receive waits with select(), which aborts the process on a descriptor at or
+                // above FD_SETSIZE: such a client is hung up on at once.
+                if fd >= Int32(FD_SETSIZE) {
+                    Glibc.close(fd)
+                } else if fd >= 0 {
+                    clients.append(fd)
+                    if frameObserver != nil { peers[fd] = Self.peerName(fd) }
+                }
             }
             for entry in fds.dropFirst(2) where entry.revents != 0 {
                 modbus_set_socket(ctx, entry.fd)
                 let rc = query.withUnsafeMutableBufferPointer { modbus_receive(ctx, $0.baseAddress) }
                 if rc > 0 {
-                    handle(ctx, query: query, length: Int(rc))
+                    handle(ctx, query: query, length: Int(rc), peer: peers[entry.fd])
                 } else if rc == -1 {
                     // Closed by the peer or unreadable: forget this client (and detach it from the context).
                     modbus_set_socket(ctx, -1)
                     Glibc.close(entry.fd)
                     clients.removeAll { $0 == entry.fd }
+                    peers[entry.fd] = nil
                 }
             }
         }
@@ -268,7 +290,7 @@ public final class ModbusSlave: @unchecked Sendable {
             }
             let rc = query.withUnsafeMutableBufferPointer { modbus_receive(ctx, $0.baseAddress) }
             if rc > 0 {
-                handle(ctx, query: query, length: Int(rc))
+                handle(ctx, query: query, length: Int(rc), peer: nil)
             } else if rc == -1 {
                 modbus_flush(ctx)
             }
@@ -276,7 +298,7 @@ public final class ModbusSlave: @unchecked Sendable {
     }
 
     /// Applies the faults, records writes, and answers one request.
-    private func handle(_ ctx: OpaquePointer, query: [UInt8], length: Int) {
+    private func handle(_ ctx: OpaquePointer, query: [UInt8], length: Int, peer: String?) {
         let offset = Int(modbus_get_header_length(ctx))
         guard length >= offset + 1 else { return }
         func word(_ at: Int) -> Int { at + 1 < length ? Int(query[at]) << 8 | Int(query[at + 1]) : 0 }
@@ -285,7 +307,7 @@ public final class ModbusSlave: @unchecked Sendable {
         let address = word(offset + 1)
         let faults = lock.withLock { () -> SlaveFaults in
             requests += 1
-            return currentFaults
+            return unit == inspectionUnit ? SlaveFaults() : currentFaults
         }
         if faults.responseDelay > .zero {
             let (s, atto) = faults.responseDelay.components
@@ -316,10 +338,34 @@ public final class ModbusSlave: @unchecked Sendable {
                 }
             }
         }
+        if exception == nil, function == 16 {
+            // A whole 32-bit value above its limit is an illegal data value; half of one cannot be judged.
+            for (a, limit) in faults.maxU32 where a >= address && a + 1 < address + count {
+                let value = UInt32(values[a - address]) << 16 | UInt32(values[a - address + 1])
+                if value > limit {
+                    exception = 3
+                    break
+                }
+            }
+        }
         if function == 6 || function == 16 {
             let write = SlaveWrite(function: function, unit: unit, address: address, values: values, exception: exception)
             lock.withLock { received.append(write) }
             writeObserver?(write)
+        }
+        if let frameObserver {
+            var words = values
+            if (function == 3 || function == 4) && exception == nil {
+                // The words modbus_reply is about to answer (it reads the same tables under the same lock).
+                words = lock.withLock {
+                    let table = function == 3 ? mapping.pointee.tab_registers! : mapping.pointee.tab_input_registers!
+                    return (address..<min(address + count, 65536)).map { table[$0] }
+                }
+            }
+            frameObserver(
+                SlaveFrame(
+                    function: function, unit: unit, address: address, count: count, values: words, exception: exception,
+                    peer: peer))
         }
         if let exception {
             modbus_reply_exception(ctx, query, UInt32(exception))
@@ -334,6 +380,24 @@ public final class ModbusSlave: @unchecked Sendable {
                 for (a, resets) in faults.dependents where a >= address && a < address + count {
                     for (other, value) in resets where other < 65536 { mapping.pointee.tab_registers[other] = value }
                 }
+            }
+        }
+    }
+
+    /// `address:port` of a connected TCP client, `?` when the kernel cannot say.
+    private static func peerName(_ fd: Int32) -> String {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let rc = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
+        }
+        guard rc == 0, storage.ss_family == sa_family_t(AF_INET) else { return "?" }
+        return withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin -> String in
+                var addr = sin.pointee.sin_addr
+                var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+                inet_ntop(AF_INET, &addr, &text, socklen_t(text.count))
+                return String(cString: text) + ":" + String(UInt16(bigEndian: sin.pointee.sin_port))
             }
         }
     }

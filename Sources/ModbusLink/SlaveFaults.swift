@@ -13,12 +13,18 @@ public struct SlaveFaults: Sendable, Hashable {
     /// A write touching the key address then sets these other registers (address → value), as drives
     /// that reset dependent parameters to their defaults.
     public var dependents: [Int: [Int: UInt16]] = [:]
+    /// 32-bit values checked whole (key: the register's first address, words high first): a write of
+    /// both its words whose value is above the limit answers exception 03 (illegal data value) and
+    /// stores nothing; a write of only one of its words is stored unchecked — a device that cannot
+    /// judge half a value, so a split write of a refused value would leave it torn.
+    public var maxU32: [Int: UInt32] = [:]
 
     /// No faults unless given.
     public init(
         maxReadRegisters: Int? = nil, exceptions: [Int: UInt8] = [:], refuseFC16: Bool = false,
-        responseDelay: Duration = .zero, clamps: [Int: UInt16] = [:]
+        responseDelay: Duration = .zero, clamps: [Int: UInt16] = [:], maxU32: [Int: UInt32] = [:]
     ) {
+        self.maxU32 = maxU32
         self.maxReadRegisters = maxReadRegisters
         self.exceptions = exceptions
         self.refuseFC16 = refuseFC16

@@ -53,16 +53,19 @@ enum Simulator {
         } else {
             listen = .rtu(Endpoint.SerialLine(path: options.rtuPath!, baud: options.baud, parity: options.parity), unit: unit)
         }
-        let faults = SlaveFaults(
-            maxReadRegisters: options.maxRead, exceptions: options.exceptions, refuseFC16: options.refuseFC16,
-            responseDelay: .milliseconds(options.delayMs), clamps: options.clamps)
         var observer: (@Sendable (SlaveWrite) -> Void)? = nil
         if options.logWrites {
             observer = { @Sendable (write: SlaveWrite) in Simulator.emit(write.description) }
         }
+        let frameLog = FrameLog(printFrames: options.logFrames)
+        var frameObserver: (@Sendable (SlaveFrame) -> Void)? = nil
+        if options.logFrames || options.control {
+            frameObserver = { @Sendable (frame: SlaveFrame) in frameLog.record(frame) }
+        }
         let slave: ModbusSlave
         do {
-            slave = try ModbusSlave(listen: listen, faults: faults, onWrite: observer)
+            slave = try ModbusSlave(listen: listen, faults: options.faults, onWrite: observer, onFrame: frameObserver)
+            slave.faultFreeUnit = options.faultFreeUnit
             try fill(slave, pages: pages, valuesPath: options.valuesPath)
             try slave.start()
         } catch let error as SimulatorError {
@@ -71,12 +74,14 @@ enum Simulator {
             fail("lastset-sim: \(error)", status: 1)
         }
 
+        if options.control { SimulatorControl.start(slave: slave, log: frameLog) }
         emit("READY \(slave.listenDescription)")
         // SIGTERM/SIGINT have been blocked since the start (see `blockStopSignals`), so one sent right
         // after READY stays pending until this wait takes it.
         var signalNumber: Int32 = 0
         var waitSet = stopSignals
         sigwait(&waitSet, &signalNumber)
+        frameLog.release()  // a held request would keep the slave's thread, and so `stop`, waiting
         slave.stop()
         exit(0)
     }

@@ -43,6 +43,15 @@ extension TextView {
         return lines
     }
 
+    /// A standing in words: `latest`, `never-applied` / `never applied`, `partially-written` / `partially written`.
+    static func standingWords(_ s: RolloutStanding, separator: String) -> String {
+        switch s {
+        case .neverApplied: return "never" + separator + "applied"
+        case .partiallyWritten: return "partially" + separator + "written"
+        case .latest, .older, .drifted, .unverified: return s.rawValue
+        }
+    }
+
     /// `lastset rollout PAGE`.
     static func rollout(_ r: Rollout) -> [String] {
         var lines = ["page \(r.pageId): latest \(r.latestVersion.map { "v\($0)" } ?? "none archived")"]
@@ -50,13 +59,13 @@ extension TextView {
         var table = Table([.init("DEVICE"), .init("STANDING"), .init("APPLIED"), .init("CONFORMANCE")])
         for d in r.devices {
             table.append([
-                d.device, d.standing == .neverApplied ? "never-applied" : d.standing.rawValue, applied(d.conformance.applied),
+                d.device, standingWords(d.standing, separator: "-"), applied(d.conformance.applied),
                 d.conformance.state.rawValue + (d.conformance.reason.map { " (\($0))" } ?? ""),
             ])
         }
         lines += table.lines
         let counts = RolloutStanding.allCases.map {
-            "\(r.counts[$0.rawValue] ?? 0) \($0 == .neverApplied ? "never applied" : $0.rawValue)"
+            "\(r.counts[$0.rawValue] ?? 0) \(standingWords($0, separator: " "))"
         }
         lines.append(counts.joined(separator: ", "))
         return lines
@@ -120,6 +129,12 @@ extension TextView {
         if let m = r.message { rows.append(("message", m)) }
         if let f = r.writeFrames { rows.append(("write frames", String(f))) }
         if let rb = r.rollback { rows.append(("rollback", rb.rawValue)) }
+        for (name, steps) in [("beforeWrite", r.beforeWrite ?? []), ("afterWrite", r.afterWrite ?? [])] {
+            for (index, step) in steps.enumerated() {
+                rows.append(
+                    ("\(name)[\(index)]", "\(step.address) := \(step.value) \(statusText(step.status))" + (step.message.map { " (\($0))" } ?? "")))
+            }
+        }
         let lines = CommandSpec.helpRows(rows)
         guard !r.registers.isEmpty else { return lines }
         var table = Table([
@@ -169,9 +184,9 @@ extension TextView {
         for r in p.registers {
             var range = "-"
             if let values = r.enum {
-                range = "one of " + values.map(number).joined(separator: ",")
+                range = "one of " + values.map(\.description).joined(separator: ",")
             } else if r.min != nil || r.max != nil {
-                range = (r.min.map(number) ?? "") + "…" + (r.max.map(number) ?? "")
+                range = (r.min?.description ?? "") + "…" + (r.max?.description ?? "")
             }
             table.append([
                 r.registerId, String(r.address), r.type.description, r.isWritable ? "rw" : "ro", r.isCloned ? "yes" : "no",

@@ -28,12 +28,29 @@ enum TextView {
                 device.poll, state, device.busy?.rawValue ?? "-", appliedColumn(device), device.lastError ?? "-",
             ])
         }
-        return table.lines
+        // A page left partially written (interrupted or failed) is named under the table with its mark's
+        // message: an unlock sent without its commit is said there.
+        let marks = devices.flatMap { d in (d.unverified ?? []).map { "\(d.id) \($0.pageId): \($0.message)" } }
+        return table.lines + marks
     }
 
-    /// "heating v3 conforms, cooling -" for the devices table.
+    /// A step's status as the CLI says it (`ok`, `failed`, `in doubt`, `not attempted`).
+    static func statusText(_ status: StepStatus) -> String {
+        switch status {
+        case .ok: return "ok"
+        case .failed: return "failed"
+        case .inDoubt: return "in doubt"
+        case .notAttempted: return "not attempted"
+        }
+    }
+
+    /// "heating v3 conforms, cooling -" for the devices table; a page a failed replay partially wrote holds no
+    /// version: "heating partially written".
     static func appliedColumn(_ device: DeviceStatus) -> String {
         let parts = device.pages.compactMap { page -> String? in
+            if device.unverified?.contains(where: { $0.pageId == page && $0.reason == .failed }) == true {
+                return "\(page) partially written"
+            }
             guard let a = device.applied?[page] else { return nil }
             let state = device.conformance?[page].map { " \($0.rawValue)" } ?? ""
             return "\(page) v\(a.versionId)\(state)"
@@ -246,7 +263,7 @@ enum TextView {
         for (name, steps) in [("beforeWrite", report.beforeWrite), ("afterWrite", report.afterWrite)] {
             for (index, step) in steps.enumerated() {
                 lines.append(
-                    "\(name)[\(index)] write \(step.value) to \(step.address): \(step.status == .notAttempted ? "not attempted" : step.status.rawValue)"
+                    "\(name)[\(index)] write \(step.value) to \(step.address): \(statusText(step.status))"
                         + (step.message.map { " (\($0))" } ?? ""))
             }
         }

@@ -204,4 +204,46 @@ final class ValueDisplayTests: XCTestCase {
         XCTAssertEqual(
             TextView.$display.withValue(d) { TextView.value(.signed(-150), "t") }, "-15.0 °C")
     }
+
+    /// Issue 19, defect 16: a float is never rounded to its scale's decimals (f32 2.5 with `scale: 1`, as a
+    /// vendor CSV's "Multiplier 1" gives, used to show `2 K/min`), and an integer times its scale is exact.
+    func testFloatsKeepTheirDigitsAndIntegersScaleExactly() {
+        let page = PageDefinition(
+            id: "p", title: nil,
+            registers: [
+                RegisterDefinition(registerId: "ramp", address: 1, type: .f32, scale: 1, unit: "K/min"),
+                RegisterDefinition(registerId: "tenth", address: 3, type: .f32, scale: 0.1),
+                RegisterDefinition(registerId: "plain", address: 5, type: .f32),
+                RegisterDefinition(registerId: "wide", address: 7, type: .f64, scale: 0.5),
+                RegisterDefinition(registerId: "energy", address: 11, type: .u64, scale: 0.001, unit: "kWh"),
+                RegisterDefinition(registerId: "count", address: 15, type: .u64, scale: 1),
+                RegisterDefinition(registerId: "offset", address: 19, type: .s16, scale: 0.25),
+                RegisterDefinition(registerId: "milli", address: 20, type: .s16, scale: 0.001),
+                RegisterDefinition(registerId: "tens", address: 21, type: .u16, scale: 10),
+            ])
+        let d = ValueDisplay(pages: [page])
+        let f32 = { (x: Float) in RegisterValue.float(Double(x)) }
+        let table: [(RegisterValue, String, String, UInt)] = [
+            (f32(2.5), "ramp", "2.5 K/min", #line),
+            (f32(2), "ramp", "2 K/min", #line),
+            (f32(-0.75), "ramp", "-0.75 K/min", #line),
+            (f32(21.5), "tenth", "2.15", #line),
+            (f32(20), "tenth", "2.0", #line),
+            (f32(0), "tenth", "0.0", #line),
+            (f32(0.1), "plain", "0.1", #line),
+            (f32(123456.7), "plain", "123456.7", #line),
+            (f32(1e20), "plain", "1.000000e+20", #line),
+            (.float(0.1 + 0.2), "wide", "0.15", #line),
+            (.float(3), "wide", "1.5", #line),
+            (.unsigned(.max), "energy", "18446744073709551.615 kWh", #line),
+            (.unsigned(5), "energy", "0.005 kWh", #line),
+            (.unsigned(.max), "count", "18446744073709551615", #line),
+            (.unsigned(9_007_199_254_740_993), "count", "9007199254740993", #line),
+            (.signed(-5), "offset", "-1.25", #line),
+            (.signed(-1), "milli", "-0.001", #line),
+            (.signed(-1234), "milli", "-1.234", #line),
+            (.unsigned(7), "tens", "70", #line),
+        ]
+        for (v, id, want, line) in table { XCTAssertEqual(d.text(v, id), want, "\(id) \(v)", line: line) }
+    }
 }

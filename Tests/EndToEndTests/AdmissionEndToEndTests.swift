@@ -221,10 +221,14 @@ final class AdmissionEndToEndTests: XCTestCase {
         XCTAssertEqual(listing.map(\.version), [1], "nothing archived")
         XCTAssertFalse(try daemon.auditRecords().contains { $0.kind == .import && $0.result == .archived })
 
-        // The same file placed in the archive (a copy from before the check, or written by hand).
-        let stored = daemon.dataDir.appendingPathComponent("templates/heating/v000002.json")
+        // The same file placed in the archive (a row from before the check, or written by hand with sqlite3).
+        let stored = daemon.dir.appendingPathComponent("v000002.json")
         try Data(try resignedTemplateFile(Array(edited.utf8), replacing: #""version":1"#, with: #""version":2"#).utf8).write(
             to: stored)
+        try SQLiteShell.write(
+            daemon.dataDir.appendingPathComponent("lastset.db"),
+            "INSERT INTO template_version (page_id, host, number, archived_at, file) VALUES ('heating', '', 2, NULL, readfile('\(stored.path)'))"
+        )
         for body in [#"{"device":"press-b","version":2,"dryRun":true}"#, #"{"device":"press-b","version":2}"#] {
             let replay = try XCTUnwrap(try job(daemon, body).replay, body)
             XCTAssertEqual(replay.status, .refused, "\(body): \(replay.reason ?? "")")

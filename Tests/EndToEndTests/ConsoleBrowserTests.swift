@@ -90,7 +90,7 @@ final class ConsoleBrowserTests: XCTestCase {
         print(text)
         print("browser tests took \(String(format: "%.1f", Date().timeIntervalSince(started))) s; screenshots in \(shots)")
         XCTAssertEqual(status, 0, "the browser tests failed:\n\(text)\nlastsetd:\n\(daemon.stderr)")
-        XCTAssertTrue(text.contains("Ran 6 tests") && text.contains("\nOK"), text)
+        XCTAssertTrue(text.contains("Ran 7 tests") && text.contains("\nOK"), text)
 
         // mbpoll, outside everything above, reads press-b: it holds the template the console applied.
         let template = try daemon.decode(Template.self, try daemon.api("GET", "/v1/pages/heating/templates/latest"))

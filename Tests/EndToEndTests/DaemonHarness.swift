@@ -55,6 +55,7 @@ final class DaemonHarness: @unchecked Sendable {
     let notify: NotifySocket
     private(set) var process: Process
     private var stderrPipe = Pipe()
+    private var stderrDrain: PipeDrain?
     private let stderrData = LockedData()
     private let environment: [String: String]
 
@@ -88,8 +89,8 @@ final class DaemonHarness: @unchecked Sendable {
         process.standardError = stderrPipe
         process.standardOutput = FileHandle.nullDevice
         let sink = stderrData
-        stderrPipe.fileHandleForReading.readabilityHandler = { h in sink.append(h.availableData) }
         try process.run()
+        stderrDrain = PipeDrain(stderrPipe.fileHandleForReading, name: "lastsetd stderr") { sink.append($0) }
         let (ready, seen) = notify.wait(for: "READY=1", timeout: 15)
         guard ready else {
             process.terminate()
@@ -101,10 +102,32 @@ final class DaemonHarness: @unchecked Sendable {
         while !stderr.contains("; API on ") && Date() < end { usleep(2_000) }
     }
 
+    /// Runs `lastsetd arguments…` (or `executable`) to its exit, without a notify socket and with `environment`
+    /// added: a daemon that must refuse to start. Killed past `timeout` (one that serves instead).
+    static func runToExit(
+        _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 20, executable: String? = nil
+    ) throws -> (status: Int32, stderr: String) {
+        let p = Process()
+        p.executableURL = try executable.map { URL(fileURLWithPath: $0) } ?? TestPaths.executable("lastsetd")
+        p.arguments = arguments
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "NOTIFY_SOCKET")
+        for (k, v) in environment { env[k] = v }
+        p.environment = env
+        try p.run()
+        // stderr fits the pipe.
+        let status = p.waitForExit(timeout: timeout)
+        return (status, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
     /// Starts the daemon again on the same config, data directory and socket (after `stop`); its log is
     /// appended to what `stderr` holds.
     func restart() throws {
-        stderrPipe.fileHandleForReading.readabilityHandler = nil
+        // The stopped daemon's log is read to its end first, so nothing of it is appended after the new one's.
+        stderrDrain?.waitForEnd(timeout: 5)
         try launch()
     }
 
@@ -168,10 +191,12 @@ final class DaemonHarness: @unchecked Sendable {
         return all.filter { $0.result != .started || !completed.contains($0.job ?? "") }
     }
 
-    /// Every line of the audit log, intents included.
+    /// Every record of the audit log, intents included, in the order they were recorded (read with `sqlite3`, as
+    /// an administrator reads `lastset.db`).
     func rawAuditRecords() throws -> [AuditRecord] {
-        let text = try String(contentsOf: dataDir.appendingPathComponent("audit.jsonl"), encoding: .utf8)
-        return try text.split(separator: "\n").map { try APICoding.decoder().decode(AuditRecord.self, from: Data($0.utf8)) }
+        try SQLiteShell.query(dataDir.appendingPathComponent("lastset.db"), "SELECT record FROM audit_record ORDER BY seq").map {
+            try APICoding.decoder().decode(AuditRecord.self, from: Data($0.utf8))
+        }
     }
 
     deinit {
@@ -179,12 +204,12 @@ final class DaemonHarness: @unchecked Sendable {
             kill(process.processIdentifier, SIGKILL)
             process.waitForExit()
         }
-        stderrPipe.fileHandleForReading.readabilityHandler = nil
+        stderrDrain?.waitForEnd(timeout: 5)
         try? FileManager.default.removeItem(at: dir)
     }
 }
 
-/// Bytes appended from a pipe's handler thread.
+/// Bytes appended from a pipe's reader thread.
 final class LockedData: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()

@@ -5,8 +5,9 @@ import LastsetCore
 import TestSupport
 import XCTest
 
-/// An LD_PRELOAD library that logs every directory fsync (to $LASTSET_FAULT_LOG) and fails it with EIO while the
-/// file $LASTSET_FAULT_DIR_FSYNC_EIO exists: a disk that refuses to confirm a rename.
+/// An LD_PRELOAD library that logs every directory fsync (to $LASTSET_FAULT_LOG) and fails the fsync and
+/// fdatasync of `lastset.db-wal` with EIO while the file $LASTSET_FAULT_WAL_FSYNC_EIO exists: a disk that refuses
+/// to confirm a commit.
 private let faultLibrarySource = #"""
     #define _GNU_SOURCE
     #include <dlfcn.h>
@@ -14,30 +15,43 @@ private let faultLibrarySource = #"""
     #include <fcntl.h>
     #include <stdio.h>
     #include <stdlib.h>
+    #include <string.h>
     #include <sys/stat.h>
     #include <unistd.h>
 
-    int fsync(int fd) {
-        static int (*real_fsync)(int);
-        if (!real_fsync) real_fsync = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+    static int faulted(int fd) {
+        char link[64], path[4096];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, path, sizeof path - 1);
+        path[n < 0 ? 0 : n] = 0;
         struct stat st;
         if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-            char link[64], path[4096];
-            snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-            ssize_t n = readlink(link, path, sizeof path - 1);
-            path[n < 0 ? 0 : n] = 0;
             const char *log = getenv("LASTSET_FAULT_LOG");
             if (log) {
                 int l = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
                 if (l >= 0) { dprintf(l, "%s\n", path); close(l); }
             }
-            const char *flag = getenv("LASTSET_FAULT_DIR_FSYNC_EIO");
-            if (flag && access(flag, F_OK) == 0) { errno = EIO; return -1; }
+            return 0;
         }
-        return real_fsync(fd);
+        size_t len = strlen(path);
+        const char *flag = getenv("LASTSET_FAULT_WAL_FSYNC_EIO");
+        return len >= 15 && strcmp(path + len - 15, "/lastset.db-wal") == 0 && flag && access(flag, F_OK) == 0;
+    }
+
+    int fsync(int fd) {
+        static int (*real)(int);
+        if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+        if (faulted(fd)) { errno = EIO; return -1; }
+        return real(fd);
+    }
+
+    int fdatasync(int fd) {
+        static int (*real)(int);
+        if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
+        if (faulted(fd)) { errno = EIO; return -1; }
+        return real(fd);
     }
     """#
-
 
 /// The data directory as the daemon sees it under disk faults and planted links.
 final class DataDirectoryEndToEndTests: XCTestCase {
@@ -74,10 +88,13 @@ final class DataDirectoryEndToEndTests: XCTestCase {
         return r.status == 200 ? try daemon.decode(Template.self, r).version : nil
     }
 
-    /// EIO on the directory fsync after the rename used to be answered "nothing archived, the previous template
-    /// stays current" while the new version was in place and served as the latest. The answer now agrees with
-    /// the files: archived, as that version, with the durability failure named.
-    func testFailedDirectoryFsyncIsReportedAsArchivedButNotConfirmedDurable() throws {
+    /// EIO on the fsync of a capture's commit (the WAL's): the version and its record are one commit, so the
+    /// capture answers "nothing archived" naming the database and the errno, the latest stays what it was, and
+    /// the version does not come back after a restart (SQLite would replay the failed commit's frames without
+    /// the writer's overwrite). The next capture takes the number the failed one would have had. (On the file
+    /// store the same fault, on the directory fsync after the rename, left the version in place and served,
+    /// durability unconfirmed.)
+    func testAFailedFsyncOfACapturesCommitArchivesNothingAndSaysSo() throws {
         let p = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.reference)
         peers.append(p)
         let work = try TestPaths.temporaryDirectory(prefix: "fault")
@@ -87,76 +104,79 @@ final class DataDirectoryEndToEndTests: XCTestCase {
         let flag = work.appendingPathComponent("fail-now")
         let daemon = try DaemonHarness(
             config: config(port: p.port!),
-            environment: ["LD_PRELOAD": library, "LASTSET_FAULT_LOG": log.path, "LASTSET_FAULT_DIR_FSYNC_EIO": flag.path])
+            environment: ["LD_PRELOAD": library, "LASTSET_FAULT_LOG": log.path, "LASTSET_FAULT_WAL_FSYNC_EIO": flag.path])
         let data = daemon.dataDir.resolvingSymlinksInPath().path
 
         let first = try capture(daemon)
         XCTAssertTrue(first.archived, "\(first)")
         XCTAssertNil(first.error)
-        // A new page directory, the new templates directory and a new audit log are durable only once their
-        // parent directory is fsynced.
+        // The new database's directory entry is durable only once the data directory is fsynced.
         let synced = Set(try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init))
-        for dir in [data, data + "/templates", data + "/templates/heating"] {
-            XCTAssertTrue(synced.contains(dir), "\(dir) never fsynced; fsynced: \(synced.sorted())")
-        }
+        XCTAssertTrue(synced.contains(data), "\(data) never fsynced; fsynced: \(synced.sorted())")
 
         FileManager.default.createFile(atPath: flag.path, contents: nil)
         let second = try capture(daemon)
-        let latest = try latestVersion(daemon)
-        XCTAssertEqual(latest, 2, "the new version is in place")
-        XCTAssertTrue(second.archived, "the answer must agree with the files: \(second)")
-        XCTAssertEqual(second.version, 2)
+        XCTAssertFalse(second.archived, "\(second)")
         let error = try XCTUnwrap(second.error)
-        XCTAssertTrue(error.contains("not confirmed durable"), error)
-        XCTAssertTrue(error.contains("Input/output error"), error)
-        let record = try XCTUnwrap(try daemon.auditRecords().last)
-        XCTAssertEqual(record.result, .archived)
-        XCTAssertEqual(record.templateVersion, 2)
-        XCTAssertTrue(record.message?.contains("not confirmed durable") ?? false, record.message ?? "nil")
+        XCTAssertTrue(error.contains("nothing archived"), error)
+        XCTAssertTrue(error.contains("lastset.db") && error.contains("errno 5"), error)
+        XCTAssertEqual(try latestVersion(daemon), 1, "the previous version stays the latest")
 
         try FileManager.default.removeItem(at: flag)
         let third = try capture(daemon)
-        XCTAssertEqual(third.version, 3)
+        XCTAssertTrue(third.archived, "\(third)")
+        XCTAssertEqual(third.version, 2, "the failed capture's number was never taken")
         XCTAssertNil(third.error)
+        XCTAssertEqual(daemon.stop(), 0)
+        try daemon.restart()
+        let listing = try daemon.decode([TemplateListing].self, try daemon.api("GET", "/v1/pages/heating/templates"))
+        XCTAssertEqual(listing.map(\.version), [2, 1])
+        let records = try daemon.auditRecords().filter { $0.kind == .capture }
+        XCTAssertEqual(records.map(\.result), [.archived, .archived], "the failed commit held the capture and its record")
         XCTAssertEqual(daemon.stop(), 0)
     }
 
-    /// A `v000002.json` planted as a symlink to a file outside the data directory used to be served; a
-    /// `templates/<page>` symlink made a capture write outside. Links inside the data directory are never
-    /// followed, for reads or writes.
+    /// `lastset.db` planted as a symlink to a file outside: the daemon refuses to start naming it, and the file it
+    /// points to is left as it was. A link planted among the version files of the release before the database is
+    /// not followed by the import: not imported, named in the log, moved aside as the link it is.
     func testPlantedSymlinksAreNeverFollowed() throws {
         let p = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.reference)
         peers.append(p)
-        let daemon = try DaemonHarness(config: config(port: p.port!))
-        XCTAssertEqual(try capture(daemon).version, 1)
-        XCTAssertEqual(try capture(daemon).version, 2)
-        let pageDir = daemon.dataDir.appendingPathComponent("templates/heating")
+        let work = try TestPaths.temporaryDirectory(prefix: "links")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let configURL = work.appendingPathComponent("lastset.json")
+        try config(port: p.port!).write(to: configURL, atomically: true, encoding: .utf8)
+        let data = work.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        let outside = work.appendingPathComponent("outside.db")
+        try Data("precious\n".utf8).write(to: outside)
+        XCTAssertEqual(symlink(outside.path, data.appendingPathComponent("lastset.db").path), 0)
+        let run = try DaemonHarness.runToExit([
+            "--config", configURL.path, "--data-dir", data.path, "--socket", work.path + "/s",
+        ])
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("refusing to start") && run.stderr.contains("lastset.db"), run.stderr)
+        XCTAssertEqual(try String(contentsOf: outside, encoding: .utf8), "precious\n")
 
-        // A valid version 2 moved outside the data directory and linked back in.
-        let outside = daemon.dir.appendingPathComponent("outside")
-        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
-        let foreign = outside.appendingPathComponent("v000002.json")
-        try FileManager.default.moveItem(at: pageDir.appendingPathComponent("v000002.json"), to: foreign)
+        // The release's files with a version linked in from outside.
+        try FileManager.default.removeItem(at: data.appendingPathComponent("lastset.db"))
+        let fixture = try TestPaths.repoRoot.appendingPathComponent("Tests/Fixtures/pre-sqlite/data/templates/heating")
+        let pageDir = data.appendingPathComponent("templates/heating")
+        try FileManager.default.createDirectory(at: pageDir, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: fixture.appendingPathComponent("v000001.json"), to: pageDir.appendingPathComponent("v000001.json"))
+        let foreign = work.appendingPathComponent("v000002.json")
+        try FileManager.default.copyItem(at: fixture.appendingPathComponent("v000002.json"), to: foreign)
         XCTAssertEqual(symlink(foreign.path, pageDir.appendingPathComponent("v000002.json").path), 0)
-        for path in ["/v1/pages/heating/templates/2", "/v1/pages/heating/templates/2/file"] {
-            let r = try daemon.api("GET", path)
-            XCTAssertEqual(r.status, 409, "\(path): \(r.text)")
-            XCTAssertTrue(r.text.contains("symbolic link"), r.text)
-        }
-        let apply = try daemon.api("POST", "/v1/pages/heating/apply?wait=1", #"{"device":"press-a","dryRun":true}"#)
-        XCTAssertEqual(apply.status, 409, "the latest is the link: \(apply.text)")
-        let listing = try daemon.api("GET", "/v1/pages/heating/templates")
-        XCTAssertTrue(listing.text.contains("symbolic link"), listing.text)
-
-        // The page directory itself replaced by a link to outside: a capture must not write there.
-        try FileManager.default.removeItem(at: pageDir)
-        let elsewhere = daemon.dir.appendingPathComponent("elsewhere")
-        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
-        XCTAssertEqual(symlink(elsewhere.path, pageDir.path), 0)
-        let report = try capture(daemon)
-        XCTAssertFalse(report.archived, "\(report)")
-        XCTAssertTrue(report.error?.contains("symbolic link") ?? false, report.error ?? "nil")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path), [], "nothing written outside")
+        let daemon = try DaemonHarness(config: config(port: p.port!), dataDirectory: data)
+        XCTAssertTrue(
+            daemon.stderrContains("templates/heating/v000002.json (cannot") && daemon.stderr.contains("symbolic link"),
+            daemon.stderr)
+        let listing = try daemon.decode([TemplateListing].self, try daemon.api("GET", "/v1/pages/heating/templates"))
+        XCTAssertEqual(listing.map(\.version), [1], "the link was not imported")
+        var st = stat()
+        XCTAssertEqual(lstat(data.appendingPathComponent("pre-sqlite/templates/heating/v000002.json").path, &st), 0)
+        XCTAssertEqual(st.st_mode & S_IFMT, S_IFLNK, "moved aside as the link it is")
         XCTAssertEqual(daemon.stop(), 0)
     }
 }

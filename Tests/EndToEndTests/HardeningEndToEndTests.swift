@@ -59,26 +59,37 @@ final class HardeningEndToEndTests: XCTestCase {
         """
     }
 
-    /// The watchdog used to ping while every slot of the API socket was held by clients that sent nothing: the
-    /// daemon looked alive to systemd and answered nobody. The pings now follow a self-check through the socket.
-    func testWatchdogStopsPingingWhileTheAPIIsWedgedAndResumesAfter() throws {
+    /// The watchdog used to follow a request through the daemon's own socket: 64 clients holding every slot stopped
+    /// the pings, and under systemd the daemon was aborted with whatever replay was writing (issue 19, defect 15).
+    /// Now one user holds at most its share of the socket (the rest are answered 503 at once), the held ones are
+    /// closed after `api.requestTimeout`, and the pings follow the daemon's own health, never a free slot.
+    func testHeldConnectionSlotsNeitherStopTheWatchdogNorOutlastTheRequestTimeout() throws {
         let a = try peer()
-        let daemon = try DaemonHarness(config: config(port: a.port!), environment: ["WATCHDOG_USEC": "200000"])
+        let daemon = try DaemonHarness(
+            config: config(port: a.port!, api: #"api: { requestTimeout: "2s" },"#), environment: ["WATCHDOG_USEC": "200000"])
         XCTAssertTrue(daemon.notify.wait(for: "WATCHDOG=1", timeout: 3).found, "no watchdog ping while healthy")
 
-        // 64 is the listener's connection limit: holding them all wedges the API.
+        // 64 is the listener's connection limit: one user holds 8, the other 56 are refused at once.
         var held: [Int32] = []
         for _ in 0..<64 { held.append(try idleUnixConnection(daemon.socketPath)) }
-        let stopped = eventually(timeout: 5) { daemon.stderr.contains("watchdog pings stopped") }
-        XCTAssertTrue(stopped, "the daemon never noticed its API was wedged:\n\(daemon.stderr)")
-        _ = daemon.notify.wait(for: "drain", timeout: 0.05)  // pings sent before the verdict
-        let (pinged, seen) = daemon.notify.wait(for: "WATCHDOG=1", timeout: 1)
-        XCTAssertFalse(pinged, "the watchdog kept pinging a wedged API: \(seen)")
-
+        let refused = held.filter { fd in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 2000) > 0 else { return false }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            return n > 0 && String(decoding: buffer[0..<n], as: UTF8.self).contains("too_many_connections")
+        }
+        XCTAssertEqual(refused.count, 56, "connections beyond one user's share were not refused")
+        for _ in 0..<5 {
+            _ = daemon.notify.wait(for: "drain", timeout: 0.05)  // pings sent before
+            XCTAssertTrue(daemon.notify.wait(for: "WATCHDOG=1", timeout: 1).found, "the watchdog stopped pinging")
+        }
+        XCTAssertTrue(
+            eventually(timeout: 6) { daemon.stderr.components(separatedBy: "it had not sent a request line").count == 9 },
+            "the 8 held connections were not closed after the request timeout:\n\(daemon.stderr)")
+        XCTAssertEqual(try daemon.api("GET", "/v1/health").status, 200)
+        XCTAssertFalse(daemon.stderr.contains("watchdog pings stopped"), daemon.stderr)
         for fd in held { close(fd) }
-        XCTAssertTrue(daemon.notify.wait(for: "WATCHDOG=1", timeout: 5).found, "pings did not resume")
-        // The log line and the ping race through different pipes: wait for the line, do not sample it.
-        XCTAssertTrue(eventually(timeout: 5) { daemon.stderr.contains("watchdog pings resumed") }, daemon.stderr)
         XCTAssertEqual(daemon.stop(), 0)
     }
 }
@@ -88,19 +99,7 @@ extension HardeningEndToEndTests {
     func runDaemon(_ arguments: [String], timeout: TimeInterval = 20, executable: String? = nil) throws -> (
         status: Int32, stderr: String
     ) {
-        let p = Process()
-        p.executableURL = try executable.map { URL(fileURLWithPath: $0) } ?? TestPaths.executable("lastsetd")
-        p.arguments = arguments
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "NOTIFY_SOCKET")
-        p.environment = env
-        try p.run()
-        // Killed past the timeout (a daemon that should have refused to start but serves); stderr fits the pipe.
-        let status = p.waitForExit(timeout: timeout)
-        return (status, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        try DaemonHarness.runToExit(arguments, timeout: timeout, executable: executable)
     }
 
     /// Two daemons on one data directory used to both start (and hand out the same version numbers twice): the

@@ -4,10 +4,10 @@ import LastsetCore
 import TestSupport
 import XCTest
 
-/// An LD_PRELOAD library that fails writes to `audit.jsonl` with ENOSPC once the budget in the file
-/// $LASTSET_FAULT_AUDIT_WRITES is spent (the file holds how many writes may still pass; no file: no fault).
-/// A disk that fills up between an import's "started" record and its outcome.
-private let faultLibrarySource = #"""
+/// An LD_PRELOAD library that fails the fsync and fdatasync of `lastset.db-wal` with EIO while the file
+/// $LASTSET_FAULT_WAL_FSYNC_EIO exists: always when it is empty, else as many times as the number it holds (then
+/// the fault stops). A disk that refuses to confirm a commit.
+let walFsyncFaultSource = #"""
     #define _GNU_SOURCE
     #include <dlfcn.h>
     #include <errno.h>
@@ -17,32 +17,43 @@ private let faultLibrarySource = #"""
     #include <string.h>
     #include <unistd.h>
 
-    ssize_t write(int fd, const void *buf, size_t count) {
-        static ssize_t (*real_write)(int, const void *, size_t);
-        if (!real_write) real_write = (ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
-        const char *budget = getenv("LASTSET_FAULT_AUDIT_WRITES");
-        if (budget && access(budget, F_OK) == 0) {
-            char link[64], path[4096];
-            snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-            ssize_t n = readlink(link, path, sizeof path - 1);
-            path[n < 0 ? 0 : n] = 0;
-            size_t len = strlen(path);
-            if (len >= 12 && strcmp(path + len - 12, "/audit.jsonl") == 0) {
-                int left = 0;
-                FILE *f = fopen(budget, "r");
-                if (f) { if (fscanf(f, "%d", &left) != 1) left = 0; fclose(f); }
-                if (left <= 0) { errno = ENOSPC; return -1; }
-                f = fopen(budget, "w");
-                if (f) { fprintf(f, "%d\n", left - 1); fclose(f); }
-            }
-        }
-        return real_write(fd, buf, count);
+    static int faulted(int fd) {
+        const char *flag = getenv("LASTSET_FAULT_WAL_FSYNC_EIO");
+        if (!flag || access(flag, F_OK) != 0) return 0;
+        char link[64], path[4096];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, path, sizeof path - 1);
+        path[n < 0 ? 0 : n] = 0;
+        size_t len = strlen(path);
+        if (len < 15 || strcmp(path + len - 15, "/lastset.db-wal") != 0) return 0;
+        int left = -1;
+        FILE *f = fopen(flag, "r");
+        if (f) { if (fscanf(f, "%d", &left) != 1) left = -1; fclose(f); }
+        if (left == 0) return 0;
+        if (left > 0) { f = fopen(flag, "w"); if (f) { fprintf(f, "%d\n", left - 1); fclose(f); } }
+        return 1;
+    }
+
+    int fsync(int fd) {
+        static int (*real)(int);
+        if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+        if (faulted(fd)) { errno = EIO; return -1; }
+        return real(fd);
+    }
+
+    int fdatasync(int fd) {
+        static int (*real)(int);
+        if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
+        if (faulted(fd)) { errno = EIO; return -1; }
+        return real(fd);
     }
     """#
 
-/// An import whose template is archived but whose outcome record cannot be written answers with the version
-/// it became and says the record is missing; it used to answer "failed" (template file) or say nothing at all
-/// (iOS archive, whose outcome append was `try?`), while the new version was in place and served as the latest.
+/// An import, promote or delete and its audit record are one commit (issue 20). On the file store a version put
+/// in place whose outcome record could not be written was answered 500 `audit_incomplete` ("archived as version
+/// 2", the log showing the import as started only); now a commit that fails leaves neither: the answer is 500
+/// `storage`, nothing changed, and the log holds nothing of the attempt (its failure record failed too, and the
+/// answer says so).
 final class ImportAuditEndToEndTests: XCTestCase {
     private var peers: [PymodbusPeer] = []
 
@@ -57,13 +68,13 @@ final class ImportAuditEndToEndTests: XCTestCase {
         return try daemon.decode(Template.self, r)
     }
 
-    func testAnImportWhoseOutcomeRecordCannotBeWrittenNamesTheVersionItBecame() throws {
+    func testAnImportPromoteOrDeleteWhoseCommitFailsChangesNothingAndSaysSo() throws {
         let p = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.reference)
         peers.append(p)
         let work = try TestPaths.temporaryDirectory(prefix: "audit-fault")
         defer { try? FileManager.default.removeItem(at: work) }
-        let library = try buildFaultLibrary(faultLibrarySource, in: work)
-        let budget = work.appendingPathComponent("audit-writes-left")
+        let library = try buildFaultLibrary(walFsyncFaultSource, in: work)
+        let flag = work.appendingPathComponent("wal-fsync-fails")
         let daemon = try DaemonHarness(
             config: """
                 { version: 1,
@@ -71,80 +82,56 @@ final class ImportAuditEndToEndTests: XCTestCase {
                 \(DaemonEndToEndTests.pages)
                 }
                 """,
-            environment: ["LD_PRELOAD": library, "LASTSET_FAULT_AUDIT_WRITES": budget.path])
-
-        let captured = try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#)
-        XCTAssertEqual(try daemon.decode(JobInfo.self, captured).capture?.version, 1, captured.text)
-        let file = try daemon.api("GET", "/v1/pages/heating/templates/1/file")
-        XCTAssertEqual(file.status, 200, file.text)
-        let archive = try daemon.api("GET", "/v1/pages/heating/templates/1/file?format=ios-archive")
-        XCTAssertEqual(archive.status, 200, archive.text)
-
-        // A template file: the "started" record passes, the outcome does not.
-        try "1\n".write(to: budget, atomically: true, encoding: .utf8)
-        let imported = try daemon.client.send(method: "POST", path: "/v1/pages/heating/templates", body: file.body)
-        XCTAssertEqual(imported.status, 500, imported.text)
-        XCTAssertTrue(imported.text.contains("audit_incomplete"), imported.text)
-        XCTAssertTrue(imported.text.contains("archived as version 2"), imported.text)
-        XCTAssertEqual(try latest(daemon).version, 2, "the answer names the version that is in place")
-
-        // An iOS archive, the same way.
-        try "1\n".write(to: budget, atomically: true, encoding: .utf8)
-        let legacy = try daemon.client.send(
-            method: "POST", path: "/v1/pages/heating/templates?format=ios-archive&file=Heating&identity.model=PRS-200",
-            body: archive.body)
-        XCTAssertEqual(legacy.status, 500, legacy.text)
-        XCTAssertTrue(legacy.text.contains("audit_incomplete"), legacy.text)
-        XCTAssertTrue(legacy.text.contains("archived as version 3"), legacy.text)
-        XCTAssertEqual(try latest(daemon).version, 3)
-
-        // The log holds what happened: each import's "started" record, no outcome claimed for either.
-        try FileManager.default.removeItem(at: budget)
-        let imports = try daemon.rawAuditRecords().filter { $0.kind == .import }
-        XCTAssertEqual(imports.map(\.result), [.started, .started], "\(imports)")
-        XCTAssertEqual(daemon.stop(), 0)
-    }
-
-    /// Promote and delete the same way: once the version is archived (or removed), an outcome record that
-    /// cannot be written used to be answered "cannot write the audit record, nothing changed".
-    func testAPromoteOrDeleteWhoseOutcomeRecordCannotBeWrittenSaysWhatWasDone() throws {
-        let p = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.reference)
-        peers.append(p)
-        let work = try TestPaths.temporaryDirectory(prefix: "audit-fault")
-        defer { try? FileManager.default.removeItem(at: work) }
-        let library = try buildFaultLibrary(faultLibrarySource, in: work)
-        let budget = work.appendingPathComponent("audit-writes-left")
-        let daemon = try DaemonHarness(
-            config: """
-                { version: 1,
-                  devices: [ { id: "press-a", endpoint: "tcp://127.0.0.1:\(p.port!)", unit: 1, pages: ["heating"] } ],
-                \(DaemonEndToEndTests.pages)
-                }
-                """,
-            environment: ["LD_PRELOAD": library, "LASTSET_FAULT_AUDIT_WRITES": budget.path])
+            environment: ["LD_PRELOAD": library, "LASTSET_FAULT_WAL_FSYNC_EIO": flag.path])
         for hysteresis: UInt16 in [12, 20] {
             try Mbpoll.writeHolding(port: p.port!, unit: 1, address: 120, values: [hysteresis])
             let r = try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#)
             XCTAssertEqual(try daemon.decode(JobInfo.self, r).capture?.archived, true, r.text)
         }
+        let file = try daemon.api("GET", "/v1/pages/heating/templates/1/file")
+        XCTAssertEqual(file.status, 200, file.text)
+        let archive = try daemon.api("GET", "/v1/pages/heating/templates/1/file?format=ios-archive")
+        XCTAssertEqual(archive.status, 200, archive.text)
 
-        try "1\n".write(to: budget, atomically: true, encoding: .utf8)
+        FileManager.default.createFile(atPath: flag.path, contents: nil)
+        let imported = try daemon.client.send(method: "POST", path: "/v1/pages/heating/templates", body: file.body)
+        XCTAssertEqual(imported.status, 500, imported.text)
+        XCTAssertTrue(imported.text.contains("\"storage\""), imported.text)
+        XCTAssertTrue(imported.text.contains("errno 5"), imported.text)
+        XCTAssertTrue(imported.text.contains("holds no record of this attempt"), imported.text)
+        let legacy = try daemon.client.send(
+            method: "POST", path: "/v1/pages/heating/templates?format=ios-archive&file=Heating&identity.model=PRS-200",
+            body: archive.body)
+        XCTAssertEqual(legacy.status, 500, legacy.text)
+        XCTAssertTrue(legacy.text.contains("\"storage\""), legacy.text)
         let promoted = try daemon.api("POST", "/v1/pages/heating/templates/1/promote", "{}")
         XCTAssertEqual(promoted.status, 500, promoted.text)
-        XCTAssertTrue(promoted.text.contains("audit_incomplete"), promoted.text)
-        XCTAssertTrue(promoted.text.contains("promoted version 1 as version 3"), promoted.text)
-        XCTAssertEqual(try latest(daemon).version, 3, "the answer names the version that is in place")
-
-        try "1\n".write(to: budget, atomically: true, encoding: .utf8)
+        XCTAssertTrue(promoted.text.contains("\"storage\""), promoted.text)
         let deleted = try daemon.api("DELETE", "/v1/pages/heating/templates/2")
         XCTAssertEqual(deleted.status, 500, deleted.text)
-        XCTAssertTrue(deleted.text.contains("audit_incomplete"), deleted.text)
-        XCTAssertTrue(deleted.text.contains("deleted version 2"), deleted.text)
-        XCTAssertEqual(try daemon.api("GET", "/v1/pages/heating/templates/2").status, 404, "the version is gone")
+        XCTAssertTrue(deleted.text.contains("\"storage\""), deleted.text)
+        XCTAssertTrue(daemon.stderrContains("its failed record could not be written"), "logged:\n\(daemon.stderr)")
+        try FileManager.default.removeItem(at: flag)
 
-        try FileManager.default.removeItem(at: budget)
-        let history = try daemon.rawAuditRecords().filter { $0.kind == .promote || $0.kind == .delete }
-        XCTAssertEqual(history.map(\.result), [.started, .started], "\(history)")
+        XCTAssertEqual(try latest(daemon).version, 2, "nothing archived")
+        XCTAssertEqual(try daemon.api("GET", "/v1/pages/heating/templates/2").status, 200, "nothing deleted")
+        func history() throws -> [AuditRecord] {
+            try daemon.rawAuditRecords().filter { [.import, .promote, .delete].contains($0.kind) }
+        }
+        XCTAssertEqual(try history(), [], "no record of what did not happen")
+        // The failed commits do not come back when the database is opened again.
+        XCTAssertEqual(daemon.stop(), 0)
+        try daemon.restart()
+        let listing = try daemon.decode([TemplateListing].self, try daemon.api("GET", "/v1/pages/heating/templates"))
+        XCTAssertEqual(listing.map(\.version), [2, 1])
+        XCTAssertEqual(try history(), [])
+        // A healthy disk again: the same requests do what they say, each one record.
+        XCTAssertEqual(
+            try daemon.client.send(method: "POST", path: "/v1/pages/heating/templates", body: file.body).status, 201)
+        XCTAssertEqual(try daemon.api("POST", "/v1/pages/heating/templates/1/promote", "{}").status, 201)
+        XCTAssertEqual(try daemon.api("DELETE", "/v1/pages/heating/templates/2").status, 200)
+        XCTAssertEqual(try history().map(\.result), [.archived, .archived, .deleted])
+        XCTAssertEqual(try history().map(\.templateVersionId), ["3", "4", "2"])
         XCTAssertEqual(daemon.stop(), 0)
     }
 }
@@ -184,6 +171,81 @@ final class LargeImportEndToEndTests: XCTestCase {
         let apply = try daemon.client.send(
             method: "POST", path: "/v1/pages/big/apply", body: [UInt8](repeating: 0x20, count: 64 * 1024 + 1))
         XCTAssertEqual(apply.status, 413, "every other request keeps the 64 KiB limit: \(apply.text)")
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+}
+
+/// A template-file or iOS-archive import the store refuses (EIO on the fsync of its commit) archives nothing and
+/// is audited `failed` with the error, in a commit of its own (on the file store the template-file import used
+/// to leave its "started" record alone); when even that record cannot be committed the answer says so and the
+/// daemon logs it.
+final class FailedImportAuditEndToEndTests: XCTestCase {
+    func testAnImportTheStoreRefusesIsAuditedAsFailed() throws {
+        let p = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.reference)
+        defer { p.stop() }
+        let work = try TestPaths.temporaryDirectory(prefix: "store-fault")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let library = try buildFaultLibrary(walFsyncFaultSource, in: work)
+        let flag = work.appendingPathComponent("wal-fsync-fails")
+        let daemon = try DaemonHarness(
+            config: """
+                { version: 1,
+                  devices: [ { id: "press-a", endpoint: "tcp://127.0.0.1:\(p.port!)", unit: 1, pages: ["heating"] } ],
+                \(DaemonEndToEndTests.pages)
+                }
+                """,
+            environment: ["LD_PRELOAD": library, "LASTSET_FAULT_WAL_FSYNC_EIO": flag.path])
+        let captured = try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#)
+        XCTAssertEqual(try daemon.decode(JobInfo.self, captured).capture?.version, 1, captured.text)
+        let file = try daemon.api("GET", "/v1/pages/heating/templates/1/file")
+        XCTAssertEqual(file.status, 200, file.text)
+        let archive = try daemon.api("GET", "/v1/pages/heating/templates/1/file?format=ios-archive")
+        XCTAssertEqual(archive.status, 200, archive.text)
+        func versions() throws -> [Int] {
+            try daemon.decode([TemplateListing].self, try daemon.api("GET", "/v1/pages/heating/templates")).map(\.version)
+        }
+
+        // The commit of the version and its record fails (one fsync refused); the failure's own record commits.
+        try "1\n".write(to: flag, atomically: true, encoding: .utf8)
+        let imported = try daemon.client.send(method: "POST", path: "/v1/pages/heating/templates", body: file.body)
+        XCTAssertEqual(imported.status, 500, imported.text)
+        XCTAssertTrue(imported.text.contains("\"storage\""), imported.text)
+        XCTAssertTrue(imported.text.contains("Input/output error"), imported.text)
+        try "1\n".write(to: flag, atomically: true, encoding: .utf8)
+        let legacy = try daemon.client.send(
+            method: "POST", path: "/v1/pages/heating/templates?format=ios-archive&file=Heating&identity.model=PRS-200",
+            body: archive.body)
+        XCTAssertEqual(legacy.status, 500, legacy.text)
+        XCTAssertTrue(legacy.text.contains("\"storage\""), legacy.text)
+        XCTAssertEqual(try versions(), [1], "nothing archived")
+
+        var imports = try daemon.rawAuditRecords().filter { $0.kind == .import }
+        XCTAssertEqual(imports.map(\.result), [.failed, .failed], "\(imports)")
+        for outcome in imports {
+            XCTAssertNil(outcome.templateVersion, "a failed import claims no version")
+            XCTAssertTrue(outcome.message?.contains("Input/output error") ?? false, outcome.message ?? "nil")
+        }
+
+        // The store fails and so does the failed record: still 500 storage, the answer says the log holds no
+        // record of the attempt, and the daemon logs the lost record.
+        FileManager.default.createFile(atPath: flag.path, contents: nil)
+        let unrecorded = try daemon.client.send(method: "POST", path: "/v1/pages/heating/templates", body: file.body)
+        XCTAssertEqual(unrecorded.status, 500, unrecorded.text)
+        XCTAssertTrue(unrecorded.text.contains("\"storage\""), unrecorded.text)
+        XCTAssertTrue(unrecorded.text.contains("holds no record of this attempt"), unrecorded.text)
+        XCTAssertTrue(
+            daemon.stderrContains("its failed record could not be written"), "the lost record is logged:\n\(daemon.stderr)")
+        try FileManager.default.removeItem(at: flag)
+        imports = try daemon.rawAuditRecords().filter { $0.kind == .import }
+        XCTAssertEqual(imports.map(\.result), [.failed, .failed], "\(imports)")
+        XCTAssertEqual(try versions(), [1], "nothing archived")
+
+        // The store heals: the same file imports as the next version, audited archived.
+        let healed = try daemon.client.send(method: "POST", path: "/v1/pages/heating/templates", body: file.body)
+        XCTAssertEqual(healed.status, 201, healed.text)
+        XCTAssertEqual(try daemon.decode(Template.self, healed).version, 2)
+        imports = try daemon.rawAuditRecords().filter { $0.kind == .import }
+        XCTAssertEqual(imports.map(\.result), [.failed, .failed, .archived], "\(imports)")
         XCTAssertEqual(daemon.stop(), 0)
     }
 }

@@ -144,3 +144,93 @@ extension InterruptedReplayEndToEndTests {
         XCTAssertFalse(try b.writes().contains { $0.address == 2304 }, "no commit")
     }
 }
+
+/// Issue 19, defect 13: a replay killed after its unlock step (beforeWrite) went out. The interrupted
+/// record — its message, its steps, the device's mark, the CLI — names the step frames sent and answered,
+/// so a technician knows the machine may be left unlocked. Checked from the device's side: its write log
+/// and the requests that reached it.
+extension InterruptedReplayEndToEndTests {
+    /// Starts an apply to press-b on a first daemon, waits for `ready` (checked on B), kills the daemon
+    /// with SIGKILL and starts a second one on its data directory; returns the interrupted record.
+    private func killedReplay(
+        _ b: PymodbusPeer, _ a: PymodbusPeer, until ready: (PymodbusPeer) throws -> Bool
+    ) throws -> (DaemonHarness, DaemonHarness, AuditRecord) {
+        let first = try DaemonHarness(config: config(a: a.port!, b: b.port!))
+        XCTAssertEqual(try first.cli(["capture", "heating", "--from", "press-a"]).status, 0)
+        let started = try first.api("POST", "/v1/pages/heating/apply", #"{"device": "press-b"}"#)
+        XCTAssertEqual(started.status, 202, started.text)
+        let deadline = Date().addingTimeInterval(10)
+        while try !ready(b) && Date() < deadline { usleep(5_000) }
+        let arrived = try b.arrivals()
+        XCTAssertTrue(try ready(b), "the device never got there: \(arrived)")
+        XCTAssertNotNil(first.stop(signal: SIGKILL), "killed")
+        let second = try DaemonHarness(config: config(a: a.port!, b: b.port!), dataDirectory: first.dataDir)
+        let page = try second.decode(AuditPage.self, try second.api("GET", "/v1/audit?limit=10"))
+        let record = try XCTUnwrap(page.records.last)
+        XCTAssertEqual(record.result, .interrupted)
+        return (first, second, record)
+    }
+
+    /// The unlock (1536 := 6868) answered and read back, the first page write (100+4) on the device and
+    /// delayed: killed there. Before: "1 write frames answered, 3 of 5 registers sent", the unlock unnamed.
+    func testAnInterruptedRecordNamesTheUnlockStepAnswered() throws {
+        let a = try peer(DaemonEndToEndTests.reference)
+        let b = try peer(DaemonEndToEndTests.blank, ["--delay-write", "100:5000"])
+        let (first, second, record) = try killedReplay(b, a) { b in
+            try b.arrivals().contains { $0.function == 16 && $0.address == 100 }
+        }
+        defer { withExtendedLifetime(first) {} }
+        // The device's side: the unlock was stored (and read back), the page write is the only one after it.
+        XCTAssertEqual(try b.writes().map(\.address).prefix(1), [1536])
+        let arrived = try b.arrivals().map { "\($0.function)@\($0.address)" }
+        XCTAssertEqual(Array(arrived.drop { $0 != "6@1536" }.prefix(3)), ["6@1536", "3@1536", "16@100"], "\(arrived)")
+
+        let message = record.message ?? ""
+        XCTAssertTrue(message.contains("beforeWrite[0] 1536 := 6868 acknowledged"), message)
+        XCTAssertTrue(message.contains("afterWrite[0] 2304 := 0 not sent"), message)
+        XCTAssertTrue(message.contains("the machine may be left unlocked"), message)
+        XCTAssertTrue(message.contains("steps: 1 sent, 1 answered"), message)
+        XCTAssertEqual(record.beforeWrite?.map(\.status), [.ok])
+        XCTAssertEqual(record.afterWrite?.map(\.status), [.notAttempted])
+        XCTAssertEqual(record.beforeWrite?.first?.address, 1536)
+        XCTAssertEqual(record.beforeWrite?.first?.value, 6868)
+
+        // The mark, through the API and the CLI; the record through the CLI.
+        let device = try second.decode(DeviceStatus.self, try second.api("GET", "/v1/devices/press-b"))
+        XCTAssertTrue(device.unverified?.first?.message.contains("the machine may be left unlocked") ?? false, "\(device)")
+        let devices = try second.cli(["devices"])
+        XCTAssertTrue(devices.stdout.contains("press-b heating: interrupted"), devices.stdout)
+        XCTAssertTrue(devices.stdout.contains("the machine may be left unlocked"), devices.stdout)
+        let shown = try second.cli(["audit", "--job", record.job ?? "?"])
+        XCTAssertEqual(shown.status, 0, shown.stderr)
+        XCTAssertTrue(shown.stdout.contains("1536 := 6868 ok"), shown.stdout)
+        XCTAssertTrue(shown.stdout.contains("2304 := 0 not attempted"), shown.stdout)
+        XCTAssertFalse(try b.writes().contains { $0.address == 2304 }, "no commit")
+        XCTAssertEqual(second.stop(), 0)
+    }
+
+    /// The unlock on the device and delayed, never answered: killed there — the record says the unlock was
+    /// sent without an answer (the device then executes it: its write log shows it). Before: "0 write
+    /// frames answered, 0 of 5 registers sent", nothing about the unlock.
+    func testAnInterruptedRecordNamesTheUnlockStepSentWithoutAnAnswer() throws {
+        let a = try peer(DaemonEndToEndTests.reference)
+        let b = try peer(DaemonEndToEndTests.blank, ["--delay-write", "1536:3000"])
+        let (first, second, record) = try killedReplay(b, a) { b in
+            try b.arrivals().contains { $0.function == 6 && $0.address == 1536 }
+        }
+        defer { withExtendedLifetime(first) {} }
+        let message = record.message ?? ""
+        XCTAssertTrue(message.contains("beforeWrite[0] 1536 := 6868 sent, no answer"), message)
+        XCTAssertTrue(message.contains("the machine may be left unlocked"), message)
+        XCTAssertTrue(message.contains("steps: 1 sent, 0 answered"), message)
+        XCTAssertTrue(message.contains("0 of 5 registers sent"), message)
+        XCTAssertEqual(record.beforeWrite?.map(\.status), [.inDoubt])
+        XCTAssertEqual(record.afterWrite?.map(\.status), [.notAttempted])
+        // The device's side: the unlock it received is executed once its delay is over; nothing else.
+        let deadline = Date().addingTimeInterval(8)
+        while try b.writes().isEmpty && Date() < deadline { usleep(20_000) }
+        XCTAssertEqual(try b.writes().map(\.address), [1536], "the unlock reached the machine")
+        XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 1536, count: 1), [6868])
+        XCTAssertEqual(second.stop(), 0)
+    }
+}

@@ -165,6 +165,20 @@ final class ConfigLoaderTests: XCTestCase {
                 ("api.tcp", [#"needs "tokenFile" or "tokens""#]),
             ]),
         Bad(
+            name: "api connection limits",
+            text: config(top: #"version: 1, api: { socketConnectionsPerUser: 57, requestTimeout: "500ms" },"#),
+            expected: [
+                ("api.socketConnectionsPerUser", ["must be in 1...56", "57"]),
+                ("api.requestTimeout", ["from 1s to 10m", #""500ms""#]),
+            ]),
+        Bad(
+            name: "api connection limits: zero, and not a duration",
+            text: config(top: #"version: 1, api: { socketConnectionsPerUser: 0, requestTimeout: "soon" },"#),
+            expected: [
+                ("api.socketConnectionsPerUser", ["must be in 1...56", "0"]),
+                ("api.requestTimeout", ["not a duration", #""soon""#]),
+            ]),
+        Bad(
             name: "api tokens, tls and roles",
             text: config(
                 top: #"""
@@ -255,6 +269,25 @@ final class ConfigLoaderTests: XCTestCase {
             expected: [
                 ("pages[1].id", ["duplicate page id", "first used at pages[0].id"]),
                 ("devices[1].id", ["duplicate device id", "first used at devices[0].id"]),
+            ]),
+        Bad(
+            name: "two devices on one serial line with different settings",
+            text: #"""
+                { version: 1,
+                  devices: [ { id: "a", endpoint: "rtu:///dev/ttyUSB0?baud=19200", unit: 1 },
+                             { id: "b", endpoint: "rtu:///dev/ttyUSB0?baud=19200&parity=N", unit: 2 },
+                             { id: "c", endpoint: "rtu:///dev/ttyUSB0?baud=9600", unit: 3 },
+                             { id: "d", endpoint: "rtu:///dev/ttyUSB1?baud=9600", unit: 1 } ],
+                  pages: [] }
+                """#,
+            expected: [
+                (
+                    "devices[2].endpoint",
+                    [
+                        "serial line /dev/ttyUSB0 is configured with baud=19200 parity=N data=8 stop=1 at devices[0].endpoint",
+                        #""rtu:///dev/ttyUSB0?baud=9600""#,
+                    ]
+                )
             ]),
         Bad(
             name: "duplicates in entries with other problems too",

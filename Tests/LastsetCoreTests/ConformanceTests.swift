@@ -121,6 +121,8 @@ final class ConformanceTests: XCTestCase {
             applied: AppliedSummary(version: 1, appliedAt: .distantPast, appliedBy: "x", job: nil), checkedAt: at)
         var unverified = held
         unverified.unverified = UnverifiedMark(device: "d", pageId: "p", since: at, job: "k", message: "interrupted")
+        var partial = held
+        partial.setMark(UnverifiedMark(device: "d", pageId: "p", since: at, job: "k", reason: .failed, message: "failed"))
         let cases: [(String, DevicePageState?, Bool, PageConformance?, ConformanceState, String?)] = [
             ("never applied", nil, true, nil, .unknown, "never applied (as far as this daemon knows)"),
             ("not polled", held, false, nil, .unknown, "not polled: `lastset diff p --device d` compares on request"),
@@ -128,6 +130,7 @@ final class ConformanceTests: XCTestCase {
             ("verdict older than the apply", held, true, stale, .unknown, "applied since the last poll; the next poll compares"),
             ("polled", held, true, polled, .conforms, nil),
             ("unverified", unverified, true, polled, .unknown, "unverified since \(TimeText.iso8601(at)): interrupted"),
+            ("partially written", partial, true, polled, .unknown, "partially written since \(TimeText.iso8601(at)): failed"),
         ]
         for (name, state, isPolled, last, want, reason) in cases {
             let r = PageConformance.report(device: "d", pageId: "p", polled: isPolled, state: state, last: last)
@@ -142,21 +145,30 @@ final class ConformanceTests: XCTestCase {
         func c(_ state: ConformanceState, _ applied: AppliedSummary?) -> PageConformance {
             PageConformance(device: "d", pageId: "p", state: state, applied: applied)
         }
-        let cases: [(PageConformance, String?, Bool, RolloutStanding)] = [
-            (c(.unknown, nil), "2", false, .neverApplied),
-            (c(.unknown, nil), "2", true, .unverified),
-            (c(.conforms, a2), "2", false, .latest),
-            (c(.unknown, a2), "2", false, .latest),
-            (c(.conforms, a2), "3", false, .older),
-            (c(.drifted, a2), "2", false, .drifted),
-            (c(.conforms, a2), "2", true, .unverified),
+        let cases: [(PageConformance, String?, UnverifiedMark.Reason?, RolloutStanding)] = [
+            (c(.unknown, nil), "2", nil, .neverApplied),
+            (c(.unknown, nil), "2", .interrupted, .unverified),
+            (c(.conforms, a2), "2", nil, .latest),
+            (c(.unknown, a2), "2", nil, .latest),
+            (c(.conforms, a2), "3", nil, .older),
+            (c(.drifted, a2), "2", nil, .drifted),
+            (c(.conforms, a2), "2", .interrupted, .unverified),
+            // A failed replay partially wrote the page: no version, whatever conformance says.
+            (c(.unknown, nil), "2", .failed, .partiallyWritten),
+            (c(.conforms, a2), "2", .failed, .partiallyWritten),
+            (c(.drifted, a2), "2", .failed, .partiallyWritten),
         ]
-        for (i, (conf, latest, unverified, want)) in cases.enumerated() {
-            XCTAssertEqual(Rollout.standing(conf, latestVersion: latest, unverified: unverified), want, "case \(i)")
+        for (i, (conf, latest, mark, want)) in cases.enumerated() {
+            XCTAssertEqual(Rollout.standing(conf, latestVersion: latest, mark: mark), want, "case \(i)")
         }
         let view = Rollout(
             pageId: "p", latestVersion: "2",
-            devices: [RolloutDevice(device: "d", standing: .latest, appliedVersion: "2", conformance: c(.conforms, a2))])
-        XCTAssertEqual(view.counts, ["latest": 1, "older": 0, "drifted": 0, "unverified": 0, "neverApplied": 0])
+            devices: [
+                RolloutDevice(device: "d", standing: .latest, appliedVersion: "2", conformance: c(.conforms, a2)),
+                RolloutDevice(device: "e", standing: .partiallyWritten, appliedVersion: nil, conformance: c(.unknown, nil)),
+            ])
+        XCTAssertEqual(
+            view.counts,
+            ["latest": 1, "older": 0, "drifted": 0, "unverified": 0, "partiallyWritten": 1, "neverApplied": 0])
     }
 }

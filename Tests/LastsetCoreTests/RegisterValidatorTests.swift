@@ -5,7 +5,7 @@ import XCTest
 
 final class RegisterValidatorTests: XCTestCase {
     private func def(
-        _ type: RegisterType, min: Double? = nil, max: Double? = nil, enum values: [Double]? = nil,
+        _ type: RegisterType, min: ExactNumber? = nil, max: ExactNumber? = nil, enum values: [ExactNumber]? = nil,
         unset: RegisterValue? = nil
     ) -> RegisterDefinition {
         RegisterDefinition(registerId: "heating.x", address: 101, type: type, unset: unset, min: min, max: max, enum: values)
@@ -34,6 +34,24 @@ final class RegisterValidatorTests: XCTestCase {
             (def(.u16, max: 900), [0xFFFF], [], #line),
             (def(.string(4)), [0xFFFF, 0xFFFF], [], #line),
             (def(.u16, max: 900, unset: .unsigned(0)), [0xFFFF], [.aboveMax(900)], #line),
+            // 64-bit values against the bound as declared, not its nearest Double (2^53 + 3 is 2^53 + 4 as a
+            // Double, so 2^53 + 4 used to pass `max: 2^53 + 3`, and 2^53 used to be in `enum: [2^53 + 1]`).
+            (def(.u64, max: 9_007_199_254_740_995), [0x0020, 0, 0, 4], [.aboveMax(9_007_199_254_740_995)], #line),
+            (def(.u64, max: 9_007_199_254_740_995), [0x0020, 0, 0, 3], [], #line),
+            (def(.s64, min: -9_007_199_254_740_995), [0xFFDF, 0xFFFF, 0xFFFF, 0xFFFC], [.belowMin(-9_007_199_254_740_995)], #line),
+            (def(.s64, min: -9_007_199_254_740_995), [0xFFDF, 0xFFFF, 0xFFFF, 0xFFFD], [], #line),
+            (def(.u64, enum: [9_007_199_254_740_993]), [0x0020, 0, 0, 0], [.notInEnum([9_007_199_254_740_993])], #line),
+            (def(.u64, enum: [9_007_199_254_740_993]), [0x0020, 0, 0, 1], [], #line),
+            (
+                def(.u64, max: ExactNumber(UInt64.max - 1), unset: .unsigned(0)), [0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF],
+                [.aboveMax(ExactNumber(UInt64.max - 1))], #line
+            ),
+            // Floats against integer bounds, exactly.
+            (def(.f32, max: 2), [0x4020, 0x0000], [.aboveMax(2)], #line),  // 2.5
+            (def(.f32, min: 3), [0x4020, 0x0000], [.belowMin(3)], #line),
+            (def(.f32, enum: [2, 3]), [0x4020, 0x0000], [.notInEnum([2, 3])], #line),
+            (def(.f32, enum: [2.5]), [0x4020, 0x0000], [], #line),
+            (def(.f32, enum: [2]), [0x4000, 0x0000], [], #line),
         ]
         for (d, words, rules, line) in table {
             XCTAssertEqual(RegisterValidator.problems(words: words, definition: d).map(\.rule), rules, line: line)

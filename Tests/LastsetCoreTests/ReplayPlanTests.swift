@@ -92,6 +92,21 @@ final class ReplayPlanTests: XCTestCase {
                 entries(Array(0..<12)), limits(read: 4, write: 6, gap: 0),
                 [.init(writes: 0..<1, reads: [0]), .init(writes: 1..<2, reads: [1, 2], carriedIn: [1])], #line
             ),
+            // A register longer than both limits (4 words, writes and reads of 3: writes 110+3, 113+1, reads
+            // 110+3, 113+1): both parts written before either read, so its reads all follow its last write.
+            // Before, read 0 was sent between the parts and the register was never read back whole (chaos seed 5).
+            (entries([110], length: 4), limits(read: 3, write: 3), [.init(writes: 0..<2, reads: [0, 1])], #line),
+            // The same at other boundaries (reads 110+2, 112+2).
+            (entries([110], length: 4), limits(read: 2, write: 3), [.init(writes: 0..<2, reads: [0, 1])], #line),
+            // A split register between two others: its window ends with its last part, not before.
+            (
+                [
+                    PlannedWrite(registerId: "a", address: 100, words: [1]),
+                    PlannedWrite(registerId: "label", address: 110, words: [1, 2, 3, 4]),
+                    PlannedWrite(registerId: "b", address: 130, words: [5]),
+                ], limits(read: 3, write: 3, gap: 0),
+                [.init(writes: 0..<1, reads: [0]), .init(writes: 1..<3, reads: [1, 2]), .init(writes: 3..<4, reads: [3])], #line
+            ),
         ]
         for c in table {
             XCTAssertEqual(ReplayPlan(entries: c.entries, limits: c.limits).windows(), c.expected, line: c.line)
@@ -146,6 +161,43 @@ final class ReplayPlanTests: XCTestCase {
         XCTAssertEqual(plan.writes.map(\.words.count), [30, 30])
         XCTAssertEqual(plan.writes.map(\.address), [0, 30])
         XCTAssertEqual(plan.counts.writes, 2)
+    }
+
+    /// A merged write refused with exception 03 is re-planned on its own (`isolatingFirst`): its halves
+    /// never merge with the write after it, so they stay inside its window — and no register is split
+    /// below the declared limit. A (u32 @0), B (u32 @2), C (u16 @4), D (u16 @5), 5 registers per read and
+    /// per write: FC16 0+5 then D; refused, halved to 2: A, B, C alone, then D — C's read is due before D
+    /// is written. Without isolation C and D merge (FC16 4+2) and D is written before C is verified.
+    func testAHalvedRefusedWriteStaysInsideItsWindow() {
+        let entries = [
+            PlannedWrite(registerId: "A", address: 0, words: [1, 2]),
+            PlannedWrite(registerId: "B", address: 2, words: [3, 4]),
+            PlannedWrite(registerId: "C", address: 4, words: [5]),
+            PlannedWrite(registerId: "D", address: 5, words: [6]),
+        ]
+        let declared = limits(read: 5, write: 5)
+        var plan = ReplayPlan(entries: entries, limits: declared)
+        func shape(_ p: ReplayPlan) -> [String] { p.writes.map { "\($0.function.rawValue)@\($0.address)+\($0.words.count)" } }
+        XCTAssertEqual(shape(plan), ["fc16@0+5", "fc06@5+1"])
+        XCTAssertEqual(plan.windows().map(\.writes), [0..<1, 1..<2])
+        var shorter = declared
+        shorter.maxWriteRegisters = 2
+        var merged = plan
+        merged.replan(from: 0, limits: shorter)
+        XCTAssertEqual(shape(merged), ["fc16@0+2", "fc16@2+2", "fc16@4+2"], "without isolation C and D merge")
+        plan.replan(from: 0, limits: shorter, isolatingFirst: true)
+        XCTAssertEqual(shape(plan), ["fc16@0+2", "fc16@2+2", "fc06@4+1", "fc06@5+1"])
+        // C's read (0+5) is sent before D is written.
+        XCTAssertEqual(plan.windows().map(\.writes), [0..<3, 3..<4])
+        XCTAssertEqual(plan.windows().first?.reads, [0])
+
+        // A limit below a register's length never splits it (the declared limit is 5).
+        var tiny = plan
+        var one = declared
+        one.maxWriteRegisters = 1
+        tiny.replan(from: 0, limits: one, isolatingFirst: true)
+        XCTAssertEqual(shape(tiny), ["fc16@0+2", "fc16@2+2", "fc06@4+1", "fc06@5+1"])
+        XCTAssertEqual(tiny.declaredMaxWrite, 5)
     }
 
     func testWindowsAfterTheLastWriteSendTheOpenReads() {

@@ -290,4 +290,28 @@ final class RequestPlannerTests: XCTestCase {
         XCTAssertEqual(plan.map(\.function), [.fc06, .fc16, .fc16, .fc06])
         XCTAssertEqual(plan.map(\.registerIds), [["a"], ["long"], ["long"], ["b"]])
     }
+
+    /// A shorter limit (learned, or tried after a refused merged write) never splits a register: one longer
+    /// than it but not than the declared limit is written alone, whole; only a register longer than the
+    /// declared limit is chunked, in chunks of the shorter limit (issue 19, defect 4).
+    func testAShorterLimitNeverSplitsARegisterTheDeclaredLimitTakesWhole() {
+        let s64 = w("c", 4, [1, 2, 3, 4])
+        let page = [w("a", 0, [9, 9]), w("b", 2, [8, 8]), s64, w("d", 8, [7])]
+        let table: [(Int, Int?, [String], UInt)] = [
+            // write limit, declared limit, requests as "fc@address+count"
+            (123, nil, ["fc16@0+9"], #line),
+            (4, nil, ["fc16@0+4", "fc16@4+4", "fc06@8+1"], #line),
+            (2, 123, ["fc16@0+2", "fc16@2+2", "fc16@4+4", "fc06@8+1"], #line),
+            (1, 123, ["fc16@0+2", "fc16@2+2", "fc16@4+4", "fc06@8+1"], #line),
+            (1, 4, ["fc16@0+2", "fc16@2+2", "fc16@4+4", "fc06@8+1"], #line),
+            // Longer than the declared limit: chunked (the only split).
+            (2, 3, ["fc16@0+2", "fc16@2+2", "fc16@4+2", "fc16@6+2", "fc06@8+1"], #line),
+            (2, nil, ["fc16@0+2", "fc16@2+2", "fc16@4+2", "fc16@6+2", "fc06@8+1"], #line),
+        ]
+        for (write, declared, expected, line) in table {
+            let plan = RequestPlanner.writes(page, limits: limits(write: write), declaredMaxWrite: declared)
+            XCTAssertEqual(
+                plan.map { "\($0.function.rawValue)@\($0.address)+\($0.words.count)" }, expected, line: line)
+        }
+    }
 }

@@ -44,4 +44,25 @@ final class TemplateEntryTests: XCTestCase {
             XCTAssertEqual(edited, made, line: c.line)
         }
     }
+
+    /// An identity register matches as words: the hex's case never decides, anything that is not the
+    /// target's words exactly (other words, fewer or more, not hex) does not match.
+    func testAnIdentityIsComparedAsWords() {
+        let target: [UInt16] = [0x5052, 0x532D, 0x3230, 0x3000]  // "PRS-200"
+        let table: [(String, Bool, UInt)] = [
+            ("5052532D32303000", true, #line),
+            ("5052532d32303000", true, #line),
+            ("5052532d32303000".uppercased(), true, #line),
+            ("5052532D32303100", false, #line),
+            ("5052532D323030", false, #line),
+            ("5052532D3230300000", false, #line),
+            ("5052532D32303000FF", false, #line),
+            ("5052532G32303000", false, #line),
+            ("", false, #line),
+        ]
+        for (hex, matches, line) in table {
+            let recorded = IdentityValue(registerId: "model", address: 0, valueData: hex, value: .text("PRS-200"))
+            XCTAssertEqual(recorded.isHeld(by: target), matches, hex, line: line)
+        }
+    }
 }

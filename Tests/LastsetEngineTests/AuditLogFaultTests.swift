@@ -5,7 +5,8 @@ import ModbusLink
 import TestSupport
 import XCTest
 
-/// Fail closed (issue 8, item 6) and a bounded, rotating audit log (issue 9, item 2).
+/// Fail closed (issue 8, item 6), and the audit log in the database (issue 20): whole-or-absent records on a full
+/// disk, and the old log files (segments, a torn tail) imported in order.
 final class AuditLogFaultTests: XCTestCase {
     private var dir: URL!
 
@@ -27,10 +28,11 @@ final class AuditLogFaultTests: XCTestCase {
             }, job: job)
     }
 
-    /// audit.jsonl is a directory: a replay writes no frame, a capture archives nothing, an import throws.
+    /// The database can take no commit (closed under the engine): a replay writes no frame, a capture archives
+    /// nothing, an import throws; reopened, the database holds no version and no record of any of them.
     func testNothingIsWrittenOrArchivedWhenTheAuditLogCannotBeWritten() async throws {
         let engine = try Engine(dataDirectory: dir)
-        try FileManager.default.createDirectory(at: dir.appendingPathComponent("audit.jsonl"), withIntermediateDirectories: false)
+        engine.close()
         let source = try ModbusSlave(listen: .tcp(host: "127.0.0.1", port: 0))
         source.setHoldingRegisters(address: 10, values: [5, 6])
         try source.start()
@@ -48,15 +50,6 @@ final class AuditLogFaultTests: XCTestCase {
         let capture = await engine.capture(page: page, from: target, who: "uid:0")
         XCTAssertFalse(capture.archived)
         XCTAssertTrue(capture.error?.contains("nothing archived") ?? false, capture.error ?? "nil")
-        do {
-            _ = try await engine.archive.load(pageId: "p")
-            XCTFail("archived without an audit record")
-        } catch {
-            XCTAssertEqual(error, .notFound(pageId: "p", version: nil))
-        }
-        // The version's file, written while the intent was being appended, is not left behind.
-        let pageDir = dir.appendingPathComponent("templates/p")
-        XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: pageDir.path)) ?? [], [])
 
         // A template made elsewhere (a second engine with a working log): import refuses, replay refuses.
         let other = try Engine(dataDirectory: dir.appendingPathComponent("other"))
@@ -67,7 +60,7 @@ final class AuditLogFaultTests: XCTestCase {
             _ = try await engine.importTemplate(data, into: page, who: "uid:0")
             XCTFail("imported without an audit record")
         } catch {
-            XCTAssertTrue(error.description.contains("audit.jsonl"), error.description)
+            XCTAssertTrue(error.description.contains(RecordStore.fileName), error.description)
         }
         let template = try await other.archive.load(pageId: "p")
         let b = try ModbusSlave(listen: .tcp(host: "127.0.0.1", port: 0))
@@ -90,16 +83,25 @@ final class AuditLogFaultTests: XCTestCase {
         XCTAssertEqual(leftovers.map(\.url.lastPathComponent), [])
         let journalDir = dir.appendingPathComponent("journal")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: journalDir.path), [])
+        let reopened = try Engine(dataDirectory: dir)
+        do {
+            _ = try await reopened.archive.load(pageId: "p")
+            XCTFail("archived without an audit record")
+        } catch {
+            XCTAssertEqual(error, .notFound(pageId: "p", version: nil))
+        }
+        let records = try await reopened.audit.read(limit: 100).records
+        XCTAssertEqual(records, [], "nothing recorded of jobs that did nothing")
     }
 
-    /// A full disk (a 64 KiB tmpfs): an append that does not fit is taken back whole; the log stays
-    /// readable and the next append that fits lands on its own line.
+    /// A full disk (a 1 MiB tmpfs filled but 8 KiB): a record that does not fit fails with ENOSPC and is absent
+    /// (one commit, rolled back); the log stays readable and the next record that fits goes in.
     func testAnAppendOnAFullDiskIsWholeOrAbsent() async throws {
         let mnt = dir.appendingPathComponent("small")
         try FileManager.default.createDirectory(at: mnt, withIntermediateDirectories: true)
         let mount = Process()
         mount.executableURL = URL(fileURLWithPath: "/bin/mount")
-        mount.arguments = ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt.path]
+        mount.arguments = ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt.path]
         try mount.run()
         mount.waitUntilExit()
         XCTAssertEqual(mount.terminationStatus, 0, "mount tmpfs (the tests run as root in CI)")
@@ -110,65 +112,83 @@ final class AuditLogFaultTests: XCTestCase {
             try? umount.run()
             umount.waitUntilExit()
         }
-        let log = try AuditLog(dataDirectory: mnt)
+        let database = try RecordStore.open(dataDirectory: mnt)
+        defer { database.close() }
+        let log = AuditLog(database: database)
         try await log.append(record(1))
-        // Fill the file system but a few KiB.
+        // Fill the file system but 8 KiB.
+        var fs = statvfs()
+        XCTAssertEqual(statvfs(mnt.path, &fs), 0)
+        let free = Int(fs.f_bavail) * Int(fs.f_frsize)
         let filler = mnt.appendingPathComponent("filler")
-        FileManager.default.createFile(atPath: filler.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: filler)
-        let block = Data(repeating: 0x41, count: 4096)
-        while (try? handle.write(contentsOf: block)) != nil {}
-        try handle.close()
-        try FileManager.default.removeItem(at: filler)
-        FileManager.default.createFile(atPath: filler.path, contents: Data(repeating: 0x41, count: 56 << 10))
-        let before = try Data(contentsOf: log.url)
+        FileManager.default.createFile(atPath: filler.path, contents: Data(repeating: 0x41, count: max(0, free - (8 << 10))))
         do {
             try await log.append(record(2, registers: 400))  // ~30 KiB: does not fit
             XCTFail("the append fitted; the test did not fill the disk")
         } catch {
             XCTAssertEqual(error.errno, ENOSPC, "\(error)")
+            XCTAssertTrue(error.description.contains(RecordStore.fileName), error.description)
         }
-        XCTAssertEqual(try Data(contentsOf: log.url), before, "nothing of the failed record is left")
         try FileManager.default.removeItem(at: filler)
         try await log.append(record(3))
-        let read = await log.read()
-        XCTAssertEqual(read.records.map(\.templateVersion), [1, 3])
+        let read = try await log.read()
+        XCTAssertEqual(read.records.map(\.templateVersion), [1, 3], "nothing of the failed record is left")
         XCTAssertEqual(read.unreadable, 0)
     }
 
-    /// A tail torn by a crash (half a line, no newline): the reader counts it, the next record starts
-    /// on its own line.
-    func testTheReaderSurvivesATornTail() async throws {
-        let log = try AuditLog(dataDirectory: dir)
-        try await log.append(record(1))
-        let torn = try FileHandle(forWritingTo: log.url)
-        try torn.seekToEnd()
-        try torn.write(contentsOf: Data("{\"device\":\"d\",\"endp".utf8))
-        try torn.close()
-        try await log.append(record(2))
-        let read = await log.read()
-        XCTAssertEqual(read.records.map(\.templateVersion), [1, 2])
-        XCTAssertEqual(read.unreadable, 1)
+    /// The JSON line of `r`, as the release before the database wrote its log.
+    private func line(_ r: AuditRecord) throws -> String {
+        String(decoding: try APICoding.encoder().encode(r), as: UTF8.self) + "\n"
     }
 
-    /// Rotation by size into numbered segments: every record is kept, and a read walks back into the
-    /// older segments, newest last, with intents folded into their completion.
+    /// An old log whose tail a crash tore (half a line, no newline): imported with the torn line counted as
+    /// unreadable (kept in `audit_unreadable`), the records around it whole; a record appended after it is read.
+    func testTheReaderSurvivesATornTail() async throws {
+        try (line(record(1)) + "{\"device\":\"d\",\"endp").write(
+            to: dir.appendingPathComponent("audit.jsonl"), atomically: true, encoding: .utf8)
+        let engine = try Engine(dataDirectory: dir)
+        try await engine.audit.append(record(2))
+        let read = try await engine.audit.read()
+        XCTAssertEqual(read.records.map(\.templateVersion), [1, 2])
+        XCTAssertEqual(read.unreadable, 1)
+        let kept = try SQLiteShell.query(dir.appendingPathComponent(RecordStore.fileName), "SELECT source, CAST(line AS TEXT) FROM audit_unreadable")
+        XCTAssertEqual(kept, ["audit.jsonl\u{1F}{\"device\":\"d\",\"endp"])
+    }
+
+    /// The old log's numbered segments and live file are imported oldest first: every record is kept, reads
+    /// are newest last with intents folded into their completion, and the filters (an indexed column each, a
+    /// job prefix a range) find records however old.
     func testTheLogRotatesIntoSegmentsThatStayReadable() async throws {
-        let log = try AuditLog(dataDirectory: dir, segmentBytes: 4096)
+        var lines: [String] = []
         for i in 1...60 {
-            try await log.append(record(i, job: "job\(i)", result: .started))
-            try await log.append(record(i, job: "job\(i)"))
+            lines.append(try line(record(i, job: "job\(i)", result: .started)))
+            lines.append(try line(record(i, job: "job\(i)")))
         }
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("audit.") }
-        XCTAssertGreaterThan(names.count, 3, "\(names)")
-        for name in names {
-            let size = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent(name).path)[.size] as! Int
-            XCTAssertLessThanOrEqual(size, 4096, name)
+        // As the release rotated them: segment 1 the oldest, the live file the newest.
+        for (n, chunk) in stride(from: 0, to: lines.count, by: 40).enumerated() {
+            let name = n < 2 ? "audit.00000\(n + 1).jsonl" : "audit.jsonl"
+            try lines[chunk..<min(chunk + 40, lines.count)].joined().write(
+                to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
-        let all = await log.read(limit: 1000)
+        let engine = try Engine(dataDirectory: dir)
+        XCTAssertTrue(engine.importNote?.contains("120 audit records") ?? false, engine.importNote ?? "nil")
+        let all = try await engine.audit.read(limit: 1000)
         XCTAssertEqual(all.records.map(\.templateVersion), Array(1...60).map { Optional($0) })
         XCTAssertEqual(all.records.map(\.result), Array(repeating: .succeeded, count: 60))
-        let last = await log.read(limit: 5)
+        let last = try await engine.audit.read(limit: 5)
         XCTAssertEqual(last.records.map(\.templateVersion), Array(56...60).map { Optional($0) })
+        let byJob = try await engine.audit.read(limit: 100, matching: AuditFilter(job: "job5"))
+        XCTAssertEqual(byJob.records.map(\.templateVersion), [5] + Array(50...59).map { Optional($0) })
+        let byWho = try await engine.audit.read(limit: 100, matching: AuditFilter(who: "uid:7", results: [.succeeded]))
+        XCTAssertEqual(byWho.records.map(\.templateVersion), [7])
+        let byTime = try await engine.audit.read(
+            limit: 100,
+            matching: AuditFilter(
+                since: Date(timeIntervalSince1970: 1_800_000_010), until: Date(timeIntervalSince1970: 1_800_000_013)))
+        XCTAssertEqual(byTime.records.map(\.templateVersion), [10, 11, 12])
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("audit.") }
+        XCTAssertEqual(left, [], "moved aside")
+        let aside = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("pre-sqlite").path).sorted()
+        XCTAssertEqual(aside, ["audit.000001.jsonl", "audit.000002.jsonl", "audit.jsonl"])
     }
 }

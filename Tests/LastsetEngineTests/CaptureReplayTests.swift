@@ -59,6 +59,9 @@ final class CaptureReplayTests: XCTestCase {
     }
 
     override func tearDown() async throws {
+        // XCTest keeps every test case alive to the end of the run: the database (its descriptors) goes now.
+        engine?.close()
+        engine = nil
         source?.stop()
         for p in peers { p.stop() }
         try? FileManager.default.removeItem(at: dir)
@@ -133,7 +136,7 @@ final class CaptureReplayTests: XCTestCase {
         XCTAssertEqual(writes, ["6@1536x1", "16@100x4", "16@110x8", "6@120x1", "6@2304x1"])
         XCTAssertEqual(try b.writes().first?.values, [6868])
 
-        let audit = await engine.audit.read()
+        let audit = try await engine.audit.read()
         XCTAssertEqual(audit.records.map(\.kind), [.capture, .replay])
         XCTAssertEqual(audit.records.last?.who, "uid:1000")
         XCTAssertEqual(audit.records.last?.result, .succeeded)
@@ -151,7 +154,7 @@ final class CaptureReplayTests: XCTestCase {
         let (_, targetB) = try machineB()
         let report = try await engine.apply(page: Self.page, to: targetB, options: ReplayOptions(), who: "uid:1000")
         XCTAssertEqual(report.status, .succeeded, report.reason ?? "")
-        let logged = await engine.audit.read(limit: 10).records
+        let logged = try await engine.audit.read(limit: 10).records
         let outcome = try XCTUnwrap(logged.last { $0.kind == .replay && $0.result == .succeeded })
         let job = try XCTUnwrap(outcome.job)
         // What the removal would have left: the journal with its intent; and a device state that lost the success.
@@ -171,7 +174,7 @@ final class CaptureReplayTests: XCTestCase {
         let recovered = await restarted.recoverInterrupted()
         XCTAssertEqual(recovered.count, 0, "a finished replay was recorded as interrupted: \(recovered.map(\.message))")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("journal").path), [])
-        let after = await restarted.audit.read(limit: 20).records
+        let after = try await restarted.audit.read(limit: 20).records
         XCTAssertFalse(after.contains { $0.result == .interrupted })
         let state = await restarted.deviceState.state(device: targetB.label, pageId: "heating")
         XCTAssertEqual(state?.applied?.job, job)

@@ -46,11 +46,12 @@ final class DataDirectoryTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: outside, encoding: .utf8), "precious\n")
     }
 
-    /// A FIFO planted as a version file would block a plain open forever: it is refused at once.
+    /// A FIFO planted among the version files of the release before the database would block a plain open
+    /// forever: the import refuses it at once (it is not imported, and is named), imports the rest, and moves it
+    /// aside with the rest, unopened.
     func testAFIFOPlantedAsATemplateIsRefusedWithoutBlocking() async throws {
-        let archive = try TemplateArchive(dataDirectory: dir)
         let template = Template(
-            pageId: "heating", pageHash: "sha256:abc", version: 0, capturedAt: Date(timeIntervalSince1970: 1_800_000_000),
+            pageId: "heating", pageHash: "sha256:abc", version: 1, capturedAt: Date(timeIntervalSince1970: 1_800_000_000),
             capturedBy: "uid:0",
             source: TemplateSource(deviceId: "press-1", endpoint: "tcp://127.0.0.1:1", unit: 1, identity: []),
             entries: [
@@ -58,30 +59,53 @@ final class DataDirectoryTests: XCTestCase {
                     registerId: "r0", address: 100, length: 1, valueData: "0007", value: .unsigned(7),
                     lastDate: Date(timeIntervalSince1970: 1_800_000_000))
             ], skipped: [])
-        _ = try await archive.store(template)
-        XCTAssertEqual(mkfifo(dir.appendingPathComponent("templates/heating/v000002.json").path, 0o640), 0)
-        do {
-            _ = try await archive.load(pageId: "heating")
-            XCTFail("a FIFO was served")
-        } catch {
-            XCTAssertEqual("\(error)".contains("not a regular file"), true, "\(error)")
-        }
-        let listing = try await archive.list(pageId: "heating")
-        XCTAssertEqual(listing.map(\.checksumOK), [false, true])
+        let pageDir = dir.appendingPathComponent("templates/heating")
+        try FileManager.default.createDirectory(at: pageDir, withIntermediateDirectories: true)
+        try TemplateFile.encode(template).write(to: pageDir.appendingPathComponent("v000001.json"))
+        XCTAssertEqual(mkfifo(pageDir.appendingPathComponent("v000002.json").path, 0o640), 0)
+        let engine = try Engine(dataDirectory: dir)
+        let note = try XCTUnwrap(engine.importNote)
+        XCTAssertTrue(note.contains("not imported (not the release's own files): templates/heating/v000002.json (") && note.contains("not a regular file"), note)
+        let listing = try await engine.archive.list(pageId: "heating")
+        XCTAssertEqual(listing.map(\.version), [1])
+        XCTAssertEqual(listing.map(\.checksumOK), [true])
+        var st = stat()
+        XCTAssertEqual(lstat(dir.appendingPathComponent("pre-sqlite/templates/heating/v000002.json").path, &st), 0)
+        XCTAssertEqual(st.st_mode & S_IFMT, S_IFIFO, "moved aside as it was")
     }
 
-    /// `templates` itself planted as a link to elsewhere: the archive refuses to open rather than write there.
+    /// `templates` itself planted as a link to elsewhere: the import refuses it (nothing is imported, the daemon
+    /// does not start) rather than read or move what it points to.
     func testATemplatesDirectoryPlantedAsASymlinkIsRefused() throws {
         let elsewhere = dir.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
         let data = dir.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         XCTAssertEqual(symlink(elsewhere.path, data.appendingPathComponent("templates").path), 0)
-        XCTAssertThrowsError(try TemplateArchive(dataDirectory: data)) { error in
+        XCTAssertThrowsError(try Engine(dataDirectory: data)) { error in
             XCTAssertTrue("\(error)".contains("templates: it is a symbolic link"), "\(error)")
+            XCTAssertTrue("\(error)".contains("nothing was imported"), "\(error)")
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path), [])
+        var st = stat()
+        XCTAssertEqual(lstat(data.appendingPathComponent("templates").path, &st), 0)
+        XCTAssertEqual(st.st_mode & S_IFMT, S_IFLNK, "left where it was")
     }
+
+    /// `lastset.db` planted as a link to a file outside: the engine refuses to open it, and the file it points to
+    /// is left as it was.
+    func testADatabasePlantedAsASymlinkIsRefused() throws {
+        let outside = dir.appendingPathComponent("outside.db")
+        try Data("precious\n".utf8).write(to: outside)
+        let data = dir.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        XCTAssertEqual(symlink(outside.path, data.appendingPathComponent(RecordStore.fileName).path), 0)
+        XCTAssertThrowsError(try Engine(dataDirectory: data)) { error in
+            XCTAssertTrue("\(error)".contains(RecordStore.fileName), "\(error)")
+        }
+        XCTAssertEqual(try String(contentsOf: outside, encoding: .utf8), "precious\n")
+    }
+
     /// `journal` planted as a link to elsewhere: the replay journal refuses to open rather than write
     /// journals (and their unlinks) there.
     func testAJournalDirectoryPlantedAsASymlinkIsRefused() throws {

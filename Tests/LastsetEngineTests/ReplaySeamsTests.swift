@@ -13,7 +13,7 @@ final class ReplaySeamsTests: XCTestCase {
     static let config = """
         {
           version: 1,
-          devices: [ { id: "press", endpoint: "tcp://127.0.0.1:1", unit: 1, pages: ["heating", "long", "wide"] } ],
+          devices: [ { id: "press", endpoint: "tcp://127.0.0.1:1", unit: 1, pages: ["heating", "long", "wide", "single"] } ],
           pages: [
             {
               id: "heating",
@@ -41,6 +41,10 @@ final class ReplaySeamsTests: XCTestCase {
                 { registerId: "w.c", address: 704, type: "s64" },
               ],
             },
+            {
+              id: "single",
+              registers: [ { registerId: "s.limit", address: 800, type: "u32" } ],
+            },
           ],
         }
         """
@@ -49,7 +53,7 @@ final class ReplaySeamsTests: XCTestCase {
     static let reference = """
         {"model": "PRS-200", "heating.mode": 2, "heating.setpoint": -150, "heating.energy": 123456, "heating.label": "Line 3",
          \((0..<60).map { "\"r\($0)\": \(100 + $0)" }.joined(separator: ", ")),
-         "w.a": 70000, "w.b": 4000000000, "w.c": -5000000000}
+         "w.a": 70000, "w.b": 4000000000, "w.c": -5000000000, "s.limit": 4294959680}
         """
     /// A target holding the model and every other register at its "not set" default.
     static let blank = #"{"model": "PRS-200"}"#
@@ -68,6 +72,9 @@ final class ReplaySeamsTests: XCTestCase {
     }
 
     override func tearDown() async throws {
+        // XCTest keeps every test case alive to the end of the run: the database (its descriptors) goes now.
+        engine?.close()
+        engine = nil
         try? FileManager.default.removeItem(at: dir)
     }
 
@@ -90,6 +97,13 @@ final class ReplaySeamsTests: XCTestCase {
     }
 
     private func page(_ id: String) throws -> CompiledPage { try XCTUnwrap(compiled.page(id)) }
+
+    /// Captures `pageId` again from a simulator holding `values` (the next version).
+    private func recapture(_ pageId: String, values: String) async throws {
+        let source = try simulator(values)
+        let report = await engine.capture(page: try page(pageId), from: target(source, id: "ref"), who: "uid:0")
+        XCTAssertTrue(report.archived, "\(report.problems) \(report.error ?? "")")
+    }
 
     /// Captures `pageId` from a simulator holding the reference values.
     private func capture(_ pageId: String) async throws -> CompiledPage {
@@ -143,7 +157,7 @@ final class ReplaySeamsTests: XCTestCase {
         XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 100, count: 8), before)
         XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 110, count: 4), [0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF])
 
-        let records = await engine.audit.read().records
+        let records = try await engine.audit.read().records
         let record = try XCTUnwrap(records.last)
         XCTAssertEqual(record.result, .failed)
         XCTAssertEqual(record.rollback, .restored)
@@ -197,10 +211,88 @@ final class ReplaySeamsTests: XCTestCase {
             try Mbpoll.readHolding(port: b.port!, unit: 1, address: 500, count: 10),
             [32767, 32767, 32767, 32767, 32767, 50, 32767, 32767, 32767, 32767])
 
-        let records = await engine.audit.read().records
+        let records = try await engine.audit.read().records
         let record = try XCTUnwrap(records.last)
         XCTAssertEqual(record.registers.filter { $0.written != nil }.map(\.registerId), (0..<10).map { "r\($0)" })
         XCTAssertEqual(record.registers.filter { $0.rollback != nil }.count, 10)
         XCTAssertTrue(record.registers[10...].allSatisfy { $0.status == .notAttempted })
+    }
+
+    // MARK: defect 4
+
+    /// One u32 (s.limit @800) whose value the device refuses with exception 03 (`--max-u32 800:100000`,
+    /// the template holds 4294959680): a value rejection — `rejected (3)`, the replay failed, nothing
+    /// else sent, the words never split; and nothing learned, so a second replay (a legal value) still
+    /// writes the value in one frame. Before: the FC16 halved to one word per frame (a torn value live
+    /// between them), `succeeded`, and a write limit of 1 learned for the device.
+    func testExceptionO3OnOneU32IsARejectionAndItsWordsAreNeverSplit() async throws {
+        let page = try await capture("single")
+        let b = try simulator(Self.blank, ["--max-u32", "800:100000"])
+        let report = await engine.apply(
+            page: page, template: try await engine.archive.load(pageId: "single"), to: target(b, id: "press-b"),
+            options: ReplayOptions(), who: "uid:0")
+        XCTAssertEqual(report.status, .failed)
+        XCTAssertEqual(report.registers.map(\.status), [.rejected])
+        XCTAssertEqual(report.registers.first?.exceptionCode, 3)
+        let first = try writes(b)
+        XCTAssertEqual(
+            first, ["WRITE fc=16 unit=1 address=800 count=2 values=65535,57920 exception=03"], "one refused frame, never split")
+        XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 800, count: 2), [0xFFFF, 0xFFFF])
+        let records = try await engine.audit.read().records
+        let record = try XCTUnwrap(records.last)
+        XCTAssertEqual(record.result, .failed)
+        XCTAssertEqual(record.registers.map(\.status), [.rejected])
+
+        // A legal value to the same device: one frame, both words.
+        try await recapture("single", values: #"{"s.limit": 90000}"#)
+        let again = await engine.apply(
+            page: page, template: try await engine.archive.load(pageId: "single"), to: target(b, id: "press-b"),
+            options: ReplayOptions(), who: "uid:0")
+        XCTAssertEqual(again.status, .succeeded, again.reason ?? "")
+        let second = Array(try writes(b).dropFirst(first.count))
+        XCTAssertEqual(
+            second.filter { $0.contains("address=800 ") }, ["WRITE fc=16 unit=1 address=800 count=2 values=1,24464"],
+            "the whole value in one frame: \(second)")
+        XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 800, count: 2), [1, 24464])
+    }
+
+    /// A merged write (w.a, w.b, w.c: 700+8) refused with exception 03 because of w.b's value
+    /// (`--max-u32 702:3000000000`, the template holds 4000000000): halved without ever splitting a
+    /// register — 700+4 refused, w.a alone acknowledged, w.b alone refused: w.b is `rejected (3)`, the
+    /// replay stops there, w.c is never written. A value rejection explains the refusals, so no shorter
+    /// write limit is learned: a second replay (legal values) is one frame of 8. Before: w.b split word by
+    /// word (stored torn, then whole: "verified"), w.c in four one-word frames, a limit of 1 learned.
+    func testAMergedWriteRefusedWith03IsHalvedWithoutSplittingARegister() async throws {
+        let page = try await capture("wide")
+        let b = try simulator(Self.blank, ["--max-u32", "702:3000000000"])
+        let report = await engine.apply(
+            page: page, template: try await engine.archive.load(pageId: "wide"), to: target(b, id: "press-b"),
+            options: ReplayOptions(), who: "uid:0")
+        XCTAssertEqual(report.status, .failed)
+        XCTAssertEqual(report.registers.map(\.status), [.verified, .rejected, .notAttempted])
+        XCTAssertEqual(report.registers.map(\.exceptionCode), [nil, 3, nil])
+        let a = "1,4464"
+        let bWords = "61035,10240"
+        let c = "65535,65534,54778,3584"
+        let first = try writes(b)
+        XCTAssertEqual(
+            first,
+            [
+                "WRITE fc=16 unit=1 address=700 count=8 values=\(a),\(bWords),\(c) exception=03",
+                "WRITE fc=16 unit=1 address=700 count=4 values=\(a),\(bWords) exception=03",
+                "WRITE fc=16 unit=1 address=700 count=2 values=\(a)",
+                "WRITE fc=16 unit=1 address=702 count=2 values=\(bWords) exception=03",
+            ])
+        XCTAssertEqual(
+            try Mbpoll.readHolding(port: b.port!, unit: 1, address: 700, count: 8),
+            [1, 4464, 0xFFFF, 0xFFFF, 0x7FFF, 0xFFFF, 0xFFFF, 0xFFFF], "w.b and w.c as they were")
+
+        try await recapture("wide", values: #"{"w.a": 70000, "w.b": 2000000000, "w.c": -5000000000}"#)
+        let again = await engine.apply(
+            page: page, template: try await engine.archive.load(pageId: "wide"), to: target(b, id: "press-b"),
+            options: ReplayOptions(), who: "uid:0")
+        XCTAssertEqual(again.status, .succeeded, again.reason ?? "")
+        XCTAssertEqual(
+            Array(try writes(b).dropFirst(first.count)), ["WRITE fc=16 unit=1 address=700 count=8 values=\(a),30517,37888,\(c)"])
     }
 }

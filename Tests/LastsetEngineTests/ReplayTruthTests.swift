@@ -22,6 +22,9 @@ final class ReplayTruthTests: XCTestCase {
     }
 
     override func tearDown() async throws {
+        // XCTest keeps every test case alive to the end of the run: the database (its descriptors) goes now.
+        engine?.close()
+        engine = nil
         source?.stop()
         for p in peers { p.stop() }
         try? FileManager.default.removeItem(at: dir)
@@ -51,7 +54,7 @@ final class ReplayTruthTests: XCTestCase {
     }
 
     private func lastRecord() async throws -> AuditRecord {
-        let records = await engine.audit.read().records
+        let records = try await engine.audit.read().records
         return try XCTUnwrap(records.last)
     }
 
@@ -259,5 +262,40 @@ extension ReplayTruthTests {
         XCTAssertEqual(report.plan.map(\.count), [30, 30], "the plan sent")
         XCTAssertEqual(
             try Mbpoll.readHolding(port: b.port!, unit: 1, address: 2000, count: 60), (0..<60).map { UInt16(100 + $0) })
+    }
+
+    /// Halving a merged write refused as too long stays inside the window it was in. A (u32 @3000),
+    /// B (u32 @3002), C (u16 @3004), D (u16 @3005); declared limits of 5 registers per read and per write,
+    /// so the plan is FC16 3000+5 (A, B, C; window 1, read 3000+5) and D (window 2). The device
+    /// (pymodbus, `--max-write 4`) refuses the 5-register write with exception 03 and clamps C to 7: the
+    /// halves are A, B, C alone — and C's mismatch stops the replay before D. Before: the re-plan merged
+    /// C with D (FC16 3004+2), so D was written beyond the window of C's mismatch.
+    func testAHalvedMergedWriteStaysInsideItsWindow() async throws {
+        let page = CompiledPage(
+            PageDefinition(
+                id: "halves",
+                registers: [
+                    RegisterDefinition(registerId: "A", address: 3000, type: .u32),
+                    RegisterDefinition(registerId: "B", address: 3002, type: .u32),
+                    RegisterDefinition(registerId: "C", address: 3004, type: .u16),
+                    RegisterDefinition(registerId: "D", address: 3005, type: .u16),
+                ]))
+        source.setHoldingRegisters(address: 3000, values: [1, 34464, 3, 3392, 50, 60])
+        let captured = await engine.capture(page: page, from: target(port: source.port, id: "ref"), who: "uid:0")
+        XCTAssertTrue(captured.archived, "\(captured.problems) \(captured.error ?? "")")
+        var limits = DeviceLimits()
+        limits.maxReadRegisters = 5
+        limits.maxWriteRegisters = 5
+        let b = try peer(["--max-write", "4", "--clamp", "3004:7"], values: [3000: [UInt16](repeating: 0xFFFF, count: 6)])
+        let report = try await engine.apply(
+            page: page, to: target(port: b.port!, id: "press-b", limits: limits), options: ReplayOptions(), who: "uid:0")
+        XCTAssertEqual(report.status, .failed)
+        XCTAssertEqual(report.registers.map(\.status), [.verified, .verified, .mismatch, .notAttempted])
+        let writes = try b.writes().filter { $0.address >= 3000 && $0.address < 3010 }
+        XCTAssertEqual(writes.map(\.address), [3000, 3000, 3002, 3004], "\(writes)")
+        XCTAssertEqual(writes.map(\.count), [5, 2, 2, 1])
+        XCTAssertEqual(writes.map(\.exception), [3, nil, nil, nil])
+        XCTAssertFalse(writes.contains { $0.address + $0.count > 3005 }, "nothing written to D")
+        XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 3000, count: 6), [1, 34464, 3, 3392, 7, 0xFFFF])
     }
 }

@@ -15,6 +15,17 @@ final class TemplateArchiveTests: XCTestCase {
         try? FileManager.default.removeItem(at: dir)
     }
 
+    /// The archive in `dir`'s database.
+    private func openArchive(
+        historyLimit: Int = 20, cacheEntryLimit: Int = 16_000, in dir: URL? = nil
+    ) throws -> TemplateArchive {
+        try TemplateArchive(
+            database: RecordStore.open(dataDirectory: dir ?? self.dir), historyLimit: historyLimit,
+            cacheEntryLimit: cacheEntryLimit)
+    }
+
+    private var databaseFile: URL { dir.appendingPathComponent(RecordStore.fileName) }
+
     private func template(page: String = "heating", value: UInt16 = 7, entries: Int = 3) -> Template {
         Template(
             pageId: page, pageHash: "sha256:abc", version: 0, capturedAt: Date(timeIntervalSince1970: 1_800_000_000.1234),
@@ -34,7 +45,7 @@ final class TemplateArchiveTests: XCTestCase {
     /// The decoded-template cache is bounded by register entries, not only by templates: big versions push
     /// older ones out (the newest always stays), and every version still loads, equal to what was stored.
     func testTheTemplateCacheIsBoundedByEntries() async throws {
-        let archive = try TemplateArchive(dataDirectory: dir, historyLimit: 20, cacheEntryLimit: 2_500)
+        let archive = try openArchive(cacheEntryLimit: 2_500)
         var stored: [Template] = []
         for v in 1...6 { stored.append(try await archive.store(template(value: UInt16(v), entries: 1_000))) }
         var fill = await archive.cacheFill
@@ -58,42 +69,46 @@ final class TemplateArchiveTests: XCTestCase {
         XCTAssertEqual(fill.entries, 0)
     }
 
-    /// A staged version is written but not archived: not listed, not loaded, its number reserved until it is
-    /// committed (then the latest) or discarded (its file gone); one left by a crash is debris at the next open.
-    func testAStagedVersionIsArchivedOnlyWhenCommitted() async throws {
-        let archive = try TemplateArchive(dataDirectory: dir)
-        let first = try await archive.store(template(value: 1))
-        let a = try await archive.stage(template(value: 2))
-        let b = try await archive.stage(template(value: 3))
-        XCTAssertEqual([a.template.version, b.template.version], [2, 3], "two staged versions never share a number")
-        var listed = try await archive.list(pageId: "heating").map(\.version)
-        XCTAssertEqual(listed, [1])
-        var latest = try await archive.load(pageId: "heating")
-        XCTAssertEqual(latest, first)
-        await archive.discard(a)
-        let committed = try await archive.commit(b)
-        XCTAssertEqual(committed.version, 3)
-        latest = try await archive.load(pageId: "heating")
-        XCTAssertEqual(latest, committed)
-        listed = try await archive.list(pageId: "heating").map(\.version)
-        XCTAssertEqual(listed, [3, 1], "newest first")
-        let pageDir = dir.appendingPathComponent("templates/heating")
+    /// A version and its audit record are one commit: both are there once `store` returns; a store whose commit
+    /// cannot be made (the database closed under it) archives nothing, records nothing, and gives its number back.
+    func testAVersionAndItsRecordAreOneCommitAndAFailedOneLeavesNeither() async throws {
+        let database = try RecordStore.open(dataDirectory: dir)
+        let archive = try TemplateArchive(database: database)
+        let audit = AuditLog(database: database)
+        @Sendable func record(_ t: Template) -> AuditRecord {
+            AuditRecord(
+                time: Date(), kind: .capture, who: "uid:0", pageId: t.pageId, device: "press-1", endpoint: t.source.endpoint,
+                unit: 1, identity: t.source.identity, templateVersion: t.version, pageHash: t.pageHash, result: .archived,
+                message: nil, registers: [], job: UUID().uuidString, templateVersionId: t.versionId.id)
+        }
+        let first = try await archive.store(template(value: 1), record: record)
+        XCTAssertEqual(first.version, 1)
+        let logged = try await audit.read()
+        XCTAssertEqual(logged.records.map(\.templateVersionId), ["1"])
+        let before = database.statistics.commits
+        _ = try await archive.store(template(value: 2), record: record)
+        XCTAssertEqual(database.statistics.commits, before + 1, "the version and its record: one commit")
+
+        database.close()
+        do throws(ArchiveError) {
+            _ = try await archive.store(template(value: 3), record: record)
+            XCTFail("stored into a closed database")
+        } catch {
+            guard case .storage(let e) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(e.description.contains(RecordStore.fileName), e.description)
+        }
+        let reopened = try openArchive()
+        let listed = try await reopened.list(pageId: "heating").map(\.version)
+        XCTAssertEqual(listed, [2, 1], "the failed store archived nothing")
         XCTAssertEqual(
-            try FileManager.default.contentsOfDirectory(atPath: pageDir.path).sorted(), ["v000001.json", "v000003.json"],
-            "the discarded version's file is removed")
-        // Staged and never committed (the daemon stopped): removed as debris when the archive opens again.
-        let c = try await archive.stage(template(value: 4))
-        XCTAssertEqual(c.template.version, 4)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: pageDir.path).count, 3)
-        let reopened = try TemplateArchive(dataDirectory: dir)
-        XCTAssertEqual(
-            try FileManager.default.contentsOfDirectory(atPath: pageDir.path).sorted(), ["v000001.json", "v000003.json"])
-        let next = try await reopened.store(template(value: 5))
-        XCTAssertEqual(next.version, 4)
+            try SQLiteShell.query(databaseFile, "SELECT templateVersionId FROM (SELECT json_extract(record, '$.templateVersionId') AS templateVersionId FROM audit_record ORDER BY seq)"),
+            ["1", "2"], "and recorded nothing")
+        let next = try await reopened.store(template(value: 4))
+        XCTAssertEqual(next.version, 3, "its number was never taken")
     }
 
     func testStoreAssignsIncreasingVersionsAndLoadsThemBack() async throws {
-        let archive = try TemplateArchive(dataDirectory: dir)
+        let archive = try openArchive()
         let v1 = try await archive.store(template(value: 1))
         let v2 = try await archive.store(template(value: 2))
         XCTAssertEqual(v1.version, 1)
@@ -105,12 +120,13 @@ final class TemplateArchiveTests: XCTestCase {
         XCTAssertEqual(first.source.identity.first?.value, .text("AB"))
         // Dates survive to the millisecond.
         XCTAssertEqual(first.entries[0].lastDate.timeIntervalSince1970, 1_800_000_000.988, accuracy: 0.0005)
-        let path = dir.appendingPathComponent("templates/heating/v000002.json").path
-        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+        // The row holds the template file byte for byte, as export writes it.
+        let exported = try await archive.exportData(pageId: "heating", version: 2)
+        XCTAssertEqual(exported, TemplateFile.encode(v2))
     }
 
     func testHistoryIsPrunedToTheLimit() async throws {
-        let archive = try TemplateArchive(dataDirectory: dir, historyLimit: 3)
+        let archive = try openArchive(historyLimit: 3)
         for v in 1...7 { _ = try await archive.store(template(value: UInt16(v))) }
         let listed = try await archive.list(pageId: "heating").map(\.version)
         XCTAssertEqual(listed, [7, 6, 5])
@@ -123,13 +139,15 @@ final class TemplateArchiveTests: XCTestCase {
     }
 
     func testCorruptTemplateIsRefusedAndOtherPagesKeepWorking() async throws {
-        let archive = try TemplateArchive(dataDirectory: dir)
+        let archive = try openArchive()
         _ = try await archive.store(template(page: "heating"))
         _ = try await archive.store(template(page: "cooling"))
-        let file = dir.appendingPathComponent("templates/heating/v000001.json")
-        var text = try String(contentsOf: file, encoding: .utf8)
-        text = text.replacingOccurrences(of: "\"0007\"", with: "\"0008\"")  // change a value, keep the checksum
-        try text.write(to: file, atomically: false, encoding: .utf8)
+        // A value changed in the row from outside the daemon (an administrator's write, bytes gone bad), the
+        // checksum kept.
+        try SQLiteShell.write(
+            databaseFile,
+            "UPDATE template_version SET file = CAST(replace(CAST(file AS TEXT), '\"0007\"', '\"0008\"') AS BLOB) WHERE page_id = 'heating'"
+        )
         do {
             _ = try await archive.load(pageId: "heating")
             XCTFail("corrupt template loaded")
@@ -144,7 +162,7 @@ final class TemplateArchiveTests: XCTestCase {
         let cooling = try await archive.load(pageId: "cooling")
         XCTAssertEqual(cooling.entries.count, 3)
 
-        try Data("{ not json".utf8).write(to: file)
+        try SQLiteShell.write(databaseFile, "UPDATE template_version SET file = CAST('{ not json' AS BLOB) WHERE page_id = 'heating'")
         do {
             _ = try await archive.load(pageId: "heating")
             XCTFail("truncated template loaded")
@@ -154,7 +172,7 @@ final class TemplateArchiveTests: XCTestCase {
     }
 
     func testNamesThatCouldEscapeTheDataDirectoryAreRefused() async throws {
-        let archive = try TemplateArchive(dataDirectory: dir)
+        let archive = try openArchive()
         for bad in ["../etc", "..", ".hidden", "a/b", "", "x\u{0}y", String(repeating: "a", count: 65), "/abs"] {
             do {
                 _ = try await archive.load(pageId: bad)
@@ -171,12 +189,14 @@ final class TemplateArchiveTests: XCTestCase {
                 XCTAssertEqual(error, .invalidName(bad))
             }
         }
-        let top = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
-        XCTAssertEqual(top, ["templates"])
+        let top = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { !$0.hasPrefix(RecordStore.fileName) }
+        XCTAssertEqual(top, [], "nothing but the database is made")
+        let pages = try await archive.pageIds()
+        XCTAssertEqual(pages, [])
     }
 
     func testExportImportCarriesATemplateToAnotherSiteAndChecksThePage() async throws {
-        let archive = try TemplateArchive(dataDirectory: dir)
+        let archive = try openArchive()
         _ = try await archive.store(template(value: 40))
         let data = try await archive.exportData(pageId: "heating")
         let siteB = try Engine(dataDirectory: dir.appendingPathComponent("site-b"))
@@ -201,7 +221,7 @@ final class TemplateArchiveTests: XCTestCase {
         XCTAssertEqual(imported.version, 1)
         let original = try await archive.load(pageId: "heating")
         XCTAssertEqual(imported.entries, original.entries)
-        let audit = await siteB.audit.read()
+        let audit = try await siteB.audit.read()
         XCTAssertEqual(audit.records.map(\.kind), [.import])
         XCTAssertEqual(audit.records.map(\.result), [.archived], "the intent is folded into its completion")
         XCTAssertEqual(audit.records.first?.who, "uid:7")
@@ -223,21 +243,12 @@ final class TemplateArchiveTests: XCTestCase {
         }
         let listed = try await siteB.archive.list(pageId: "heating").map(\.version)
         XCTAssertEqual(listed, [1], "refused imports archived nothing")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("site-b/templates/cooling").path))
+        let pages = try await siteB.archive.pageIds()
+        XCTAssertEqual(pages, ["heating"])
     }
 
-    func testStaleTempFilesAreRemovedAtStart() async throws {
-        let archive = try TemplateArchive(dataDirectory: dir)
-        _ = try await archive.store(template())
-        let pageDir = dir.appendingPathComponent("templates/heating")
-        let debris = pageDir.appendingPathComponent(".tmp-v000002.json-deadbeef")
-        try Data("{\"half".utf8).write(to: debris)
-        _ = try TemplateArchive(dataDirectory: dir)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: debris.path))
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: pageDir.path), ["v000001.json"])
-    }
-
-    /// kill -9 a writer at random instants: every file left must load, none may be torn.
+    /// kill -9 a writer at random instants: every version left must load, none may be torn, and each has its
+    /// audit record (the version and its record are one commit: never one without the other).
     func testKillDuringArchiveWritesNeverLeavesATornTemplate() async throws {
         let stress = try TestPaths.executable("lastset-archive-stress")
         let rounds = Int(ProcessInfo.processInfo.environment["LASTSET_KILL_ROUNDS"] ?? "") ?? 60
@@ -263,15 +274,18 @@ final class TemplateArchiveTests: XCTestCase {
             kill(process.processIdentifier, SIGKILL)
             process.waitForExit()
             storesSeen += seen
-            let archive = try TemplateArchive(dataDirectory: dir, historyLimit: 5)
+            let database = try RecordStore.open(dataDirectory: dir)
+            let archive = try TemplateArchive(database: database, historyLimit: 5)
             let listing = try await archive.list(pageId: "stress")
             XCTAssertFalse(listing.isEmpty, "round \(round): nothing archived")
             for item in listing {
                 XCTAssertTrue(item.checksumOK, "round \(round): version \(item.version) torn: \(item.problem ?? "")")
             }
-            let pageDir = dir.appendingPathComponent("templates/stress")
-            let names = try FileManager.default.contentsOfDirectory(atPath: pageDir.path)
-            XCTAssertFalse(names.contains { $0.hasPrefix(".tmp-") }, "round \(round): debris left after reopen: \(names)")
+            let recorded = try await AuditLog(database: database).read(limit: Int.max).records.compactMap(\.templateVersion)
+            XCTAssertEqual(recorded, Array(1...(recorded.last ?? 0)), "round \(round): one record per version, in order")
+            XCTAssertEqual(listing.first?.version, recorded.last, "round \(round): the latest version is the last recorded")
+            XCTAssertGreaterThanOrEqual(recorded.count, storesSeen, "round \(round): a store that said STORED is gone")
+            database.close()
         }
         XCTAssertGreaterThan(storesSeen, rounds)
         print("kill-loop: \(rounds) rounds, \(storesSeen) stores observed before the kills")
@@ -282,7 +296,7 @@ final class AuditLogTests: XCTestCase {
     func testRecordsRoundTripThroughTheFastWriter() async throws {
         let dir = try TestPaths.temporaryDirectory(prefix: "audit")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let log = try AuditLog(dataDirectory: dir)
+        let log = AuditLog(database: try RecordStore.open(dataDirectory: dir))
         let record = AuditRecord(
             time: Date(timeIntervalSince1970: 1_800_000_000.123), kind: .replay, who: "uid:1000", pageId: "heating",
             device: "press-b",
@@ -299,20 +313,19 @@ final class AuditLogTests: XCTestCase {
         second.message = nil
         second.templateVersion = nil
         try await log.append(second)
-        let read = await log.read()
+        let read = try await log.read()
         XCTAssertEqual(read.unreadable, 0)
         XCTAssertEqual(read.records, [record, second])
-        let lines = try String(contentsOf: log.url, encoding: .utf8).split(separator: "\n")
-        XCTAssertEqual(lines.count, 2, "one record per line")
+        let rows = try SQLiteShell.query(dir.appendingPathComponent(RecordStore.fileName), "SELECT count(*) FROM audit_record")
+        XCTAssertEqual(rows, ["2"], "one row per record")
     }
 }
 
 extension TemplateArchiveTests {
-    /// A cached template is still checksum-checked: a file damaged in place (same size and mtime, as
-    /// bit rot leaves it) is refused even though its decoded form is in memory.
+    /// A cached template is still checksum-checked: a stored file damaged in place (same size, as bit rot
+    /// leaves it) is refused even though its decoded form is in memory.
     func testCachedTemplateIsRefusedWhenItsFileRots() async throws {
-        let archive = try TemplateArchive(
-            dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("rot-\(UUID())"))
+        let archive = try openArchive()
         let stored = try await archive.store(
             Template(
                 pageId: "heating", pageHash: "sha256:abc", version: 0, capturedAt: Date(), capturedBy: nil,
@@ -323,22 +336,10 @@ extension TemplateArchiveTests {
                 ],
                 skipped: []))
         _ = try await archive.load(pageId: "heating")  // cached now
-        let url = archive.root.appendingPathComponent("heating/v000001.json")
-        var before = stat()
-        XCTAssertEqual(stat(url.path, &before), 0)
-        var bytes = try Data(contentsOf: url)
-        let index = bytes.lastIndex(of: UInt8(ascii: "7"))!
-        bytes[index] = UInt8(ascii: "8")  // same size
-        let handle = try FileHandle(forWritingTo: url)
-        try handle.write(contentsOf: bytes)
-        try handle.close()
-        // Put the exact modification time back: the file keeps its identity, only its bytes changed.
-        var times = [before.st_atim, before.st_mtim]
-        XCTAssertEqual(utimensat(AT_FDCWD, url.path, &times, 0), 0)
-        var after = stat()
-        XCTAssertEqual(stat(url.path, &after), 0)
-        XCTAssertEqual(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec)
-        XCTAssertEqual(after.st_size, before.st_size)
+        // One byte of the stored file changed in place (same length), as bit rot or a write from outside leaves it.
+        try SQLiteShell.write(
+            databaseFile,
+            "UPDATE template_version SET file = CAST(replace(CAST(file AS TEXT), '\"0007\"', '\"0008\"') AS BLOB)")
         do {
             _ = try await archive.load(pageId: "heating", version: .number(stored.version))
             XCTFail("a rotten cached template was returned")

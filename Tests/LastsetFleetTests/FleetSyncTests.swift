@@ -16,8 +16,9 @@ struct FleetHost {
     init(_ name: String, remote: String, in dir: URL, configure: (inout FleetConfig) -> Void = { _ in }) async throws {
         self.name = name
         data = dir.appendingPathComponent(name)
-        archive = try TemplateArchive(dataDirectory: data, host: name)
-        audit = try AuditLog(dataDirectory: data)
+        let database = try RecordStore.open(dataDirectory: data)
+        archive = try TemplateArchive(database: database, host: name)
+        audit = AuditLog(database: database)
         var config = FleetConfig(remote: remote, interval: "0s", host: name)
         configure(&config)
         fleet = Fleet(settings: FleetSettings(config), dataDirectory: data, archive: archive, audit: audit)
@@ -87,6 +88,31 @@ final class FleetSyncTests: XCTestCase {
         // The commit is authored by the principal on the host that captured.
         let log = try HubRepository.git(["log", "--format=%an <%ae>|%s", "main"], in: hub.path)
         XCTAssertTrue(log.contains("uid:1000 on line-1 <uid-1000@line-1>|capture heating line-1-1"), log)
+    }
+
+    /// A kill during a write into the repository (Foundation's atomic write: a `.dat.nosync…` temporary
+    /// beside the version file) left debris that the next catch-up's `git add -- templates` committed and
+    /// pushed: every other host then refused the hub's commits ("not the name of a fleet template version")
+    /// and stopped adopting anything. Found by the chaos harness (seed 5, step 12).
+    func testDebrisOfAKilledWriteIsNeverCommittedByACatchUp() async throws {
+        let hub = try HubRepository()
+        let a = try await FleetHost("line-1", remote: hub.fileURL, in: dir)
+        let b = try await FleetHost("line-7", remote: hub.fileURL, in: dir)
+        // Archived, not committed (killed before `record`), and a torn write's temporary left behind.
+        _ = try await a.archive.store(FleetSyncTests.template(page: "heating", value: 40))
+        let debris = a.fleet.tree.appendingPathComponent("templates/heating/.dat.nosync5A6C.pqllks")
+        try FileManager.default.createDirectory(at: debris.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("half a version".utf8).write(to: debris)
+
+        let out = await a.fleet.sync()
+        XCTAssertEqual(out.result, .ok, out.message ?? "")
+        XCTAssertEqual(out.templatesOut, ["heating/line-1-1"])
+        let files = try HubRepository.git(["ls-tree", "-r", "--name-only", "main"], in: hub.path)
+        XCTAssertFalse(files.contains(".dat.nosync"), files)
+
+        let into = await b.fleet.sync()
+        XCTAssertEqual(into.result, .ok, into.message ?? "")
+        XCTAssertEqual(into.templatesIn, ["heating/line-1-1"])
     }
 
     func testVersionsCapturedWhileApartAreAllKeptAndLatestIsTheSameEverywhere() async throws {

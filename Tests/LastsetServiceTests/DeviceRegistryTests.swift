@@ -26,23 +26,23 @@ final class DeviceRegistryTests: XCTestCase {
         let first = await registry.acquire(keyA, for: .apply)
         let second = await registry.acquire(keyA, for: .apply)
         let other = await registry.acquire(keyB, for: .capture)
-        XCTAssertTrue(first)
-        XCTAssertFalse(second, "two jobs on one device")
-        XCTAssertTrue(other, "another unit behind a gateway is another device")
+        XCTAssertEqual(first, .held)
+        XCTAssertEqual(second, .busy(.apply), "two jobs on one device")
+        XCTAssertEqual(other, .held, "another unit behind a gateway is another device")
         let pollWhileHeld = await registry.beginPoll(keyA)
-        XCTAssertFalse(pollWhileHeld, "polled a device a job holds")
+        XCTAssertEqual(pollWhileHeld, .busy(.apply), "polled a device a job holds")
         let status = await registry.statuses()
         XCTAssertEqual(status.map { $0.busy }, [.apply, .capture])
         await registry.release(keyA)
         let pollAfter = await registry.beginPoll(keyA)
-        XCTAssertTrue(pollAfter)
+        XCTAssertEqual(pollAfter, .held)
         await registry.endPoll(keyA)
     }
 
     func testAJobWaitsForAPollInProgress() async {
         let registry = DeviceRegistry(config: config)
         let polling = await registry.beginPoll(keyA)
-        XCTAssertTrue(polling)
+        XCTAssertEqual(polling, .held)
         let pollEnded = Mutex(false)
         let key = keyA
         // The job records whether the poll had ended at the moment it got the device.
@@ -53,7 +53,7 @@ final class DeviceRegistryTests: XCTestCase {
         // Readiness, not a sleep: the job has claimed the device and is waiting for the poll.
         while await registry.holder(keyA) == nil { await Task.yield() }
         let secondPoll = await registry.beginPoll(keyA)
-        XCTAssertFalse(secondPoll, "a new poll started while a job waits for the device")
+        XCTAssertEqual(secondPoll, .busy(.capture), "a new poll started while a job waits for the device")
         pollEnded.withLock { $0 = true }
         await registry.endPoll(keyA)
         let endedFirst = await job.value
@@ -81,16 +81,16 @@ final class DeviceRegistryTests: XCTestCase {
         let first = await registry.acquire(plain1, for: .apply)
         let second = await registry.acquire(plain2, for: .apply)
         let gatewayUnit = await registry.acquire(keyB, for: .capture)
-        XCTAssertTrue(first)
-        XCTAssertFalse(second, "two jobs on one plain TCP machine through two unit ids")
-        XCTAssertFalse(gatewayUnit, "a unit lock on a machine held whole")
+        XCTAssertEqual(first, .held)
+        XCTAssertEqual(second, .busy(.apply), "two jobs on one plain TCP machine through two unit ids")
+        XCTAssertEqual(gatewayUnit, .busy(.apply), "a unit lock on a machine held whole")
         let holder = await registry.holder(keyB)
         XCTAssertEqual(holder, .apply)
         await registry.release(plain1)
         let afterRelease = await registry.acquire(keyB, for: .capture)
-        XCTAssertTrue(afterRelease)
+        XCTAssertEqual(afterRelease, .held)
         let whole = await registry.acquire(plain1, for: .apply)
-        XCTAssertFalse(whole, "the whole machine taken while one unit of it is held")
+        XCTAssertEqual(whole, .busy(.capture), "the whole machine taken while one unit of it is held")
     }
 
     /// Issue 19, defect 1: a resolve suspended across a reload (a device listing running while the config
@@ -121,5 +121,31 @@ final class DeviceRegistryTests: XCTestCase {
             if target?.machine != moved { stale += 1 }
         }
         XCTAssertEqual(stale, 0, "after a reload press-b's jobs went to the machine it used to be")
+    }
+
+    /// Issue 19, defect 7: a serial line keeps the settings it is open with while a job or poll holds any unit of it;
+    /// an idle line takes the next job's settings, and the configured devices' settings are the only ones allowed.
+    func testASerialLineIsNeverReopenedWithOtherSettingsWhileInUse() async {
+        let registry = DeviceRegistry(config: config)
+        let line = MachineKey.rtu(realPath: "/dev/ttyUSB7")
+        let (unit1, unit2) = (JobLock(machine: line, unit: 1, gateway: false), JobLock(machine: line, unit: 2, gateway: false))
+        let (s19200, s9600) = (LineSettings(baud: 19200), LineSettings(baud: 9600))
+        let first = await registry.acquire(unit1, line: s19200, for: .apply)
+        XCTAssertEqual(first, .held)
+        let other = await registry.acquire(unit2, line: s9600, for: .apply)
+        XCTAssertEqual(other, .refused(.inUse(line: line, requested: s9600, open: s19200)))
+        let poll = await registry.beginPoll(unit2, line: s9600)
+        XCTAssertEqual(poll, .refused(.inUse(line: line, requested: s9600, open: s19200)), "a poll reopened a line in use")
+        let same = await registry.acquire(unit2, line: s19200, for: .capture)
+        XCTAssertEqual(same, .held, "another unit at the line's settings")
+        await registry.release(unit1)
+        await registry.release(unit2)
+        let declared = [LineAccess.Declaration(device: "press-x", settings: s19200)]
+        let adHoc = await registry.acquire(unit2, line: s9600, declared: declared, for: .apply)
+        XCTAssertEqual(adHoc, .refused(.configured(line: line, requested: s9600, device: "press-x", declared: s19200)))
+        let idle = await registry.acquire(unit2, line: s9600, for: .apply)
+        XCTAssertEqual(idle, .held, "an idle line no device declares takes the job's settings")
+        let back = await registry.acquire(unit1, line: s19200, for: .apply)
+        XCTAssertEqual(back, .refused(.inUse(line: line, requested: s19200, open: s9600)))
     }
 }

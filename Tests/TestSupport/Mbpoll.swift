@@ -29,6 +29,15 @@ public enum Mbpoll {
                 + values.map { "\($0)" })
     }
 
+    /// Writes holding registers over RTU on `path` (FC06 for one value, FC16 for several).
+    public static func writeHolding(rtu path: String, baud: Int = 19200, unit: Int, address: Int, values: [UInt16])
+        throws(TestSupportError)
+    {
+        _ = try run(
+            ["-m", "rtu", "-b", "\(baud)", "-P", "none", "-a", "\(unit)", "-r", "\(address + 1)", "-t", "4", path]
+                + values.map { "\($0)" })
+    }
+
     private static func parse(_ output: String, count: Int) throws(TestSupportError) -> [UInt16] {
         // Lines look like "[101]: \t11"; mbpoll prints 16-bit registers as signed numbers.
         var words: [UInt16] = []

@@ -15,6 +15,7 @@ public final class PeerProcess: @unchecked Sendable {
     private var lines: [String] = []
     private var stderrText = ""
     private var stdoutClosed = false
+    private var drains: [PipeDrain] = []
 
     private init(process: Process, name: String) {
         self.process = process
@@ -39,18 +40,12 @@ public final class PeerProcess: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        // The handlers hold the peer weakly so that dropping the last reference terminates the child.
-        out.fileHandleForReading.readabilityHandler = { [weak peer] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            peer?.receiveStdout(data)
-        }
-        err.fileHandleForReading.readabilityHandler = { [weak peer] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            peer?.receiveStderr(data)
-        }
         try runWithCleanSignalMask(process)
+        // The readers hold the peer weakly so that dropping the last reference terminates the child.
+        peer.drains = [
+            PipeDrain(out.fileHandleForReading, name: "\(peer.name) stdout") { [weak peer] in peer?.receiveStdout($0) },
+            PipeDrain(err.fileHandleForReading, name: "\(peer.name) stderr") { [weak peer] in peer?.receiveStderr($0) },
+        ]
         guard let readyPrefix else { return peer }
         guard let line = peer.waitForLine(timeout: timeout, where: { $0.hasPrefix(readyPrefix) }) else {
             let why =

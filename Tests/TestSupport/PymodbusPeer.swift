@@ -8,11 +8,14 @@ public final class PymodbusPeer: @unchecked Sendable {
     public let port: Int?
     /// The JSON-lines file receiving every write request, in order.
     public let writeLog: URL
+    /// The JSON-lines file receiving every request on arrival (before any delay), in order.
+    public let arrivalLog: URL
 
-    private init(process: PeerProcess, port: Int?, writeLog: URL) {
+    private init(process: PeerProcess, port: Int?, writeLog: URL, arrivalLog: URL) {
         self.process = process
         self.port = port
         self.writeLog = writeLog
+        self.arrivalLog = arrivalLog
     }
 
     private static let venvLock = NSLock()
@@ -56,8 +59,9 @@ public final class PymodbusPeer: @unchecked Sendable {
         let python = try python()
         let dir = try TestPaths.temporaryDirectory(prefix: "pymodbus")
         let writeLog = dir.appendingPathComponent("writes.jsonl")
+        let arrivalLog = dir.appendingPathComponent("arrivals.jsonl")
         var arguments = [TestPaths.peersDirectory.appendingPathComponent("pymodbus_server.py").path]
-        arguments += listen + ["--write-log", writeLog.path]
+        arguments += listen + ["--write-log", writeLog.path, "--arrival-log", arrivalLog.path]
         if !values.isEmpty {
             let valuesFile = dir.appendingPathComponent("values.json")
             let object = Dictionary(uniqueKeysWithValues: values.map { (String($0.key), $0.value.map(Int.init)) })
@@ -76,7 +80,7 @@ public final class PymodbusPeer: @unchecked Sendable {
             process.terminate()
             throw TestSupportError("pymodbus peer printed \"\(process.readyLine)\", expected READY <port>")
         }
-        return PymodbusPeer(process: process, port: port, writeLog: writeLog)
+        return PymodbusPeer(process: process, port: port, writeLog: writeLog, arrivalLog: arrivalLog)
     }
 
     /// One write request the peer received.
@@ -104,6 +108,30 @@ public final class PymodbusPeer: @unchecked Sendable {
                 result.append(try JSONDecoder().decode(Write.self, from: Data(line.utf8)))
             } catch {
                 throw TestSupportError("bad write-log line \"\(line)\": \(error)")
+            }
+        }
+        return result
+    }
+
+    /// One request as it arrived (before any delay or fault).
+    public struct Arrival: Hashable, Sendable, Decodable {
+        /// 3, 4, 6 or 16.
+        public var function: Int
+        /// First register address.
+        public var address: Int
+        /// Number of registers.
+        public var count: Int
+    }
+
+    /// The requests that reached the peer so far, in order of arrival (answered or not yet).
+    public func arrivals() throws(TestSupportError) -> [Arrival] {
+        guard let text = try? String(contentsOf: arrivalLog, encoding: .utf8) else { return [] }
+        var result: [Arrival] = []
+        for line in text.split(separator: "\n") where !line.isEmpty {
+            do {
+                result.append(try JSONDecoder().decode(Arrival.self, from: Data(line.utf8)))
+            } catch {
+                throw TestSupportError("bad arrival-log line \"\(line)\": \(error)")
             }
         }
         return result

@@ -8,6 +8,7 @@ the console's URL, an operator's and a viewer's token, and where screenshots go.
 import http.server
 import json
 import os
+import struct
 import subprocess
 import threading
 import time
@@ -439,6 +440,31 @@ class Console(unittest.TestCase):
         self.assertEqual(standings, {"press-a": "neverApplied", "press-b": "latest", "press-c": "latest"})
         self.shot("rollout.png")
         self.assertEqual(self.console_errors(), [])
+
+    def test_7_a_value_shows_the_digits_its_register_holds(self):
+        """Issue 19, defect 16: a float is never rounded to its scale's decimals (f32 2.5 with `scale: 1`, as a
+        vendor CSV's "Multiplier 1" gives, showed "3 K/min"); the console's own module, in the browser."""
+        self.sign_in(OPERATOR)
+        f32 = lambda x: struct.unpack("<f", struct.pack("<f", x))[0]
+        cases = [
+            (f32(2.5), {"type": "f32", "scale": 1, "unit": "K/min"}, "2.5 K/min"),
+            (f32(2.5), {"type": "f32", "scale": 0.1}, "0.25"),
+            (f32(21.5), {"type": "f32", "scale": 0.1}, "2.15"),
+            (f32(20), {"type": "f32", "scale": 0.1}, "2.0"),
+            (f32(0.1), {"type": "f32", "unit": "bar"}, "0.1 bar"),
+            (0.1 + 0.2, {"type": "f64", "scale": 0.5}, "0.15"),
+            (-150, {"type": "s16", "scale": 0.1, "unit": "°C"}, "-15.0 °C"),
+            (7, {"type": "u16", "scale": 10}, "70"),
+        ]
+        got = driver.execute_async_script(
+            """
+            const [cases, done] = arguments;
+            import('/js/format.js').then(m => done(cases.map(([v, reg]) => m.valueText(v, reg))))
+              .catch(e => done(String(e)));
+            """, [[v, reg] for v, reg, _ in cases])
+        self.assertEqual(got, [want for _, _, want in cases])
+        self.assertEqual(self.console_errors(), [])
+
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@ struct RolloutCommand: Command {
     /// The command's shape.
     static let spec = CommandSpec(
         name: "rollout", abstract: "Show which configured devices hold a page's latest template, an older one, or none.",
-        discussion: "Standings: latest, older, drifted, unverified, never-applied.",
+        discussion:
+            "Standings: latest, older, drifted, unverified, partially-written (a failed replay changed registers: "
+            + "no version), never-applied.",
         arguments: [.init(name: "PAGE", help: "Page id, e.g. heating")])
 
     /// The page.

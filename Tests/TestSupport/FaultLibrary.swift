@@ -1,8 +1,7 @@
 import Foundation
-import TestSupport
 
 /// Builds an LD_PRELOAD fault library from C `source` with gcc into `dir`; returns its path.
-func buildFaultLibrary(_ source: String, in dir: URL) throws -> String {
+public func buildFaultLibrary(_ source: String, in dir: URL) throws -> String {
     let file = dir.appendingPathComponent("fault.c")
     try source.write(to: file, atomically: true, encoding: .utf8)
     let library = dir.appendingPathComponent("fault.so").path

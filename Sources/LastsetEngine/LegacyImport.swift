@@ -1,0 +1,277 @@
+import Foundation
+import LastsetCore
+import LastsetStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The first start on a data directory written by the release before `lastset.db` (issue 20): its template
+/// files (`templates/<page>/v….json`), deleted markers (`v….deleted`) and audit log (`audit.jsonl` and its
+/// segments `audit.NNNNNN.jsonl`) become rows, **in one transaction** with the row that says the import was made
+/// (`legacy_import`); only then are the files moved aside into `pre-sqlite/` (renamed, never deleted: the
+/// administrator removes them).
+///
+/// - Stopped before that commit (killed, the disk failing), nothing of the import is in the database and every
+///   file is where it was: the next start imports again from scratch.
+/// - Stopped after it, while moving the files: the next start finds the import row and moves the rest; it never
+///   imports twice.
+/// - Every version file is kept byte for byte (a corrupt one too: it stays listed with its reason, as it was);
+///   every audit line is kept as it was written, in order (segments oldest first, then `audit.jsonl`); a line
+///   that does not parse (a record torn by a crash) is kept in `audit_unreadable`, counted as unreadable as the
+///   release counted it.
+/// - An intent left without its outcome by a stop between the archive's change and its record (a version with
+///   only a `started` capture record) gets its outcome from what the archive holds (`UnfinishedIntents`).
+/// - What is not the release's own (a link or a FIFO planted among the version files, a page directory that is a
+///   link, temp files of interrupted writes) is not imported and is named in the note; it is moved aside with
+///   the rest. A `templates` that is itself a link is refused: nothing is imported, the daemon does not start.
+///
+/// Replay journals (`journal/`) and device-state files (`device-state/`) stay files in this phase (phase 3 of
+/// issue 20 moves them).
+enum LegacyImport {
+    /// The folder the imported files are moved into.
+    static let keptAside = RecordStore.keptAsideName
+
+    /// The names in the data directory that the release before the database kept its records in.
+    static func legacyNames(_ names: [String]) -> [String] {
+        names.filter { $0 == "templates" || $0 == "audit.jsonl" || segmentNumber($0) != nil }.sorted()
+    }
+
+    /// `audit.000012.jsonl` → 12.
+    static func segmentNumber(_ name: String) -> Int? {
+        guard name.hasPrefix("audit."), name.hasSuffix(".jsonl"), name != "audit.jsonl" else { return nil }
+        let digits = name.dropFirst(6).dropLast(6)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(digits)
+    }
+
+    /// Imports (once) and moves aside; returns a line for the log, nil when there was nothing to do.
+    static func run(dataDirectory: URL, database: Database, host: String?) throws(RecordStoreError) -> String? {
+        let data: DirectoryHandle
+        do {
+            data = try DirectoryHandle.open(dataDirectory.path)
+        } catch {
+            throw .storage(error)
+        }
+        let present = legacyNames(data.names())
+        let done: String?
+        do {
+            done = try database.readNow { c in
+                try c.first("SELECT summary FROM legacy_import WHERE id = 1") { $0.text(0) } ?? nil
+            }
+        } catch {
+            throw .migration("cannot read whether it was made: \(StorageError.of(error, database.path))")
+        }
+        if done == nil && present.isEmpty { return nil }
+        var note: String
+        if let done {
+            guard !present.isEmpty else { return nil }
+            note = "the import into \(RecordStore.fileName) was made at an earlier start (\(done)); moving its files aside now"
+        } else {
+            let summary: String
+            do {
+                summary = try database.writeNow { c in try importAll(data, present: present, host: host, on: c) }
+            } catch let e as RecordStoreError {
+                throw e
+            } catch {
+                throw .migration(
+                    "\(StorageError.of(error, database.path)); nothing was imported and every file is where it was: the next start imports them again"
+                )
+            }
+            note = "imported the data directory's files into \(RecordStore.fileName): \(summary)"
+        }
+        note += "; " + moveAside(present, in: data)
+        return note
+    }
+
+    /// What the import reads, keeps and accounts for (inside the writer's transaction).
+    private struct Tally {
+        var versions = 0
+        var pages = Set<String>()
+        var deleted = 0
+        var records = 0
+        var unreadable = 0
+        var notImported: [String] = []
+        var accounted: [String] = []
+    }
+
+    /// Imports everything in `present` on the writer's connection `c` (one transaction); returns the summary.
+    private static func importAll(_ data: DirectoryHandle, present: [String], host: String?, on c: Connection) throws
+        -> String
+    {
+        var tally = Tally()
+        // Versions of this host, by page and id, with their bytes (for the intents' accounting).
+        var localFiles: [String: [String: Data]] = [:]
+        var archived = Set<String>()
+        if present.contains("templates") {
+            let templates: DirectoryHandle
+            do {
+                guard let t = try data.subdirectory("templates", create: false) else {
+                    throw StorageError(operation: "open directory", path: data.path + "/templates", errno: ENOENT)
+                }
+                templates = t
+            } catch {
+                throw RecordStoreError.migration("\(error); nothing was imported")
+            }
+            for page in templates.names().sorted() {
+                guard SafeName.isValid(page) else {
+                    tally.notImported.append("templates/\(page) (not a page id)")
+                    continue
+                }
+                let dir: DirectoryHandle
+                do {
+                    guard let d = try templates.subdirectory(page, create: false) else { continue }
+                    dir = d
+                } catch {
+                    tally.notImported.append("templates/\(page) (\(error))")
+                    continue
+                }
+                for name in dir.names().sorted() {
+                    if let v = TemplateVersion.parse(fileName: name) {
+                        let file: Data
+                        do {
+                            guard let read = try dir.readFile(name) else { continue }
+                            file = read.data
+                        } catch {
+                            tally.notImported.append("templates/\(page)/\(name) (\(error))")
+                            continue
+                        }
+                        try c.run(
+                            "INSERT INTO template_version (page_id, host, number, archived_at, file) VALUES (?, ?, ?, ?, ?)",
+                            .text(page), .text(v.host ?? ""), .integer(v.number),
+                            v.archivedAt.map { .integer(RecordStore.milliseconds($0)) } ?? .null, .blob(file))
+                        tally.versions += 1
+                        tally.pages.insert(page)
+                        archived.insert(page + "\u{0}" + v.id)
+                        if v.host == host { localFiles[page, default: [:]][v.id] = file }
+                    } else if name.hasSuffix(".deleted"),
+                        let v = TemplateVersion.parse(fileName: String(name.dropLast(8)) + ".json")
+                    {
+                        var st = stat()
+                        let when =
+                            fstatat(dir.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
+                            ? Int64(st.st_mtim.tv_sec) * 1000 + Int64(st.st_mtim.tv_nsec / 1_000_000)
+                            : RecordStore.milliseconds(Date())
+                        try c.run(
+                            "INSERT OR IGNORE INTO template_deleted (page_id, host, number, deleted_at) VALUES (?, ?, ?, ?)",
+                            .text(page), .text(v.host ?? ""), .integer(v.number), .integer(when))
+                        tally.deleted += 1
+                    } else {
+                        tally.notImported.append("templates/\(page)/\(name) (not a version file)")
+                    }
+                }
+            }
+        }
+
+        // The audit log, oldest first: segments by number, then the live file.
+        let logs =
+            present.compactMap { n in segmentNumber(n).map { (n, $0) } }.sorted { $0.1 < $1.1 }.map(\.0)
+            + (present.contains("audit.jsonl") ? ["audit.jsonl"] : [])
+        let decoder = APICoding.decoder()
+        var open: [String: AuditRecord] = [:]  // intents of the archive's kinds without their outcome yet, by job
+        var named = Set<String>()  // page + version id of every version a record names
+        for name in logs {
+            let bytes: Data
+            do {
+                guard let read = try data.readFile(name) else { continue }
+                bytes = read.data
+            } catch {
+                throw RecordStoreError.migration("\(error); nothing was imported")
+            }
+            for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: true) {
+                let text = Data(line)
+                guard let r = try? decoder.decode(AuditRecord.self, from: text) else {
+                    try c.run("INSERT INTO audit_unreadable (source, line) VALUES (?, ?)", .text(name), .blob(text))
+                    tally.unreadable += 1
+                    continue
+                }
+                try AuditLog.insert(AuditLog.Row(r, json: String(decoding: text, as: UTF8.self)), on: c)
+                tally.records += 1
+                if let id = r.templateVersionId ?? r.templateVersion.map(String.init) {
+                    named.insert(r.pageId + "\u{0}" + id)
+                }
+                if let job = r.job {
+                    if r.result == .started {
+                        if r.kind != .replay && r.kind != .dryRun { open[job] = r }
+                    } else {
+                        open[job] = nil
+                    }
+                }
+            }
+        }
+
+        // Intents left without their outcome: judged from what the archive holds.
+        if !open.isEmpty {
+            var unrecorded: [Template] = []
+            for (page, files) in localFiles {
+                for (id, file) in files where !named.contains(page + "\u{0}" + id) {
+                    if let t = try? TemplateFile.decode(file), t.pageId == page { unrecorded.append(t) }
+                }
+            }
+            let outcomes = UnfinishedIntents.outcomes(
+                of: Array(open.values), unrecorded: unrecorded, isArchived: { archived.contains($0 + "\u{0}" + $1) })
+            for outcome in outcomes {
+                try AuditLog.insert(AuditLog.Row(outcome), on: c)
+                tally.accounted.append(
+                    "\(outcome.kind.rawValue) of \(outcome.pageId) (job \(outcome.job ?? "?")): \(outcome.result.rawValue)"
+                        + (outcome.result == .archived ? " as version \(outcome.templateVersionId ?? "?")" : ""))
+            }
+        }
+
+        var summary =
+            "\(tally.versions) template version\(tally.versions == 1 ? "" : "s") of \(tally.pages.count) page\(tally.pages.count == 1 ? "" : "s"), \(tally.deleted) deleted marker\(tally.deleted == 1 ? "" : "s"), \(tally.records) audit record\(tally.records == 1 ? "" : "s")"
+        if tally.unreadable > 0 {
+            summary +=
+                " and \(tally.unreadable) unreadable audit line\(tally.unreadable == 1 ? "" : "s") (kept in audit_unreadable)"
+        }
+        if !tally.accounted.isEmpty {
+            summary += "; intents the release left without their outcome, recorded now: " + tally.accounted.joined(separator: ", ")
+        }
+        if !tally.notImported.isEmpty {
+            summary += "; not imported (not the release's own files): " + tally.notImported.joined(separator: ", ")
+        }
+        try c.run(
+            "INSERT INTO legacy_import (id, imported_at, summary) VALUES (1, ?, ?)", .integer(RecordStore.milliseconds(Date())),
+            .text(summary))
+        return summary
+    }
+
+    /// Renames each of `names` into `pre-sqlite/` (a name already there gets `.2`, `.3`, …), then fsyncs both
+    /// directories; says what it did, and what it could not (left in place: the next start moves it).
+    private static func moveAside(_ names: [String], in data: DirectoryHandle) -> String {
+        let aside: DirectoryHandle
+        do {
+            guard let a = try data.subdirectory(keptAside, create: true) else {
+                return "could not make \(data.path)/\(keptAside): the files stay in place (the next start moves them)"
+            }
+            aside = a
+        } catch {
+            return "could not make \(data.path)/\(keptAside) (\(error)): the files stay in place (the next start moves them)"
+        }
+        let taken = Set(aside.names())
+        var moved: [String] = []
+        var failed: [String] = []
+        for name in names {
+            var target = name
+            var n = 1
+            while taken.contains(target) {
+                n += 1
+                target = "\(name).\(n)"
+            }
+            if renameat(data.fd, name, aside.fd, target) == 0 {
+                moved.append(target == name ? name : "\(name) as \(target)")
+            } else {
+                failed.append("\(name): \(String(cString: strerror(errno)))")
+            }
+        }
+        var text = "moved aside into \(aside.path) (kept until the administrator removes them): " + moved.joined(separator: ", ")
+        do {
+            try aside.sync()
+            try data.sync()
+        } catch {
+            text += "; \(error)"
+        }
+        if !failed.isEmpty { text += "; left in place (the next start moves them): " + failed.joined(separator: ", ") }
+        return text
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import LastsetCore
+import LastsetStore
+
+/// The data directory's database, `<data>/lastset.db`: the template versions (their checksummed files), the
+/// numbers of deleted versions and the audit log, as rows; each promise one commit. Opened once per daemon; the
+/// archive and the audit log write through its one writer, so the records of one job (a version and its audit
+/// record) commit together and jobs running at the same time share commits (docs/ARCHITECTURE.md, "The
+/// database"). Replay journals and device-state files stay files in this step (issue 20, phase 3 moves them).
+public enum RecordStore {
+    /// The database's file name in the data directory.
+    public static let fileName = "lastset.db"
+    /// The folder the files of the release before the database are moved into by the migration.
+    public static let keptAsideName = "pre-sqlite"
+
+    /// The schema: each migration takes `PRAGMA user_version` one step forward, in one transaction. Never
+    /// edited once on main, only appended to.
+    public static let schema = Schema(
+        name: "the lastset record store", applicationID: 0x4C53_5452,  // "LSTR"
+        migrations: [
+            """
+            CREATE TABLE template_version (
+                page_id TEXT NOT NULL,
+                host TEXT NOT NULL,
+                number INTEGER NOT NULL CHECK (number >= 1),
+                archived_at INTEGER,
+                file BLOB NOT NULL,
+                PRIMARY KEY (page_id, host, number)
+            ) STRICT;
+            CREATE TABLE template_deleted (
+                page_id TEXT NOT NULL,
+                host TEXT NOT NULL,
+                number INTEGER NOT NULL,
+                deleted_at INTEGER NOT NULL,
+                PRIMARY KEY (page_id, host, number)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE audit_record (
+                seq INTEGER PRIMARY KEY,
+                time INTEGER NOT NULL,
+                kind TEXT NOT NULL,
+                result TEXT NOT NULL,
+                page_id TEXT NOT NULL,
+                device TEXT NOT NULL,
+                who TEXT NOT NULL,
+                job TEXT,
+                folded INTEGER NOT NULL DEFAULT 0 CHECK (folded IN (0, 1)),
+                record TEXT NOT NULL
+            ) STRICT;
+            CREATE INDEX audit_by_page ON audit_record (page_id, seq);
+            CREATE INDEX audit_by_device ON audit_record (device, seq);
+            CREATE INDEX audit_by_who ON audit_record (who, seq);
+            CREATE INDEX audit_by_result ON audit_record (result, seq);
+            CREATE INDEX audit_by_kind ON audit_record (kind, seq);
+            CREATE INDEX audit_by_job ON audit_record (job, seq);
+            CREATE INDEX audit_by_time ON audit_record (time, seq);
+            CREATE TABLE audit_unreadable (
+                id INTEGER PRIMARY KEY,
+                source TEXT NOT NULL,
+                line BLOB NOT NULL
+            ) STRICT;
+            CREATE TABLE legacy_import (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                imported_at INTEGER NOT NULL,
+                summary TEXT NOT NULL
+            ) STRICT;
+            """
+        ])
+
+    /// Opens (creating, migrating) `<data>/lastset.db`. A damaged database is refused with what to do.
+    public static func open(dataDirectory: URL) throws(RecordStoreError) -> Database {
+        do {
+            try DurableFile.makeDirectory(dataDirectory)
+        } catch {
+            throw .storage(error)
+        }
+        do {
+            return try Database(directory: dataDirectory, fileName: fileName, schema: schema)
+        } catch {
+            let keptAside = dataDirectory.appendingPathComponent(keptAsideName)
+            var isDirectory: ObjCBool = false
+            let hasKeptAside =
+                FileManager.default.fileExists(atPath: keptAside.path, isDirectory: &isDirectory) && isDirectory.boolValue
+            throw .database(error, dataDirectory: dataDirectory.path, keptAside: hasKeptAside ? keptAside.path : nil)
+        }
+    }
+
+    /// Milliseconds since 1970, as the database keeps times (the records' own precision).
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    /// A time kept in milliseconds.
+    static func date(milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+}
+
+/// Why the data directory's database cannot be used.
+public enum RecordStoreError: Error, Sendable, CustomStringConvertible {
+    /// The data directory cannot be created or opened.
+    case storage(StorageError)
+    /// The database refused to open (damaged, a link, a newer schema, …); `keptAside`: the folder of the files it
+    /// was made from, when there is one.
+    case database(DatabaseError, dataDirectory: String, keptAside: String?)
+    /// The files of the release before the database could not be imported (nothing was imported).
+    case migration(String)
+
+    public var description: String {
+        switch self {
+        case .storage(let e): return e.description
+        case .migration(let why): return "cannot import the data directory's files into \(RecordStore.fileName): \(why)"
+        case .database(let e, let dir, let keptAside):
+            guard e.kind == .corrupt else { return e.description }
+            var text =
+                "\(e.description). To recover, stop lastsetd and move \(RecordStore.fileName) (with any \(RecordStore.fileName)-wal and -shm beside it) out of \(dir), then either copy a backup in as \(dir)/\(RecordStore.fileName) (one made with `sqlite3 \(dir)/\(RecordStore.fileName) \".backup FILE\"`)"
+            if let keptAside {
+                text +=
+                    ", or move the contents of \(keptAside) back into \(dir): the next start imports those files again (records made since they were moved aside are not in them)"
+            }
+            return text
+        }
+    }
+}
