@@ -245,13 +245,19 @@ public final class AuditLog: Sendable {
         }
     }
 
-    /// Calls `body` with every record, newest first, until it returns false; completed intents are left out.
-    /// Read in batches of `batch` records (memory bounded by the batch, not the log). Returns the rows that did
-    /// not decode.
+    /// Calls `body` with every record (of `kinds`, when given: by index), newest first, until it returns false;
+    /// completed intents are left out. Read in batches of `batch` records (memory bounded by the batch, not the
+    /// log). Returns the rows that did not decode.
     @discardableResult
-    public func scan(batch: Int = 512, _ body: (AuditRecord) -> Bool) async throws(StorageError) -> Int {
+    public func scan(kinds: [AuditKind]? = nil, batch: Int = 512, _ body: (AuditRecord) -> Bool) async throws(StorageError)
+        -> Int
+    {
         var before = Int64.max
         var bad = 0
+        let kindValues = (kinds ?? []).map { SQLValue.text($0.rawValue) }
+        let kindCondition =
+            kinds.map { " AND kind IN (" + Array(repeating: "?", count: $0.count).joined(separator: ", ") + ")" } ?? ""
+        let sql = "SELECT seq, record FROM audit_record WHERE folded = 0 AND seq < ?\(kindCondition) ORDER BY seq DESC LIMIT ?"
         while true {
             let cursor = before
             let page: [(Int64, AuditRecord?)]
@@ -259,10 +265,7 @@ public final class AuditLog: Sendable {
                 page = try await database.read { c in
                     let decoder = APICoding.decoder()
                     var out: [(Int64, AuditRecord?)] = []
-                    try c.rows(
-                        "SELECT seq, record FROM audit_record WHERE folded = 0 AND seq < ? ORDER BY seq DESC LIMIT ?",
-                        .integer(cursor), .integer(Int64(batch))
-                    ) { row in
+                    try c.rows(sql, [.integer(cursor)] + kindValues + [.integer(Int64(batch))]) { row in
                         let r = row.text(1).flatMap { try? decoder.decode(AuditRecord.self, from: Data($0.utf8)) }
                         out.append((row.int64(0), r))
                         return true

@@ -37,7 +37,7 @@ public final class DataDirectoryLock: Sendable {
     public init(directory: URL, now: Date = Date()) throws(DataDirectoryLockError) {
         self.directory = directory
         do {
-            try DurableFile.makeDirectory(directory)
+            try DataDirectory.makeDirectory(directory)
         } catch {
             throw .storage(error)
         }

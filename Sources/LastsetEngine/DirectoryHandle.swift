@@ -103,60 +103,6 @@ final class DirectoryHandle: Sendable {
         return FileIdentity(st)
     }
 
-    /// Crash-safe replace of `name`: temp file here, write, fsync, rename. With `sync` the directory is fsynced
-    /// too; otherwise the caller does it (to cover more changes with one fsync) before relying on it.
-    /// A link planted at `name` is replaced, never written through.
-    func write(_ data: Data, to name: String, mode: mode_t = 0o640, sync: Bool = true) throws(StorageError) {
-        try stage(data, for: name, mode: mode).commit(sync: sync)
-    }
-
-    /// A file written under a temporary name and fsynced, not yet in place: `commit` renames it to its name,
-    /// `discard` removes it. Left behind by a crash it is debris (`DurableFile.removeDebris`).
-    struct Staged: Sendable {
-        let directory: DirectoryHandle
-        let temp: String
-        let name: String
-
-        /// Renames the file into place (replacing a link planted there, never writing through it); with
-        /// `sync` the directory is fsynced too.
-        func commit(sync: Bool = true) throws(StorageError) {
-            guard renameat(directory.fd, temp, directory.fd, name) == 0 else {
-                let error = StorageError(operation: "rename", path: directory.child(name), errno: errno)
-                discard()
-                throw error
-            }
-            if sync { try directory.sync() }
-        }
-
-        /// Removes the staged file.
-        func discard() { unlinkat(directory.fd, temp, 0) }
-    }
-
-    /// Writes `data` to a new temporary file here and fsyncs it (the first half of `write`).
-    func stage(_ data: Data, for name: String, mode: mode_t = 0o640) throws(StorageError) -> Staged {
-        let temp = DurableFile.tempPrefix + name + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        let fd = openat(self.fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw StorageError(operation: "create", path: child(temp), errno: errno) }
-        let failure: StorageError? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> StorageError? in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return StorageError(operation: "write", path: child(temp), errno: errno)
-                }
-                offset += n
-            }
-            return fsync(fd) == 0 ? nil : StorageError(operation: "fsync", path: child(temp), errno: errno)
-        }
-        let closed = close(fd) == 0 ? nil : StorageError(operation: "close", path: child(temp), errno: errno)
-        if let error = failure ?? closed {
-            unlinkat(self.fd, temp, 0)
-            throw error
-        }
-        return Staged(directory: self, temp: temp, name: name)
-    }
-
     /// fsyncs this directory: renames, unlinks and new entries in it become durable.
     func sync() throws(StorageError) {
         guard fsync(fd) == 0 else { throw StorageError(operation: "fsync directory", path: path, errno: errno) }

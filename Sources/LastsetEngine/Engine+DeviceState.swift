@@ -2,14 +2,17 @@ import Foundation
 import LastsetCore
 
 extension Engine {
-    /// At start: when `device-state/` is missing or a file in it unreadable, rebuilds it from the audit log: each
-    /// replay and dry run record's effect (`ReplayPageEffect`, the decision a replay makes as it ends), newest
-    /// first — the version is the last success's unless a failed replay partially wrote the page since, the mark
-    /// the last interrupted or partially written replay's unless a success or a dry run that read every entry
-    /// came since. Returns a line for the log when it rebuilt something, nil otherwise.
+    /// At start: when the device state is empty while the audit log records replays (a data directory of the
+    /// release before the database whose state files were lost, or a table an administrator emptied), or a row is
+    /// unreadable, rebuilds it from the audit log: each replay and dry run record's effect (`ReplayPageEffect`, the
+    /// decision a replay makes as it ends), newest first — the version is the last success's unless a failed
+    /// replay partially wrote the page since, the mark the last interrupted or partially written replay's unless a
+    /// success or a dry run that read every entry came since. In the database a replay's state commits with its
+    /// outcome, so nothing else can make them disagree. Returns a line for the log when it rebuilt something.
     public func loadDeviceState() async -> String? {
         let problem = await deviceState.loadProblem
-        guard !(await deviceState.loadedFromFile) else { return nil }
+        let wasEmpty = await deviceState.wasEmpty
+        guard problem != nil || wasEmpty else { return nil }
         // Newest first: the first record that settles a device page's version (or its mark) wins.
         var applied: [String: AuditRecord] = [:]
         var marks: [String: UnverifiedMark] = [:]
@@ -18,7 +21,7 @@ extension Engine {
         var pairs: [String: (String, String)] = [:]
         let bad: Int
         do {
-            bad = try await audit.scan { r in
+            bad = try await audit.scan(kinds: [.replay, .dryRun]) { r in
             guard let outcome = ReplayOutcome(record: r) else { return true }
             let key = r.device + "\u{0}" + r.pageId
             pairs[key] = (r.device, r.pageId)
@@ -42,8 +45,8 @@ extension Engine {
             return true
             }
         } catch {
-            // Nothing rebuilt (the file store stays as it was): the next start tries again.
-            return "device state: cannot rebuild \(DeviceStateStore.directoryName) from the audit log: \(error)"
+            // Nothing rebuilt: the next start tries again.
+            return "device state: cannot rebuild it from the audit log: \(error)"
         }
         var states: [DevicePageState] = []
         var missing: [String] = []
@@ -69,15 +72,14 @@ extension Engine {
             if let m = marks[key] { s.setMark(m) }
             if s.applied != nil || s.unverified != nil { states.append(s) }
         }
+        guard !states.isEmpty || problem != nil else { return nil }
         do {
-            // Written even when empty: the next start reads the file instead of walking the log again.
             try await deviceState.replaceAll(states)
         } catch {
-            return "device state: cannot write the rebuilt \(DeviceStateStore.directoryName): \(error)"
+            return "device state: cannot commit the state rebuilt from the audit log: \(error)"
         }
-        guard !states.isEmpty || problem != nil else { return nil }
         var line =
-            (problem ?? "\(DeviceStateStore.directoryName) was missing")
+            (problem ?? "device state was missing")
             + ": \(states.count) device page\(states.count == 1 ? "" : "s") rebuilt from the audit log"
         if bad > 0 { line += " (\(bad) unreadable audit records skipped)" }
         if !missing.isEmpty {

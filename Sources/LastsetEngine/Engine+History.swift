@@ -83,7 +83,12 @@ extension Engine {
         } catch {
             throw .archive(error)
         }
-        let holders = await deviceState.holders(pageId: page.id, versionId: version.id)
+        let holders: [String]
+        do {
+            holders = try await deviceState.holders(pageId: page.id, versionId: version.id)
+        } catch {
+            throw .archive(.storage(error))
+        }
         guard holders.isEmpty || force else { throw .inUse(pageId: page.id, versionId: version.id, devices: holders) }
         // A corrupt version has no source to name: the record says what it can.
         let loaded: Template?

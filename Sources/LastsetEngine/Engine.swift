@@ -6,11 +6,12 @@ import LastsetStore
 /// replay writes no frame unless its intent is recorded, and a capture or import archives nothing unless its
 /// audit record commits with it.
 public struct Engine: Sendable {
-    /// The data directory's database, `lastset.db` (template versions, the audit log).
+    /// The data directory's database, `lastset.db` (template versions, the audit log, replay journals, device
+    /// state).
     public let database: Database
     public let archive: TemplateArchive
     public let audit: AuditLog
-    /// Running replays' journals.
+    /// Running replays' journals (rows of the database).
     public let journal: ReplayJournal
     /// Per device page: the template last applied, and whether an interrupted replay left it unverified.
     public let deviceState: DeviceStateStore
@@ -18,16 +19,15 @@ public struct Engine: Sendable {
     /// was imported this time), for the log.
     public let importNote: String?
 
-    /// Opens the database (importing the files of the release before it, the first time), the archive, the audit
-    /// log and the replay journal under the data directory. `host`: this host's fleet name (nil without a fleet;
-    /// see `TemplateArchive`).
+    /// Opens the database (importing the files of the release before it, the first time) and everything kept in
+    /// it. `host`: this host's fleet name (nil without a fleet; see `TemplateArchive`).
     public init(dataDirectory: URL, historyLimit: Int = 20, host: String? = nil) throws {
         database = try RecordStore.open(dataDirectory: dataDirectory)
         importNote = try LegacyImport.run(dataDirectory: dataDirectory, database: database, host: host)
         archive = try TemplateArchive(database: database, historyLimit: historyLimit, host: host)
         audit = AuditLog(database: database)
-        journal = try ReplayJournal(dataDirectory: dataDirectory)
-        deviceState = try DeviceStateStore(dataDirectory: dataDirectory)
+        journal = ReplayJournal(database: database)
+        deviceState = try DeviceStateStore(database: database)
     }
 
     /// Closes the database (queued commits first; the WAL folded into the file). Returns the checkpoint's error
@@ -95,35 +95,36 @@ public struct Engine: Sendable {
         return await apply(page: page, template: template, to: target, options: options, who: who, progress: progress)
     }
 
-    /// Replays an already loaded template to a target; audits it. Before the first write frame the
-    /// intent goes to the audit log and the replay journal (both fsynced); if either fails, nothing is
-    /// written. The final record is derived from the replay's ledger, like the report.
+    /// Replays an already loaded template to a target; audits it. Before the first write frame its intent (the
+    /// audit intent record and the journal's intent) is one durable commit; if it fails, nothing is written. The
+    /// outcome is one commit too: the outcome record (derived from the replay's ledger, like the report), what it
+    /// sets in the device state, and the journal's removal.
     public func apply(
         page: CompiledPage, template: Template, to target: DeviceTarget, options: ReplayOptions, who: String,
         progress: ProgressHandler? = nil
     ) async -> ReplayReport {
         let job = UUID().uuidString
-        let audit = self.audit
+        let database = self.database
         let journal = self.journal
-        let entry = JournalSlot()
+        let slot = JournalSlot()
         let sink = ReplaySink(
             begin: { intent in
-                // Independent records, made durable side by side; no frame goes out unless both are, and the
-                // journal does not outlive a refused replay (it would become an "interrupted" record).
-                let journaled = try await SideBySide.run(
-                    { try await audit.append(Self.intentRecord(intent, kind: .replay)) },
-                    { () async throws(StorageError) in try await journal.begin(intent) },
-                    undo: { await journal.remove($0.url) })
-                entry.set(try journaled.get())
-            },
-            record: { event in
-                guard let e = entry.get() else { return true }
+                // Both rows made on this task; the writer only inserts them.
+                let auditRow = AuditLog.Row(Self.intentRecord(intent, kind: .replay))
+                let journalRow = ReplayJournal.IntentRow(intent)
                 do {
-                    try e.append(event)
-                    return true
+                    try await database.write { c in
+                        try AuditLog.insert(auditRow, on: c)
+                        try ReplayJournal.insert(journalRow, on: c)
+                    }
                 } catch {
-                    return false
+                    throw StorageError.of(error, database.path)
                 }
+                slot.set(journal.entry(job: intent.job))
+            },
+            record: { event, beforeFrame in
+                guard let entry = slot.get() else { return true }
+                return entry.append(event, beforeFrame: beforeFrame)
             })
         var (report, ledger) = await Replay.run(
             page: page, template: template, to: target, options: options, progress: progress, sink: sink, job: job, who: who)
@@ -152,51 +153,35 @@ public struct Engine: Sendable {
         // What the outcome does to the page's recorded state, decided from the outcome record itself, as the
         // rebuild from the audit log decides it.
         let effect = ReplayOutcome(record: record).map(ReplayPageEffect.of) ?? .keep
-        // A success's device state (or a failed replay's partially written mark) is saved beside the outcome
-        // record (their fsyncs in flight together). The journal is removed only after the outcome: stopped in
-        // between, recovery restores a missing state from the journal (outcome logged), or records the replay
-        // as interrupted (outcome missing).
-        let deviceState = self.deviceState
-        let applied =
-            effect == .applied
-            ? AppliedTemplate(
-                template: template, entries: ledger.appliedEntries, appliedAt: record.time, appliedBy: who, job: job) : nil
-        async let stateSaved: StorageError? = Self.saveState(effect, of: record, applied: applied, in: deviceState)
+        let state: DevicePageState?
+        switch effect {
+        case .applied:
+            state = DeviceStateStore.applied(
+                device: record.device, pageId: record.pageId,
+                AppliedTemplate(
+                    template: template, entries: ledger.appliedEntries, appliedAt: record.time, appliedBy: who, job: job))
+        case .partiallyWritten: state = await deviceState.marked(UnverifiedMark.failedReplay(record))
+        case .clearsMark: state = await deviceState.cleared(device: record.device, pageId: record.pageId)
+        case .keep, .interrupted: state = nil
+        }
+        // The outcome, the state it sets and the journal's end: one commit. When it fails, the journal stays and the
+        // next start records the replay as interrupted.
+        let outcomeRow = AuditLog.Row(record)
+        let stateRow = state.map(DeviceStateStore.Row.init)
+        let journaled = slot.get() != nil
         do {
-            try await audit.append(record)
-            if let e = entry.get() { await journal.finish(e) }
-        } catch {
-            // The journal stays: at the next start it becomes an "interrupted" record.
-            report.warnings.append("audit log: \(error)")
-        }
-        if let error = await stateSaved {
-            report.warnings.append("device state: \(error) (rebuilt from the audit log at the next start)")
-        }
-        if effect == .clearsMark {
-            do {
-                try await deviceState.clearUnverified(device: target.label, pageId: page.id)
-            } catch {
-                report.warnings.append("device state: \(error) (the page shows as unverified again after a restart)")
+            try await database.write { c in
+                try AuditLog.insert(outcomeRow, on: c)
+                if let stateRow { try DeviceStateStore.save(stateRow, on: c) }
+                if journaled { try ReplayJournal.remove(job: job, on: c) }
             }
+            if let state { await deviceState.remember(state) }
+        } catch {
+            report.warnings.append(
+                "audit log: \(StorageError.of(error, database.path)) (the outcome and the device state are not recorded"
+                    + (journaled ? "; the next start records this replay as interrupted)" : ")"))
         }
         return report
-    }
-
-    /// Saves what a replay's outcome `record` sets in the device state: a success's applied template, or a
-    /// failed replay's partially written mark (other effects save nothing here); the error when it could not.
-    private static func saveState(
-        _ effect: ReplayPageEffect, of record: AuditRecord, applied: AppliedTemplate?, in store: DeviceStateStore
-    ) async -> StorageError? {
-        do {
-            switch (effect, applied) {
-            case (.applied, let applied?): try await store.recordApplied(device: record.device, pageId: record.pageId, applied)
-            case (.partiallyWritten, _): try await store.mark(UnverifiedMark.failedReplay(record))
-            default: break
-            }
-            return nil
-        } catch {
-            return error
-        }
     }
 
     /// The intent record a replay appends to the audit log before its first write frame.
@@ -212,13 +197,19 @@ public struct Engine: Sendable {
             }, job: intent.job)
     }
 
-    /// At start: every replay journal left without an end (the daemon was killed or crashed while
-    /// writing) becomes an "interrupted: may be partially written" audit record, and its device page
-    /// is marked unverified. Never resumed. Returns the records written.
+    /// At start: every replay journal left without an end (the daemon was killed or crashed while writing)
+    /// becomes an "interrupted: may be partially written" audit record, and its device page is marked unverified —
+    /// the record, the mark and the journal's removal in one commit. Never resumed. Returns the records written.
     public func recoverInterrupted() async -> [AuditRecord] {
+        let leftovers: [ReplayJournal.Leftover]
+        do {
+            leftovers = try await journal.leftovers()
+        } catch {
+            return []  // kept for the next start
+        }
         var out: [AuditRecord] = []
-        for (url, ledger) in await journal.leftovers() {
-            guard let intent = ledger.intent else { continue }
+        for left in leftovers {
+            guard let intent = left.ledger.intent else { continue }  // an unreadable intent is kept, never guessed at
             let logged: AuditRecord?
             do {
                 logged = try await audit.outcome(ofJob: intent.job)
@@ -226,76 +217,94 @@ public struct Engine: Sendable {
                 continue  // kept for the next start: whether it ended is unknown now
             }
             if let done = logged {
-                // It finished and was audited; only the journal's removal did not last (stopped right after
-                // the outcome record, or the unfsynced unlink lost to a power cut). What its outcome sets in the
-                // device state (the one decision, as for a replay as it ends) is recorded if that was lost with
-                // it — a success's values written are the intent's. When that cannot be saved the journal stays,
-                // and the next start tries again.
+                // It finished and was audited, but its journal stayed: only a journal of the release before the
+                // database can (there the outcome record and the journal's removal were two steps). What its outcome
+                // sets in the device state is recorded if that was lost with it — a success's values written are the
+                // intent's — with the journal's removal.
                 let effect = ReplayOutcome(record: done).map(ReplayPageEffect.of) ?? .keep
-                let state = await deviceState.state(device: intent.device, pageId: intent.pageId)
+                let current = await deviceState.state(device: intent.device, pageId: intent.pageId)
                 // A state a later job recorded is left as it is.
-                let later = [state?.applied?.appliedAt, state?.unverified?.since].contains { ($0 ?? .distantPast) > done.time }
-                if effect == .partiallyWritten, state?.unverified?.job != intent.job, !later {
-                    do {
-                        try await deviceState.mark(UnverifiedMark.failedReplay(done))
-                    } catch {
-                        continue
-                    }
+                let later = [current?.applied?.appliedAt, current?.unverified?.since].contains {
+                    ($0 ?? .distantPast) > done.time
                 }
-                if effect == .applied, state?.applied?.job != intent.job {
-                    let applied = AppliedTemplate(
-                        version: intent.templateVersion, versionId: done.templateVersionId, pageHash: intent.pageHash,
-                        appliedAt: done.time, appliedBy: done.who, job: intent.job,
-                        entries: intent.registers.map {
-                            ExpectedValue(
-                                registerId: $0.registerId, address: $0.address, valueData: $0.expectedData, value: $0.expected)
-                        })
-                    do {
-                        try await deviceState.recordApplied(device: intent.device, pageId: intent.pageId, applied)
-                    } catch {
-                        continue
-                    }
+                var state: DevicePageState?
+                if effect == .partiallyWritten, current?.unverified?.job != intent.job, !later {
+                    state = await deviceState.marked(UnverifiedMark.failedReplay(done))
                 }
-                await journal.remove(url)
+                if effect == .applied, current?.applied?.job != intent.job {
+                    state = DeviceStateStore.applied(
+                        device: intent.device, pageId: intent.pageId,
+                        AppliedTemplate(
+                            version: intent.templateVersion, versionId: done.templateVersionId, pageHash: intent.pageHash,
+                            appliedAt: done.time, appliedBy: done.who, job: intent.job,
+                            entries: intent.registers.map {
+                                ExpectedValue(
+                                    registerId: $0.registerId, address: $0.address, valueData: $0.expectedData,
+                                    value: $0.expected)
+                            }))
+                }
+                _ = await commitRecovery(job: intent.job, record: nil, state: state)
                 continue
             }
-            // Values are decoded from the intent (the page may have changed since); looked up by id, not
-            // scanned per register (a 10,000-register intent would cost 50 million comparisons at start).
-            let expected = Dictionary(
-                intent.registers.map { ($0.registerId, $0.expected) }, uniquingKeysWith: { first, _ in first })
-            let registers = ledger.auditRegisters { _, words in .bytes(words.bigEndianBytes) }.map { reg -> AuditRegister in
-                var r = reg
-                if r.written != nil, let value = expected[reg.registerId] { r.written = value }
-                return r
-            }
-            let sent = registers.filter { $0.written != nil }.count
-            // The steps first: an unlock sent without its commit leaves the machine in another mode.
-            var message = "interrupted: may be partially written ("
-            if let steps = ledger.stepsText { message += steps + "; " }
-            message +=
-                "\(ledger.writeFrames - ledger.stepFrames) register write frames answered, \(sent) of \(registers.count) registers sent"
-            if let last = ledger.lastConfirmed { message += "; last confirmed \(last)" }
-            if let doubt = ledger.firstInDoubt { message += "; first in doubt \(doubt)" }
-            message += "); not resumed: replay or diff the device to clear"
-            var record = AuditRecord(
-                time: Date(), kind: .replay, who: intent.who, pageId: intent.pageId, device: intent.device,
-                endpoint: intent.endpoint, unit: intent.unit, identity: intent.identity, templateVersion: intent.templateVersion,
-                pageHash: intent.pageHash, result: .interrupted, message: message, registers: registers, job: intent.job,
-                writeFrames: ledger.writeFrames)
-            record.beforeWrite = ledger.stepResults(.beforeWrite)
-            record.afterWrite = ledger.stepResults(.afterWrite)
-            do {
-                try await deviceState.mark(
-                    UnverifiedMark(
-                        device: intent.device, pageId: intent.pageId, since: intent.time, job: intent.job, message: message))
-                try await audit.append(record)
-            } catch {
-                continue  // kept for the next start
-            }
-            await journal.remove(url)
-            out.append(record)
+            let record = Self.interruptedRecord(intent, ledger: left.ledger, unreadable: left.unreadable)
+            let state = await deviceState.marked(
+                UnverifiedMark(
+                    device: intent.device, pageId: intent.pageId, since: intent.time, job: intent.job,
+                    message: record.message ?? "interrupted"))
+            if await commitRecovery(job: intent.job, record: record, state: state) { out.append(record) }
         }
         return out
+    }
+
+    /// Commits a recovered journal's record and state with its removal; false when it could not (the journal is
+    /// kept for the next start).
+    private func commitRecovery(job: String, record: AuditRecord?, state: DevicePageState?) async -> Bool {
+        let recordRow = record.map(AuditLog.Row.init)
+        let stateRow = state.map(DeviceStateStore.Row.init)
+        do {
+            try await database.write { c in
+                if let recordRow { try AuditLog.insert(recordRow, on: c) }
+                if let stateRow { try DeviceStateStore.save(stateRow, on: c) }
+                try ReplayJournal.remove(job: job, on: c)
+            }
+        } catch {
+            return false
+        }
+        if let state { await deviceState.remember(state) }
+        return true
+    }
+
+    /// The "interrupted" record of a replay whose journal ends without an outcome: what its transitions tell of the
+    /// frames sent, the steps first (an unlock sent without its commit leaves the machine in another mode).
+    static func interruptedRecord(_ intent: ReplayIntent, ledger: ReplayLedger, unreadable: Int) -> AuditRecord {
+        // Values are decoded from the intent (the page may have changed since); looked up by id, not scanned per
+        // register (a 10,000-register intent would cost 50 million comparisons at start).
+        let expected = Dictionary(
+            intent.registers.map { ($0.registerId, $0.expected) }, uniquingKeysWith: { first, _ in first })
+        let registers = ledger.auditRegisters { _, words in .bytes(words.bigEndianBytes) }.map { reg -> AuditRegister in
+            var r = reg
+            if r.written != nil, let value = expected[reg.registerId] { r.written = value }
+            return r
+        }
+        let sent = registers.filter { $0.written != nil }.count
+        var message = "interrupted: may be partially written ("
+        if let steps = ledger.stepsText { message += steps + "; " }
+        message +=
+            "\(ledger.writeFrames - ledger.stepFrames) register write frames answered, \(sent) of \(registers.count) registers sent"
+        if let last = ledger.lastConfirmed { message += "; last confirmed \(last)" }
+        if let doubt = ledger.firstInDoubt { message += "; first in doubt \(doubt)" }
+        if unreadable > 0 {
+            message += "; \(unreadable) journal event\(unreadable == 1 ? "" : "s") unreadable: every register may have been written"
+        }
+        message += "); not resumed: replay or diff the device to clear"
+        var record = AuditRecord(
+            time: Date(), kind: .replay, who: intent.who, pageId: intent.pageId, device: intent.device,
+            endpoint: intent.endpoint, unit: intent.unit, identity: intent.identity, templateVersion: intent.templateVersion,
+            pageHash: intent.pageHash, result: .interrupted, message: message, registers: registers, job: intent.job,
+            writeFrames: ledger.writeFrames)
+        record.beforeWrite = ledger.stepResults(.beforeWrite)
+        record.afterWrite = ledger.stepResults(.afterWrite)
+        return record
     }
 
     /// Archives a template file brought from another site as the page's next version; the file must be
@@ -367,7 +376,7 @@ extension Engine {
     }
 }
 
-/// The replay's journal file, set once its intent is durable.
+/// The replay's journal, set once its intent is committed.
 final class JournalSlot: @unchecked Sendable {
     private let lock = NSLock()
     private var entry: ReplayJournal.Entry?

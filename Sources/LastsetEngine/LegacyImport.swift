@@ -26,15 +26,20 @@ import LastsetStore
 ///   link, temp files of interrupted writes) is not imported and is named in the note; it is moved aside with
 ///   the rest. A `templates` that is itself a link is refused: nothing is imported, the daemon does not start.
 ///
-/// Replay journals (`journal/`) and device-state files (`device-state/`) stay files in this phase (phase 3 of
-/// issue 20 moves them).
+/// Replay journals (`journal/<job>.jsonl`, replays the release did not finish) become `replay_journal` and
+/// `replay_event` rows, recovered at this start like any journal (`Engine.recoverInterrupted`); a torn last line
+/// is left out, as the release left it out. Device-state files (`device-state/`, or the single
+/// `device-state.json` of older releases) become `device_page_state` rows — all of them or, when one cannot be
+/// read, none: the start then rebuilds the state from the audit log (`Engine.loadDeviceState`), as the release did.
 enum LegacyImport {
     /// The folder the imported files are moved into.
     static let keptAside = RecordStore.keptAsideName
 
     /// The names in the data directory that the release before the database kept its records in.
     static func legacyNames(_ names: [String]) -> [String] {
-        names.filter { $0 == "templates" || $0 == "audit.jsonl" || segmentNumber($0) != nil }.sorted()
+        names.filter {
+            ["templates", "audit.jsonl", "journal", "device-state", "device-state.json"].contains($0) || segmentNumber($0) != nil
+        }.sorted()
     }
 
     /// `audit.000012.jsonl` → 12.
@@ -93,6 +98,10 @@ enum LegacyImport {
         var unreadable = 0
         var notImported: [String] = []
         var accounted: [String] = []
+        var journals = 0
+        var journalEvents = 0
+        var deviceStates = 0
+        var deviceStateProblem: String?
     }
 
     /// Imports everything in `present` on the writer's connection `c` (one transaction); returns the summary.
@@ -218,11 +227,26 @@ enum LegacyImport {
             }
         }
 
+        if present.contains("journal") { try importJournals(data, on: c, into: &tally) }
+        if present.contains("device-state") || present.contains("device-state.json") {
+            try importDeviceState(data, present: present, on: c, into: &tally)
+        }
+
         var summary =
             "\(tally.versions) template version\(tally.versions == 1 ? "" : "s") of \(tally.pages.count) page\(tally.pages.count == 1 ? "" : "s"), \(tally.deleted) deleted marker\(tally.deleted == 1 ? "" : "s"), \(tally.records) audit record\(tally.records == 1 ? "" : "s")"
         if tally.unreadable > 0 {
             summary +=
                 " and \(tally.unreadable) unreadable audit line\(tally.unreadable == 1 ? "" : "s") (kept in audit_unreadable)"
+        }
+        if tally.journals > 0 {
+            summary +=
+                "; \(tally.journals) journal\(tally.journals == 1 ? "" : "s") of unfinished replays (\(tally.journalEvents) transitions)"
+        }
+        if tally.deviceStates > 0 {
+            summary += "; \(tally.deviceStates) device page state\(tally.deviceStates == 1 ? "" : "s")"
+        }
+        if let problem = tally.deviceStateProblem {
+            summary += "; device state not imported (\(problem)): rebuilt from the audit log"
         }
         if !tally.accounted.isEmpty {
             summary += "; intents the release left without their outcome, recorded now: " + tally.accounted.joined(separator: ", ")
@@ -234,6 +258,91 @@ enum LegacyImport {
             "INSERT INTO legacy_import (id, imported_at, summary) VALUES (1, ?, ?)", .integer(RecordStore.milliseconds(Date())),
             .text(summary))
         return summary
+    }
+
+    /// The release's replay journals: a file per unfinished replay, its intent line first, one line per transition.
+    private static func importJournals(_ data: DirectoryHandle, on c: Connection, into tally: inout Tally) throws {
+        let journal: DirectoryHandle
+        do {
+            guard let j = try data.subdirectory("journal", create: false) else { return }
+            journal = j
+        } catch {
+            throw RecordStoreError.migration("\(error); nothing was imported")
+        }
+        let decoder = APICoding.decoder()
+        for name in journal.names().sorted() where name.hasSuffix(".jsonl") {
+            let bytes: Data
+            do {
+                guard let read = try journal.readFile(name) else { continue }
+                bytes = read.data
+            } catch {
+                tally.notImported.append("journal/\(name) (\(error))")
+                continue
+            }
+            var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: true).map { Data($0) }
+            // A torn last line (killed mid-write) is left out, as the release left it out; every earlier line is whole.
+            if let last = lines.last, (try? decoder.decode(ReplayEvent.self, from: last)) == nil { lines.removeLast() }
+            guard let first = lines.first, let event = try? decoder.decode(ReplayEvent.self, from: first),
+                let intent = event.intent
+            else {
+                // Killed before its intent was whole: nothing was written yet.
+                tally.notImported.append("journal/\(name) (no whole intent: the replay wrote nothing)")
+                continue
+            }
+            let row = ReplayJournal.IntentRow(intent)
+            try c.run(
+                "INSERT INTO replay_journal (job, started_at, device, page_id, intent) VALUES (?, ?, ?, ?, ?)", .text(row.job),
+                .integer(row.time), .text(row.device), .text(row.pageId), .text(String(decoding: first, as: UTF8.self)))
+            for (i, line) in lines.dropFirst().enumerated() {
+                try c.run(
+                    "INSERT INTO replay_event (job, seq, event) VALUES (?, ?, ?)", .text(intent.job), .integer(i + 1),
+                    .text(String(decoding: line, as: UTF8.self)))
+                tally.journalEvents += 1
+            }
+            tally.journals += 1
+        }
+    }
+
+    /// The release's device state: `device-state/` (a file per device page) or the older single `device-state.json`.
+    private static func importDeviceState(_ data: DirectoryHandle, present: [String], on c: Connection, into tally: inout Tally)
+        throws
+    {
+        struct FileBody: Decodable {
+            var format: String
+            var state: DevicePageState
+        }
+        struct SingleFileBody: Decodable {
+            var format: String
+            var states: [DevicePageState]
+        }
+        let format = "lastset-device-state"
+        let decoder = APICoding.decoder()
+        var states: [DevicePageState] = []
+        do {
+            if present.contains("device-state") {
+                guard let dir = try data.subdirectory("device-state", create: false) else { return }
+                for name in dir.names().sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
+                    guard let file = try dir.readFile(name) else { continue }
+                    guard let body = try? decoder.decode(FileBody.self, from: file.data), body.format == format else {
+                        throw StorageError(operation: "read", path: "device-state/\(name)", errno: EINVAL)
+                    }
+                    states.append(body.state)
+                }
+            } else if let file = try data.readFile("device-state.json") {
+                guard let body = try? decoder.decode(SingleFileBody.self, from: file.data), body.format == format else {
+                    throw StorageError(operation: "read", path: "device-state.json", errno: EINVAL)
+                }
+                states = body.states
+            }
+        } catch {
+            tally.deviceStateProblem = "\(error)"
+            return
+        }
+        var seen = Set<String>()
+        for s in states where seen.insert(s.device + "\u{0}" + s.pageId).inserted {
+            try DeviceStateStore.save(DeviceStateStore.Row(s), on: c)
+            tally.deviceStates += 1
+        }
     }
 
     /// Renames each of `names` into `pre-sqlite/` (a name already there gets `.2`, `.3`, …), then fsyncs both

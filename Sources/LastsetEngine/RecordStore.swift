@@ -3,10 +3,10 @@ import LastsetCore
 import LastsetStore
 
 /// The data directory's database, `<data>/lastset.db`: the template versions (their checksummed files), the
-/// numbers of deleted versions and the audit log, as rows; each promise one commit. Opened once per daemon; the
-/// archive and the audit log write through its one writer, so the records of one job (a version and its audit
-/// record) commit together and jobs running at the same time share commits (docs/ARCHITECTURE.md, "The
-/// database"). Replay journals and device-state files stay files in this step (issue 20, phase 3 moves them).
+/// numbers of deleted versions, the audit log, running replays' journals and each device page's state, as rows;
+/// each promise one commit. Opened once per daemon; everything writes through its one writer, so the records of
+/// one job (a version and its audit record; a replay's outcome, its device state and its journal's end) commit
+/// together and jobs running at the same time share commits (docs/ARCHITECTURE.md, "The records").
 public enum RecordStore {
     /// The database's file name in the data directory.
     public static let fileName = "lastset.db"
@@ -63,13 +63,37 @@ public enum RecordStore {
                 imported_at INTEGER NOT NULL,
                 summary TEXT NOT NULL
             ) STRICT;
+            """,
+            // 2: replay journals and device state as rows (issue 20, phase 3).
             """
+            CREATE TABLE replay_journal (
+                job TEXT PRIMARY KEY,
+                started_at INTEGER NOT NULL,
+                device TEXT NOT NULL,
+                page_id TEXT NOT NULL,
+                intent TEXT NOT NULL
+            ) STRICT;
+            CREATE TABLE replay_event (
+                job TEXT NOT NULL REFERENCES replay_journal (job) ON DELETE CASCADE,
+                seq INTEGER NOT NULL,
+                event TEXT NOT NULL,
+                PRIMARY KEY (job, seq)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE device_page_state (
+                device TEXT NOT NULL,
+                page_id TEXT NOT NULL,
+                applied_version_id TEXT,
+                state TEXT NOT NULL,
+                PRIMARY KEY (device, page_id)
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX device_state_by_version ON device_page_state (page_id, applied_version_id);
+            """,
         ])
 
     /// Opens (creating, migrating) `<data>/lastset.db`. A damaged database is refused with what to do.
     public static func open(dataDirectory: URL) throws(RecordStoreError) -> Database {
         do {
-            try DurableFile.makeDirectory(dataDirectory)
+            try DataDirectory.makeDirectory(dataDirectory)
         } catch {
             throw .storage(error)
         }

@@ -3,17 +3,21 @@ import LastsetCore
 import ModbusLink
 
 /// Where a replay journals its transitions: `begin` makes the intent durable (audit intent record and
-/// journal file) before the first write frame and throws when it cannot — then nothing is written;
-/// `record` appends one transition and returns false when it could not be journaled.
+/// the journal's intent, one commit) before the first write frame and throws when it cannot — then nothing is
+/// written; `record` journals one transition and returns false when it (or one before it) could not be journaled.
 public struct ReplaySink: Sendable {
     /// Makes the intent durable; throws when it cannot (the replay is then refused).
     public var begin: @Sendable (ReplayIntent) async throws -> Void
-    /// Journals one transition; false when it could not.
-    public var record: @Sendable (ReplayEvent) -> Bool
+    /// Journals one transition; false when it could not. The flag says it must be recorded before a frame goes
+    /// out: the call then returns once it is (it may block: made on a device connection's queue, inside its batch);
+    /// other transitions may be queued.
+    public var record: @Sendable (ReplayEvent, _ beforeFrame: Bool) -> Bool
 
     /// A sink from its two functions.
-    public init(begin: @escaping @Sendable (ReplayIntent) async throws -> Void, record: @escaping @Sendable (ReplayEvent) -> Bool)
-    {
+    public init(
+        begin: @escaping @Sendable (ReplayIntent) async throws -> Void,
+        record: @escaping @Sendable (ReplayEvent, _ beforeFrame: Bool) -> Bool
+    ) {
         self.begin = begin
         self.record = record
     }
@@ -109,7 +113,7 @@ public struct Replay {
     @discardableResult
     private mutating func journal(_ event: ReplayEvent) -> Bool {
         guard let sink, ledger.intent != nil else { return true }
-        let ok = sink.record(event)
+        let ok = sink.record(event, false)
         if !ok { journalBroken = true }
         return ok
     }
@@ -404,19 +408,14 @@ public struct Replay {
             }
             let value = UInt16(truncatingIfNeeded: step.value)
             let request = JournalRequest(function: .fc06, address: step.address, count: 1, registerIds: [])
-            guard record(ReplayEvent(.write, request: request, phase: phase)) else {
-                failedAt = i
-                results.append(
-                    StepResult(address: step.address, value: step.value, status: .notAttempted, message: "journal not writable"))
-                report.stoppedAt = "\(phase.rawValue)[\(i)]"
-                report.reason = "the journal could not be written: nothing further sent"
-                continue
-            }
+            let intent = ReplayEvent(.write, request: request, phase: phase)
             let unit = target.unit
             let link = target.linkOptions
             let sink = journaling ? self.sink : nil
-            let (event, error, journaled, readBack, readError, readBackFrames) = await target.connection.batch {
-                c -> (ReplayEvent, ModbusError?, Bool, UInt16?, ModbusError?, Int) in
+            // The step's intent is journaled on the connection's queue, right before its frame.
+            let sent = await target.connection.batch {
+                c -> (event: ReplayEvent, error: ModbusError?, journaled: Bool, readBack: UInt16?, readError: ModbusError?, readFrames: Int)? in
+                guard sink?.record(intent, true) ?? true else { return nil }
                 var error: ModbusError?
                 do throws(ModbusError) {
                     try c.writeRegister(unit: unit, address: step.address, value: value, options: link)
@@ -431,7 +430,7 @@ public struct Replay {
                     .step, request: request, answer: answer, frames: frames.sent,
                     exceptionCode: error?.exceptionCode.map(Int.init), message: error?.description, phase: phase)
                 // Journaled here, before the read-back: the answer is a fact about the machine already.
-                let journaled = sink?.record(event) ?? true
+                let journaled = sink?.record(event, false) ?? true
                 guard error == nil else { return (event, error, journaled, nil, nil, 0) }
                 // Read back like every other write. Unlock and commit registers are often commands that
                 // clear themselves, so a different value is reported, not treated as a failure.
@@ -441,6 +440,16 @@ public struct Replay {
                 } catch let readError {
                     return (event, nil, journaled, nil, readError, c.lastCall.sent)
                 }
+            }
+            ledger.record(intent)
+            guard let (event, error, journaled, readBack, readError, readBackFrames) = sent else {
+                failedAt = i
+                results.append(
+                    StepResult(address: step.address, value: step.value, status: .notAttempted, message: "journal not writable"))
+                report.stoppedAt = "\(phase.rawValue)[\(i)]"
+                report.reason = "the journal could not be written: nothing further sent"
+                journalBroken = true
+                continue
             }
             readFrames += readBackFrames
             record(event, journaled: true)
@@ -695,7 +704,7 @@ public struct Replay {
                 let request = plan.writes[k]
                 let journal = JournalRequest(request)
                 let intent = ReplayEvent(.write, request: journal)
-                if journaling, let sink, !sink.record(intent) {
+                if journaling, let sink, !sink.record(intent, true) {
                     out.journalFailed = true
                     break
                 }
@@ -719,7 +728,7 @@ public struct Replay {
                 let event = ReplayEvent(
                     .answer, request: journal, answer: answer, frames: frames.sent,
                     exceptionCode: error?.exceptionCode.map(Int.init), message: error?.description)
-                if journaling, let sink { _ = sink.record(event) }
+                if journaling, let sink { _ = sink.record(event, false) }
                 out.events.append(event)
                 if let error {
                     out.failure = (k, error, answer)

@@ -1,127 +1,144 @@
 import Foundation
 import LastsetCore
-import ModbusLink
+import LastsetStore
 
-#if canImport(Glibc)
-    import Glibc
-#endif
+/// The running replays' journals, as rows of the data directory's database: `replay_journal` holds a replay's
+/// intent (committed with its audit intent, durably, before the first write frame), `replay_event` one row per
+/// transition after it. The replay's outcome commit removes both (with the outcome record and the device state),
+/// so a journal still there at start-up is a replay the daemon did not finish: `Engine.recoverInterrupted` turns
+/// it into an "interrupted" audit record and marks the device page unverified, in one commit.
+///
+/// Transitions are committed without an fsync of their own (`Database.write(durable: false)`): in the WAL, they
+/// survive the daemon being killed, and the outcome's durable commit covers them. One that must exist before a
+/// frame goes out (a write's intent, a step's) is waited for; the others are queued in order.
+public struct ReplayJournal: Sendable {
+    /// The database holding the journals.
+    public let database: Database
 
-/// The durable side of replay journals: `<data>/journal/<job>.jsonl` holds a running replay's
-/// transitions (the intent line fsynced before the first write frame, then one line per transition),
-/// and is removed once the replay's audit record is written. A file left at start-up is a replay the
-/// daemon did not finish: `Engine.recoverInterrupted` turns it into an "interrupted" audit record and marks
-/// the device page unverified in the device state (`DeviceStateStore`) until a replay succeeds or a diff
-/// clears it.
-public actor ReplayJournal {
-    /// `<data>/journal`.
-    public nonisolated let directory: URL
-    /// `<data>` and `<data>/journal`, opened once: every name below them is opened with `O_NOFOLLOW`, so
-    /// a link planted as `journal` or as a journal file is never followed.
-    private nonisolated let data: DirectoryHandle
-    private nonisolated let journal: DirectoryHandle
-    private let executor = DispatchQueueExecutor(label: "lastset.journal")
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
-
-    /// Opens (creating) the journal directory.
-    public init(dataDirectory: URL) throws(StorageError) {
-        directory = dataDirectory.appendingPathComponent("journal")
-        try DurableFile.makeDirectory(dataDirectory)
-        data = try DirectoryHandle.open(dataDirectory.path)
-        guard let journal = try data.subdirectory("journal", create: true) else {
-            throw StorageError(operation: "open directory", path: directory.path, errno: ENOENT)
-        }
-        self.journal = journal
+    /// The journals in `database`.
+    public init(database: Database) {
+        self.database = database
     }
 
-    /// One running replay's journal file.
+    /// A journal's intent row, made on the caller's thread (the intent lists every register).
+    public struct IntentRow: Sendable {
+        let job: String
+        let time: Int64
+        let device: String
+        let pageId: String
+        let line: String
+
+        /// The row of `intent`.
+        public init(_ intent: ReplayIntent) {
+            job = intent.job
+            time = RecordStore.milliseconds(intent.time)
+            device = intent.device
+            pageId = intent.pageId
+            line = String(decoding: ReplayEvent(.intent, intent: intent).journalLine, as: UTF8.self)
+        }
+    }
+
+    /// Inserts a journal's intent inside the caller's transaction.
+    public static func insert(_ row: IntentRow, on c: Connection) throws(DatabaseError) {
+        try c.run(
+            "INSERT INTO replay_journal (job, started_at, device, page_id, intent) VALUES (?, ?, ?, ?, ?)", .text(row.job),
+            .integer(row.time), .text(row.device), .text(row.pageId), .text(row.line))
+    }
+
+    /// Removes a job's journal, its transitions with it, inside the caller's transaction.
+    static func remove(job: String, on c: Connection) throws(DatabaseError) {
+        try c.run("DELETE FROM replay_journal WHERE job = ?", .text(job))
+    }
+
+    /// One running replay's journal, once its intent is committed.
     public final class Entry: @unchecked Sendable {
-        let fd: Int32
-        let url: URL
+        /// The replay's job.
+        public let job: String
+        private let database: Database
         private let lock = NSLock()
-        init(fd: Int32, url: URL) {
-            self.fd = fd
-            self.url = url
-        }
-        deinit { close(fd) }
+        private var seq = 0
+        private var failure: (any Error)?
 
-        /// Appends one transition (one write, no fsync: it survives the process being killed).
-        func append(_ event: ReplayEvent) throws(StorageError) {
-            try append(line: event.journalLine)
+        init(job: String, database: Database) {
+            self.job = job
+            self.database = database
         }
 
-        /// Appends one journal line (without its line feed).
-        fileprivate func append(line: [UInt8]) throws(StorageError) {
-            let ok = lock.withLock { () -> Bool in
-                var bytes = line
-                bytes.append(0x0A)
-                var offset = 0
-                while offset < bytes.count {
-                    let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                    if n < 0 && errno == EINTR { continue }
-                    guard n > 0 else { return false }
-                    offset += n
+        /// Journals one transition after the ones before it. `beforeFrame`: it must exist before a frame goes out,
+        /// so this returns once it is committed (blocking the calling thread: call it on a device connection's
+        /// queue, never on the cooperative pool); otherwise it is queued. False when it, or a transition queued
+        /// before it, could not be journaled — the replay then sends nothing further.
+        public func append(_ event: ReplayEvent, beforeFrame: Bool) -> Bool {
+            let line = String(decoding: event.journalLine, as: UTF8.self)
+            let (job, database) = (self.job, self.database)
+            let work: @Sendable (Connection) throws -> Void
+            let next: Int? = lock.withLock {
+                guard failure == nil else { return nil }
+                seq += 1
+                return seq
+            }
+            guard let next else { return false }
+            work = { c in
+                try c.run(
+                    "INSERT INTO replay_event (job, seq, event) VALUES (?, ?, ?)", .text(job), .integer(next), .text(line))
+            }
+            if beforeFrame {
+                do {
+                    try database.writeNow(durable: false, work)
+                } catch {
+                    lock.withLock { failure = failure ?? error }
                 }
+            } else {
+                database.submit(durable: false, work) { [self] error in
+                    if let error { lock.withLock { failure = failure ?? error } }
+                }
+            }
+            return lock.withLock { failure == nil }
+        }
+    }
+
+    /// The entry of a replay whose intent was committed.
+    public func entry(job: String) -> Entry { Entry(job: job, database: database) }
+
+    /// A journal left by a replay that did not finish.
+    public struct Leftover: Sendable {
+        /// Its job.
+        public var job: String
+        /// Its transitions folded (`intent` nil when its intent line did not decode).
+        public var ledger: ReplayLedger
+        /// Transitions that did not decode (reported, never silently dropped).
+        public var unreadable: Int
+    }
+
+    /// Journals left by replays that did not finish, folded, oldest first.
+    public func leftovers() async throws -> [Leftover] {
+        try await database.read { c in
+            var journals: [(job: String, intent: String)] = []
+            try c.rows("SELECT job, intent FROM replay_journal ORDER BY started_at, job") { row in
+                journals.append((row.text(0) ?? "", row.text(1) ?? ""))
                 return true
             }
-            if !ok { throw StorageError(operation: "append to", path: url.path, errno: errno == 0 ? ENOSPC : errno) }
-        }
-    }
-
-    /// Creates the job's journal with its intent, fsynced (file and directory) before returning. The
-    /// intent's line (every register) is written out on the caller's thread, the file on the journal's queue.
-    public nonisolated func begin(_ intent: ReplayIntent) async throws(StorageError) -> Entry {
-        try await create(job: intent.job, intentLine: ReplayEvent(.intent, intent: intent).journalLine)
-    }
-
-    private func create(job: String, intentLine: [UInt8]) throws(StorageError) -> Entry {
-        let name = "\(job).jsonl"
-        let url = directory.appendingPathComponent(name)
-        let fd = openat(journal.fd, name, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o640)
-        guard fd >= 0 else { throw StorageError(operation: "create", path: url.path, errno: errno) }
-        let entry = Entry(fd: fd, url: url)
-        do throws(StorageError) {
-            try entry.append(line: intentLine)
-            guard fsync(fd) == 0 else { throw StorageError(operation: "fsync", path: url.path, errno: errno) }
-            try journal.sync()
-        } catch {
-            journal.remove(name)
-            throw error
-        }
-        return entry
-    }
-
-    /// Removes a finished replay's journal (its audit record is written, fsynced). The removal is not
-    /// fsynced: should a power loss bring the file back, recovery finds the job's outcome in the audit log
-    /// and drops the journal without an "interrupted" record (`Engine.recoverInterrupted`).
-    public func finish(_ entry: Entry) {
-        journal.remove(entry.url.lastPathComponent)
-    }
-
-    /// Journals left by replays that did not finish, folded (oldest first).
-    public func leftovers() -> [(url: URL, ledger: ReplayLedger)] {
-        let names = journal.names().filter { $0.hasSuffix(".jsonl") }
-        let decoder = APICoding.decoder()
-        var out: [(URL, ReplayLedger)] = []
-        for name in names.sorted() {
-            let url = directory.appendingPathComponent(name)
-            // Never through a link, never a FIFO or device planted there.
-            guard let (data, _) = try? journal.readFile(name) else { continue }
-            // A torn last line (killed mid-write) is skipped; every earlier line is whole.
-            let events = data.split(separator: 0x0A).compactMap { try? decoder.decode(ReplayEvent.self, from: Data($0)) }
-            let ledger = ReplayLedger(events: events)
-            guard ledger.intent != nil else {
-                // Killed before the intent was complete: nothing was written yet.
-                journal.remove(name)
-                continue
+            let decoder = APICoding.decoder()
+            var out: [Leftover] = []
+            for (job, intentLine) in journals {
+                var events: [ReplayEvent] = []
+                var unreadable = 0
+                if let e = try? decoder.decode(ReplayEvent.self, from: Data(intentLine.utf8)) {
+                    events.append(e)
+                } else {
+                    unreadable += 1
+                }
+                try c.rows("SELECT event FROM replay_event WHERE job = ? ORDER BY seq", .text(job)) { row in
+                    if let text = row.text(0), let e = try? decoder.decode(ReplayEvent.self, from: Data(text.utf8)) {
+                        events.append(e)
+                    } else {
+                        unreadable += 1
+                    }
+                    return true
+                }
+                out.append(Leftover(job: job, ledger: ReplayLedger(events: events), unreadable: unreadable))
             }
-            out.append((url, ledger))
+            return out
         }
-        return out.sorted { ($0.1.intent?.time ?? .distantPast) < ($1.1.intent?.time ?? .distantPast) }
-    }
-
-    /// Forgets a recovered journal.
-    public func remove(_ url: URL) {
-        journal.remove(url.lastPathComponent)
-        try? journal.sync()
     }
 }

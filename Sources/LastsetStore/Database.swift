@@ -39,8 +39,10 @@ public final class Database: Sendable {
 
     /// What the writer has done, for tests, metrics and benchmarks.
     public struct Statistics: Sendable, Hashable {
-        /// Transactions committed (each one fsync of the WAL).
+        /// Transactions committed (each one fsync of the WAL, but for the `nonDurableCommits` among them).
         public var commits = 0
+        /// Transactions committed into the WAL without an fsync (every write in them `durable: false`).
+        public var nonDurableCommits = 0
         /// Writes acknowledged (each belonged to one commit).
         public var writes = 0
         /// Transactions whose COMMIT failed (their writes all failed).
@@ -194,21 +196,28 @@ public final class Database: Sendable {
     /// Runs `work` in the next transaction of the writer and returns what it returned once that transaction is
     /// committed and durable. Throws what `work` threw (its writes then undone, the others' kept), or the
     /// `DatabaseError` of a commit that failed (every write of that commit then failed).
+    ///
+    /// `durable: false` (a replay's per-frame journal events, which a later durable commit covers): the caller is
+    /// resumed once the transaction is in the WAL — it survives the process being killed, not a power loss —
+    /// without waiting for an fsync of its own. A transaction holding any durable write is durable.
     @discardableResult
-    public func write<T: Sendable>(_ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+    public func write<T: Sendable>(durable: Bool = true, _ work: @escaping @Sendable (Connection) throws -> T) async throws
+        -> T
+    {
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
-            writer.submit(PendingWrite(work: work, complete: { c.resume(with: $0) }))
+            writer.submit(PendingWrite(durable: durable, work: work, complete: { c.resume(with: $0) }))
         }
     }
 
-    /// `write` for callers that cannot wait asynchronously (start-up, before anything else writes): blocks
-    /// the calling thread until the transaction holding `work` is durable.
+    /// `write` for callers that cannot wait asynchronously (start-up; a device connection's own queue, before it
+    /// sends a frame): blocks the calling thread until the transaction holding `work` is committed (durable unless
+    /// `durable` is false). Never call it on the cooperative pool.
     @discardableResult
-    public func writeNow<T>(_ work: @escaping (Connection) throws -> T) throws -> T {
+    public func writeNow<T>(durable: Bool = true, _ work: @escaping (Connection) throws -> T) throws -> T {
         let box = UncheckedBox<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         let pending = PendingWrite<T>(
-            work: work,
+            durable: durable, work: work,
             complete: {
                 box.value = $0
                 done.signal()
@@ -216,6 +225,24 @@ public final class Database: Sendable {
         writer.submit(pending)
         done.wait()
         return try box.value!.get()
+    }
+
+    /// Queues a write without waiting for it: `done` is called on the writer's queue once its transaction is
+    /// committed (nil) or has failed. Writes are committed in the order they were queued, so a later write a
+    /// caller waits for covers this one.
+    public func submit(
+        durable: Bool = true, _ work: @escaping @Sendable (Connection) throws -> Void,
+        done: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        writer.submit(
+            PendingWrite<Void>(
+                durable: durable, work: work,
+                complete: {
+                    switch $0 {
+                    case .success: done(nil)
+                    case .failure(let e): done(e)
+                    }
+                }))
     }
 
     /// Runs `work` on a reader connection inside one read transaction (a consistent snapshot).
@@ -290,6 +317,8 @@ final class Reader: @unchecked Sendable {
 
 /// A write waiting for its transaction.
 protocol PendingWork: AnyObject, Sendable {
+    /// Whether its caller is answered only after an fsync (see `Database.write(durable:_:)`).
+    var durable: Bool { get }
     /// Runs the write on the writer's connection (inside its savepoint); false when it threw.
     func run(on c: Connection) -> Bool
     /// Resumes the caller: with the write's own result, or `failure` (its transaction failed).
@@ -297,11 +326,13 @@ protocol PendingWork: AnyObject, Sendable {
 }
 
 final class PendingWrite<T>: PendingWork, @unchecked Sendable {
+    let durable: Bool
     private let work: (Connection) throws -> T
     private let complete: (Result<T, any Error>) -> Void
     private var result: Result<T, any Error>?
 
-    init(work: @escaping (Connection) throws -> T, complete: @escaping (Result<T, any Error>) -> Void) {
+    init(durable: Bool = true, work: @escaping (Connection) throws -> T, complete: @escaping (Result<T, any Error>) -> Void) {
+        self.durable = durable
         self.work = work
         self.complete = complete
     }
@@ -407,12 +438,27 @@ final class Writer: @unchecked Sendable {
     /// One transaction for `batch`: each write in its savepoint, one COMMIT, then every caller resumed.
     private func commit(_ batch: [any PendingWork]) {
         let c = connection
+        // Nothing in it waits for durability: committed into the WAL without an fsync (the next durable commit's
+        // fsync covers it, the WAL being written in order). Back to FULL after it, whatever happened.
+        if !batch.contains(where: { $0.durable }) {
+            try? c.execute("PRAGMA synchronous = OFF")
+            defer { try? c.execute("PRAGMA synchronous = FULL") }
+            if commitTransaction(batch) { state.withLock { $0.statistics.nonDurableCommits += 1 } }
+            return
+        }
+        commitTransaction(batch)
+    }
+
+    /// Commits `batch` in one transaction; true when it committed.
+    @discardableResult
+    private func commitTransaction(_ batch: [any PendingWork]) -> Bool {
+        let c = connection
         SystemErrorLog.clear()
         do {
             try c.execute("BEGIN IMMEDIATE", operation: "begin a transaction on")
         } catch {
             for w in batch { w.finish(failure: error) }
-            return
+            return false
         }
         var ran: [any PendingWork] = []
         for (i, w) in batch.enumerated() {
@@ -432,7 +478,7 @@ final class Writer: @unchecked Sendable {
                         w.finish(failure: nil)
                         requeue(Array(batch[(i + 1)...]))
                         fail()
-                        return
+                        return false
                     }
                     try c.execute("ROLLBACK TO write; RELEASE write", operation: "undo a write on")
                     w.finish(failure: nil)
@@ -443,7 +489,7 @@ final class Writer: @unchecked Sendable {
                 for r in ran { r.finish(failure: error) }
                 for rest in batch[i...] { rest.finish(failure: error) }
                 fail()
-                return
+                return false
             }
         }
         do {
@@ -457,13 +503,14 @@ final class Writer: @unchecked Sendable {
             overwriteFailedFrames()
             for r in ran { r.finish(failure: error) }
             fail()
-            return
+            return false
         }
         state.withLock {
             $0.statistics.commits += 1
             $0.statistics.writes += ran.count
         }
         for r in ran { r.finish(failure: nil) }
+        return true
     }
 
     private func fail() { state.withLock { $0.statistics.failedCommits += 1 } }

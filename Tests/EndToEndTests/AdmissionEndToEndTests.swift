@@ -191,7 +191,7 @@ final class AdmissionEndToEndTests: XCTestCase {
         XCTAssertEqual(try conformance().state, .conforms)
         // The device state lost: rebuilt from the audit log at the next start, with only what was written.
         XCTAssertEqual(daemon.stop(), 0)
-        try FileManager.default.removeItem(at: daemon.dataDir.appendingPathComponent("device-state"))
+        try SQLiteShell.write(daemon.dataDir.appendingPathComponent("lastset.db"), "DELETE FROM device_page_state")
         try daemon.restart()
         let rebuilt = try conformance()
         XCTAssertEqual(rebuilt.state, .conforms, rebuilt.reason ?? "")

@@ -110,12 +110,12 @@ final class ConformanceEndToEndTests: XCTestCase {
         XCTAssertEqual(restarted.applied, conforming.applied)
         XCTAssertFalse(daemon.stderr.contains("rebuilt from the audit log"), daemon.stderr)
 
-        // Lost file: rebuilt from the audit log, same version, time and principal.
+        // Lost state (the table emptied from outside): rebuilt from the audit log, same version, time and principal.
         XCTAssertEqual(daemon.stop(), 0)
-        try FileManager.default.removeItem(at: daemon.dataDir.appendingPathComponent("device-state"))
+        try SQLiteShell.write(daemon.dataDir.appendingPathComponent("lastset.db"), "DELETE FROM device_page_state")
         try daemon.restart()
         XCTAssertTrue(
-            daemon.stderrContains("device-state was missing: 1 device page rebuilt from the audit log"), daemon.stderr)
+            daemon.stderrContains("device state was missing: 1 device page rebuilt from the audit log"), daemon.stderr)
         let rebuilt = try waitConformance(daemon, "conforming after rebuild") { $0.state == .conforms }
         XCTAssertEqual(rebuilt.applied, conforming.applied)
         XCTAssertEqual(daemon.stop(), 0)

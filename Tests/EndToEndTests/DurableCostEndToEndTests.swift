@@ -7,7 +7,9 @@ import XCTest
 
 /// What each job costs in fsyncs, counted with strace attached to every thread of the real daemon while the
 /// job runs (issue 20): the physical minimum for what it promises — a capture, an import, a promote and a
-/// delete are one commit each (the version or its removal and its audit record together).
+/// delete are one commit each (the version or its removal and its audit record together); a replay two (its
+/// intent before the first frame; its outcome with the device state and the journal's end), its per-frame journal
+/// events none of their own; a dry run one (its record).
 final class DurableCostEndToEndTests: XCTestCase {
     private var peers: [PymodbusPeer] = []
 
@@ -45,6 +47,7 @@ final class DurableCostEndToEndTests: XCTestCase {
         try measured("capture", "POST", "/v1/pages/heating/capture?wait=true", #"{"device":"press-a"}"#, expect: 200)
         try Mbpoll.writeHolding(port: a.port!, unit: 1, address: 120, values: [20])
         try measured("second capture", "POST", "/v1/pages/heating/capture?wait=true", #"{"device":"press-a"}"#, expect: 200)
+        try measured("dry run", "POST", "/v1/pages/heating/apply?wait=true", #"{"device":"press-b","dryRun":true}"#, expect: 200)
         try measured("replay", "POST", "/v1/pages/heating/apply?wait=true", #"{"device":"press-b"}"#, expect: 200)
         XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 120, count: 1), [20], "press-b holds v2")
         let file = try daemon.api("GET", "/v1/pages/heating/templates/1/file")
@@ -63,5 +66,7 @@ final class DurableCostEndToEndTests: XCTestCase {
         for job in ["capture", "second capture", "import", "promote", "delete"] {
             XCTAssertEqual(counts[job], 1, "\(job): its version (or removal) and its audit record are one commit")
         }
+        XCTAssertEqual(counts["replay"], 2, "a replay: its intent, then its outcome with the device state")
+        XCTAssertEqual(counts["dry run"], 1, "a dry run: its record")
     }
 }

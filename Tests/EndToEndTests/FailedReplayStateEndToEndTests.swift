@@ -155,7 +155,7 @@ final class FailedReplayStateEndToEndTests: XCTestCase {
 
         // The state rebuilt from the audit log says the same.
         XCTAssertEqual(daemon.stop(), 0)
-        try FileManager.default.removeItem(at: daemon.dataDir.appendingPathComponent("device-state"))
+        try SQLiteShell.write(daemon.dataDir.appendingPathComponent("lastset.db"), "DELETE FROM device_page_state")
         try daemon.restart()
         try checkPartiallyWritten("after a rebuild from the audit log")
 

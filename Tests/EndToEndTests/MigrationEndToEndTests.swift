@@ -184,7 +184,7 @@ final class MigrationEndToEndTests: XCTestCase {
         XCTAssertEqual(failed.records.count, 1, "the failed replay and its failed rollback")
         XCTAssertEqual(failed.records.first?.rollback, .incomplete)
 
-        // Device state (still files in this phase): press-b holds v4, press-d is marked unverified.
+        // Device state (imported as rows): press-b holds v4, press-d is marked unverified.
         let devices = try daemon.decode([DeviceStatus].self, try daemon.api("GET", "/v1/devices"))
         XCTAssertEqual(devices.first { $0.id == "press-b" }?.applied?["heating"]?.versionId, "4")
         XCTAssertEqual(devices.first { $0.id == "press-d" }?.unverified?.map(\.reason), [.interrupted])
@@ -192,10 +192,11 @@ final class MigrationEndToEndTests: XCTestCase {
         // The files moved aside whole; none of them left in the data directory.
         let release = try tree(fixture.appendingPathComponent("data"))
         let aside = try tree(data.appendingPathComponent("pre-sqlite"))
-        XCTAssertEqual(aside, release.filter { $0.key.hasPrefix("templates/") || $0.key.hasPrefix("audit.") })
+        XCTAssertEqual(aside, release)
         let top = try FileManager.default.contentsOfDirectory(atPath: data.path)
-        XCTAssertFalse(top.contains { $0 == "templates" || $0.hasPrefix("audit.") }, "\(top)")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("journal").path), [])
+        XCTAssertFalse(
+            top.contains { ["templates", "journal", "device-state"].contains($0) || $0.hasPrefix("audit.") }, "\(top)")
+        XCTAssertEqual(try SQLiteShell.query(data.appendingPathComponent("lastset.db"), "SELECT count(*) FROM replay_journal"), ["0"])
 
         // The next capture: heating v5 (4 was the last, 3 deleted), one commit with its record.
         try Mbpoll.writeHolding(port: peers[0].port!, unit: 1, address: 120, values: [33])
@@ -251,7 +252,7 @@ final class MigrationEndToEndTests: XCTestCase {
         XCTAssertEqual(try second.rawAuditRecords().count, imported, "never imported twice")
         XCTAssertEqual(try versions(second, "heating"), [4, 2, 1])
         let aside = try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("pre-sqlite").path)
-        XCTAssertEqual(aside.sorted(), ["audit.000001.jsonl", "audit.jsonl", "templates"])
+        XCTAssertEqual(aside.sorted(), ["audit.000001.jsonl", "audit.jsonl", "device-state", "journal", "templates"])
         XCTAssertEqual(second.stop(), 0)
     }
 }

@@ -167,13 +167,18 @@ final class CaptureReplayTests: XCTestCase {
                     registerId: $0.registerId, address: $0.address, length: $0.length, expected: $0.expected,
                     expectedData: $0.expectedData)
             })
-        _ = try await ReplayJournal(dataDirectory: dir).begin(intent)
+        // In the database the outcome and the journal's end are one commit; a journal of the release before it
+        // (imported as rows) can still be left like this.
+        let row = ReplayJournal.IntentRow(intent)
+        try await engine.database.write { c in try ReplayJournal.insert(row, on: c) }
         try await engine.deviceState.replaceAll([])
+        engine.close()
 
         let restarted = try Engine(dataDirectory: dir)
         let recovered = await restarted.recoverInterrupted()
         XCTAssertEqual(recovered.count, 0, "a finished replay was recorded as interrupted: \(recovered.map(\.message))")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("journal").path), [])
+        let left = try await restarted.journal.leftovers()
+        XCTAssertEqual(left.map(\.job), [])
         let after = try await restarted.audit.read(limit: 20).records
         XCTAssertFalse(after.contains { $0.result == .interrupted })
         let state = await restarted.deviceState.state(device: targetB.label, pageId: "heating")

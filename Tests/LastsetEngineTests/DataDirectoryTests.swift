@@ -106,8 +106,9 @@ final class DataDirectoryTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: outside, encoding: .utf8), "precious\n")
     }
 
-    /// `journal` planted as a link to elsewhere: the replay journal refuses to open rather than write
-    /// journals (and their unlinks) there.
+    /// `journal` (a folder of the release before the database) planted as a link to elsewhere: the import refuses
+    /// it (nothing imported, the daemon does not start) rather than read journals through it, and what is there is
+    /// left as it was.
     func testAJournalDirectoryPlantedAsASymlinkIsRefused() throws {
         let elsewhere = dir.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
@@ -117,22 +118,23 @@ final class DataDirectoryTests: XCTestCase {
         XCTAssertEqual(symlink(elsewhere.path, data.appendingPathComponent("journal").path), 0)
         XCTAssertThrowsError(try Engine(dataDirectory: data)) { error in
             XCTAssertTrue("\(error)".contains("journal: it is a symbolic link"), "\(error)")
+            XCTAssertTrue("\(error)".contains("nothing was imported"), "\(error)")
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path), ["victim.jsonl"])
     }
 
-    /// The device-state directory planted as a link to a directory outside, or one of its files planted as a
-    /// link to a file outside: never read through (the state says why it could not be loaded), and what is
-    /// outside is left as it was.
+    /// The release's `device-state` directory planted as a link to a directory outside, or one of its files planted
+    /// as a link to a file outside: never read through (the import says why, imports no state, and the start
+    /// rebuilds it from the audit log), and what is outside is left as it was.
     func testADeviceStatePlantedAsASymlinkIsNotReadThrough() async throws {
         let planted = #"{"format":"lastset-device-state","state":{"device":"press-1","pageId":"heating"}}"#
-        let name = DeviceStateStore.fileName("press-1", "heating")
+        let name = "0123456789abcdef0123456789abcdef.json"
         for linkTheDirectory in [true, false] {
             let outside = dir.appendingPathComponent("outside-\(linkTheDirectory)")
             try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
             try Data(planted.utf8).write(to: outside.appendingPathComponent(name))
             let data = dir.appendingPathComponent("data-\(linkTheDirectory)")
-            let stateDir = data.appendingPathComponent(DeviceStateStore.directoryName)
+            let stateDir = data.appendingPathComponent("device-state")
             if linkTheDirectory {
                 try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
                 XCTAssertEqual(symlink(outside.path, stateDir.path), 0)
@@ -140,12 +142,13 @@ final class DataDirectoryTests: XCTestCase {
                 try FileManager.default.createDirectory(at: stateDir, withIntermediateDirectories: true)
                 XCTAssertEqual(symlink(outside.appendingPathComponent(name).path, stateDir.appendingPathComponent(name).path), 0)
             }
-            let store = try DeviceStateStore(dataDirectory: data)
-            let states = await store.all()
+            let engine = try Engine(dataDirectory: data)
+            let states = await engine.deviceState.all()
             XCTAssertEqual(states.count, 0, "state was read through a planted link (directory linked: \(linkTheDirectory))")
-            let problem = await store.loadProblem
-            XCTAssertTrue(problem?.contains("symbolic link") ?? false, problem ?? "no load problem noted")
+            let note = engine.importNote ?? ""
+            XCTAssertTrue(note.contains("device state not imported") && note.contains("symbolic link"), note)
             XCTAssertEqual(try String(contentsOf: outside.appendingPathComponent(name), encoding: .utf8), planted)
+            engine.close()
         }
     }
 
@@ -156,42 +159,45 @@ final class DataDirectoryTests: XCTestCase {
             entries: (0..<entries).map { ExpectedValue(registerId: "r\($0)", address: $0, valueData: "0001", value: .unsigned(1)) })
     }
 
-    /// A replay rewrites its own device page's record only: with a big page known on another device, recording
-    /// a small one leaves the big one's file untouched (one shared file was rewritten whole by every replay).
-    func testRecordingADevicePageRewritesOnlyItsOwnFile() async throws {
+    /// A device page's state is one row: recording a small page leaves a big page's row on another device as it
+    /// was; a new store reads every row back as committed; "which devices hold this version" is answered by index.
+    func testEachDevicePageIsOneRowReadBackAsCommitted() async throws {
         let data = dir.appendingPathComponent("data")
-        let store = try DeviceStateStore(dataDirectory: data)
+        let engine = try Engine(dataDirectory: data)
+        let store = engine.deviceState
         try await store.recordApplied(device: "press-1", pageId: "big", applied(1, entries: 5000))
         try await store.recordApplied(device: "press-2", pageId: "small", applied(1, entries: 3))
-        let stateDir = data.appendingPathComponent(DeviceStateStore.directoryName)
-        let big = stateDir.appendingPathComponent(DeviceStateStore.fileName("press-1", "big")).path
-        let small = stateDir.appendingPathComponent(DeviceStateStore.fileName("press-2", "small")).path
-        let bigBefore = try FileManager.default.attributesOfItem(atPath: big)[.systemFileNumber] as? UInt64
+        let db = data.appendingPathComponent(RecordStore.fileName)
+        let bigBefore = try SQLiteShell.query(db, "SELECT state FROM device_page_state WHERE page_id = 'big'")
         try await store.recordApplied(device: "press-2", pageId: "small", applied(2, entries: 3))
         try await store.mark(
             UnverifiedMark(device: "press-2", pageId: "small", since: Date(), job: "j", message: "interrupted"))
-        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: big)[.systemFileNumber] as? UInt64, bigBefore)
-        XCTAssertLessThan(try FileManager.default.attributesOfItem(atPath: small)[.size] as? Int ?? .max, 2000)
+        XCTAssertEqual(try SQLiteShell.query(db, "SELECT state FROM device_page_state WHERE page_id = 'big'"), bigBefore)
         XCTAssertEqual(
-            try FileManager.default.contentsOfDirectory(atPath: stateDir.path).sorted(),
-            [DeviceStateStore.fileName("press-1", "big"), DeviceStateStore.fileName("press-2", "small")].sorted())
-        // Read back as written, by a new store; the temp file of an interrupted write is removed, not read.
-        try Data("{".utf8).write(to: stateDir.appendingPathComponent(".tmp-0123.json-deadbeef"))
-        let reopened = try DeviceStateStore(dataDirectory: data)
-        let reopenProblem = await reopened.loadProblem
-        XCTAssertNil(reopenProblem)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: stateDir.appendingPathComponent(".tmp-0123.json-deadbeef").path))
-        let loaded = await reopened.loadedFromFile
-        XCTAssertTrue(loaded)
-        let states = await reopened.all()
+            try SQLiteShell.query(db, "SELECT device, page_id, applied_version_id FROM device_page_state ORDER BY device"),
+            ["press-1\u{1F}big\u{1F}1", "press-2\u{1F}small\u{1F}2"])
+        let holders = try await store.holders(pageId: "small", versionId: "2")
+        XCTAssertEqual(holders, ["press-2"])
+        let none = try await store.holders(pageId: "small", versionId: "1")
+        XCTAssertEqual(none, [])
+        let plan = try SQLiteShell.query(
+            db, "EXPLAIN QUERY PLAN SELECT device FROM device_page_state WHERE page_id = 'small' AND applied_version_id = '2'")
+        XCTAssertTrue(plan.joined().contains("device_state_by_version"), "\(plan)")
+        engine.close()
+
+        let reopened = try Engine(dataDirectory: data)
+        let problem = await reopened.deviceState.loadProblem
+        XCTAssertNil(problem)
+        let states = await reopened.deviceState.all()
         XCTAssertEqual(states.map(\.device), ["press-1", "press-2"])
         XCTAssertEqual(states[1].applied?.version, 2)
         XCTAssertNotNil(states[1].unverified)
         XCTAssertEqual(states[0].applied?.entries.count, 5000)
+        reopened.close()
     }
 
-    /// The single `device-state.json` of earlier versions is split into the directory at open and removed.
-    func testALegacyDeviceStateFileIsSplitIntoTheDirectory() async throws {
+    /// The single `device-state.json` of older releases is imported into rows at the first start and moved aside.
+    func testALegacyDeviceStateFileIsImportedIntoRows() async throws {
         let data = dir.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         let legacy =
@@ -199,17 +205,24 @@ final class DataDirectoryTests: XCTestCase {
             + #""applied":{"version":3,"versionId":"3","pageHash":"h","appliedAt":"2027-01-15T08:00:00Z","appliedBy":"uid:0","entries":[]}},"#
             + #"{"device":"tcp://127.0.0.1:5020 unit 1","pageId":"motion","unverified":{"device":"tcp://127.0.0.1:5020 unit 1","#
             + #""pageId":"motion","since":"2027-01-15T08:00:00Z","job":"j","message":"interrupted"}}]}"#
-        try Data(legacy.utf8).write(to: data.appendingPathComponent(DeviceStateStore.legacyFileName))
-        let store = try DeviceStateStore(dataDirectory: data)
-        let problem = await store.loadProblem
+        try Data(legacy.utf8).write(to: data.appendingPathComponent("device-state.json"))
+        let engine = try Engine(dataDirectory: data)
+        let problem = await engine.deviceState.loadProblem
         XCTAssertNil(problem)
-        let states = await store.all()
+        let states = await engine.deviceState.all()
         XCTAssertEqual(states.map(\.pageId), ["heating", "motion"])
         XCTAssertEqual(states[0].applied?.version, 3)
         XCTAssertNotNil(states[1].unverified)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: data.appendingPathComponent(DeviceStateStore.legacyFileName).path))
-        let reopened = try DeviceStateStore(dataDirectory: data)
-        let again = await reopened.all()
+        XCTAssertTrue(engine.importNote?.contains("2 device page states") ?? false, engine.importNote ?? "nil")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: data.appendingPathComponent("device-state.json").path))
+        XCTAssertTrue(
+            FileManager.default.fileExists(
+                atPath: data.appendingPathComponent(RecordStore.keptAsideName).appendingPathComponent("device-state.json").path))
+        engine.close()
+        let reopened = try Engine(dataDirectory: data)
+        let again = await reopened.deviceState.all()
         XCTAssertEqual(again, states)
+        XCTAssertNil(reopened.importNote)
+        reopened.close()
     }
 }

@@ -393,6 +393,26 @@ final class DatabaseTests: XCTestCase {
         }
     }
 
+    /// Writes that do not wait for durability (a replay's per-frame journal events) are committed into the WAL
+    /// without an fsync: 20 of them make no fsync at all (strace), yet all survive the process being killed the
+    /// moment the last is acknowledged; the next durable write's one fsync covers them.
+    func testNonDurableWritesMakeNoFsyncAndSurviveAKill() throws {
+        let traceFile = dir.appendingPathComponent("trace.txt")
+        let lines = try runProbe(["mark:quiet", "quiet:3:20", "mark:durable", "round:4:1", "mark:end", "crash"], trace: traceFile)
+        XCTAssertTrue(lines.contains("QUIET 3 commits=20 nondurable=20"), "\(lines)")
+        let trace = try SyscallTrace(file: traceFile)
+        guard let quiet = trace.indexOfWrite(containing: "MARK quiet"),
+            let durable = trace.indexOfWrite(containing: "MARK durable"), let end = trace.indexOfWrite(containing: "MARK end")
+        else { return XCTFail("markers missing from the trace") }
+        XCTAssertEqual(trace.calls(SyscallTrace.syncCalls, between: quiet, and: durable).map(\.text), [])
+        XCTAssertEqual(trace.calls(SyscallTrace.syncCalls, between: durable, and: end).count, 1)
+        let after = try runProbe(["count:3", "count:4"])
+        XCTAssertTrue(after.contains("COUNT 3 20") && after.contains("COUNT 4 1"), "\(after)")
+        // Killed right after non-durable writes alone, they are there too (in the WAL, replayed at the next open).
+        _ = try runProbe(["quiet:5:3", "crash"])
+        XCTAssertTrue(try runProbe(["count:5"]).contains("COUNT 5 3"))
+    }
+
     /// An fsync of the WAL failing with EIO (LD_PRELOAD) fails that commit's writer, naming the file and
     /// SQLITE_IOERR_FSYNC, and keeps nothing of it; the next commit works, and both hold after a restart.
     func testAFailedFsyncFailsItsCommitAndTheNextCommitWorks() throws {

@@ -4,6 +4,8 @@
 //   lastset-store-probe DIR STEP...
 //     round:N:W   W concurrent writes tagged round N; "ACK N i ok" / "ACK N i error <message>" as each returns,
 //                 then "ROUND N commits=<commits made> writes=<writes acknowledged>"
+//     quiet:N:W   W writes tagged round N, one after the other, each `durable: false` ("QACK N i ok" as each
+//                 returns), then "QUIET N commits=<commits> nondurable=<commits without fsync>"
 //     count:N     "COUNT N <rows of round N>"
 //     arm:FILE    creates FILE (an LD_PRELOAD fault library watches for it)
 //     mark:TEXT   "MARK TEXT"
@@ -64,6 +66,25 @@ for step in args.dropFirst(2) {
         }
         let after = database.statistics
         say("ROUND \(round) commits=\(after.commits - before.commits) writes=\(after.writes - before.writes)")
+    case "quiet"?:
+        let round = Int(parts[1])!
+        let writes = Int(parts[2])!
+        let before = database.statistics
+        for i in 0..<writes {
+            do {
+                try await database.write(durable: false) { c in
+                    try c.run(
+                        "INSERT INTO rows (round, writer, payload) VALUES (?, ?, ?)", .integer(round), .integer(i),
+                        .blob([UInt8](repeating: 7, count: 64)))
+                }
+                say("QACK \(round) \(i) ok")
+            } catch {
+                say("QACK \(round) \(i) error \(error)")
+            }
+        }
+        let after = database.statistics
+        say(
+            "QUIET \(round) commits=\(after.commits - before.commits) nondurable=\(after.nonDurableCommits - before.nonDurableCommits)")
     case "count"?:
         let round = Int(parts[1])!
         let n = try await database.read { c in

@@ -5,19 +5,10 @@ import LastsetStore
     import Glibc
 #endif
 
-/// Crash-safe file writes: temp file in the same directory, write, fsync, rename, fsync the directory.
-/// After a crash at any instant the target holds either the old or the new content, never a mix.
-enum DurableFile {
-    /// Prefix of temp files; anything with it is debris from an interrupted write.
-    static let tempPrefix = ".tmp-"
-
-    /// fsyncs a directory so a rename or unlink in it is durable.
-    static func syncDirectory(_ path: String) throws(StorageError) {
-        try DirectoryHandle.open(path).sync()
-    }
-
+extension DataDirectory {
     /// Creates a directory and its parents (mode 0750), with the real errno on failure (Foundation's error
-    /// codes are not errnos: its "no permission" 513 became "Unknown error 513").
+    /// codes are not errnos: its "no permission" 513 became "Unknown error 513"). A new directory's entry in its
+    /// parent is fsynced: it exists for good before anything is put in it.
     static func makeDirectory(_ url: URL) throws(StorageError) {
         let path = url.standardizedFileURL.path
         var st = stat()
@@ -33,13 +24,7 @@ enum DurableFile {
             guard errno == EEXIST else { throw StorageError(operation: "create directory", path: path, errno: errno) }
             return
         }
-        // The new directory exists for good only once its entry in the parent is durable.
-        try syncDirectory(parent.isEmpty ? "/" : parent)
-    }
-
-    /// Removes temp files left by interrupted writes; returns their names.
-    static func removeDebris(in dir: DirectoryHandle) -> [String] {
-        dir.names().filter { $0.hasPrefix(tempPrefix) && dir.remove($0) }
+        try DirectoryHandle.open(parent.isEmpty ? "/" : parent).sync()
     }
 }
 
