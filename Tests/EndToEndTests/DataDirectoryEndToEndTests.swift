@@ -136,6 +136,59 @@ final class DataDirectoryEndToEndTests: XCTestCase {
         XCTAssertEqual(daemon.stop(), 0)
     }
 
+    /// EIO on the fsync of a replay's intent commit (the audit intent and the journal's intent, one commit): the
+    /// replay is refused before its first frame — the machine logs no write, its registers are as they were
+    /// (mbpoll) — its answer names the database and the errno, and after a restart there is neither a record nor
+    /// a journal of it (no "interrupted" replay that never wrote). Once the disk heals the same replay writes,
+    /// one intent and one outcome.
+    func testAReplayWhoseIntentCannotBeCommittedWritesNoFrame() throws {
+        let a = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.reference)
+        let b = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.blank)
+        peers += [a, b]
+        let work = try TestPaths.temporaryDirectory(prefix: "fault")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let library = try buildFaultLibrary(faultLibrarySource, in: work)
+        let flag = work.appendingPathComponent("fail-now")
+        let daemon = try DaemonHarness(
+            config: """
+                { version: 1,
+                  devices: [
+                    { id: "press-a", endpoint: "tcp://127.0.0.1:\(a.port!)", unit: 1, pages: ["heating"] },
+                    { id: "press-b", endpoint: "tcp://127.0.0.1:\(b.port!)", unit: 1, pages: ["heating"] },
+                  ],
+                \(DaemonEndToEndTests.pages)
+                }
+                """,
+            environment: ["LD_PRELOAD": library, "LASTSET_FAULT_WAL_FSYNC_EIO": flag.path])
+        let captured = try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#)
+        XCTAssertEqual(try daemon.decode(JobInfo.self, captured).capture?.archived, true, captured.text)
+        let before = try Mbpoll.readHolding(port: b.port!, unit: 1, address: 100, count: 30)
+
+        FileManager.default.createFile(atPath: flag.path, contents: nil)
+        let refused = try daemon.api("POST", "/v1/pages/heating/apply?wait=1", #"{"device":"press-b"}"#)
+        let report = try XCTUnwrap(try daemon.decode(JobInfo.self, refused).replay, refused.text)
+        XCTAssertEqual(report.status, .refused, refused.text)
+        XCTAssertEqual(report.writeFrames, 0)
+        let reason = report.reason ?? ""
+        XCTAssertTrue(reason.contains("nothing written") && reason.contains("lastset.db") && reason.contains("errno 5"), reason)
+        XCTAssertEqual(try b.writes(), [], "a frame went out without its intent committed")
+        XCTAssertEqual(try Mbpoll.readHolding(port: b.port!, unit: 1, address: 100, count: 30), before)
+
+        try FileManager.default.removeItem(at: flag)
+        XCTAssertEqual(daemon.stop(), 0)
+        try daemon.restart()
+        let db = daemon.dataDir.appendingPathComponent("lastset.db")
+        XCTAssertEqual(try SQLiteShell.query(db, "SELECT count(*) FROM replay_journal"), ["0"])
+        XCTAssertEqual(try daemon.rawAuditRecords().filter { $0.kind == .replay }.map(\.result), [])
+        XCTAssertFalse(daemon.stderr.contains("interrupted"), daemon.stderr)
+
+        let applied = try daemon.api("POST", "/v1/pages/heating/apply?wait=1", #"{"device":"press-b"}"#)
+        XCTAssertEqual(try daemon.decode(JobInfo.self, applied).replay?.status, .succeeded, applied.text)
+        XCTAssertFalse(try b.writes().isEmpty)
+        XCTAssertEqual(try daemon.rawAuditRecords().filter { $0.kind == .replay }.map(\.result), [.started, .succeeded])
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
     /// `lastset.db` planted as a symlink to a file outside: the daemon refuses to start naming it, and the file it
     /// points to is left as it was. A link planted among the version files of the release before the database is
     /// not followed by the import: not imported, named in the log, moved aside as the link it is.
