@@ -42,6 +42,18 @@ public enum AuditResult: String, Codable, Sendable, Hashable, CaseIterable {
     case interrupted
 }
 
+extension AuditResult {
+    /// The result a replay's or dry run's outcome record carries for its report's status.
+    public init(_ status: ReplayStatus) {
+        switch status {
+        case .succeeded: self = .succeeded
+        case .failed: self = .failed
+        case .refused: self = .refused
+        case .planned: self = .planned
+        }
+    }
+}
+
 /// What one register of an audit record went through.
 public enum AuditRegisterStatus: String, Codable, Sendable, Hashable, CaseIterable {
     /// Capture: archived in the template.

@@ -16,11 +16,11 @@ public enum Capture {
         let spans =
             page.registers.map(\.span)
             + identity.map { AddressSpan(address: $0.address, length: $0.type.registerCount) }
-        progress?(JobProgress(phase: "reading", done: 0, total: page.registers.count))
+        progress?(JobProgress(phase: .reading, done: 0, total: page.registers.count))
         let readout = await PageReader.read(spans, from: target)
         // Templates keep times to the millisecond: round now so the template in memory equals the one on disk.
         let readAt = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded() / 1000)
-        progress?(JobProgress(phase: "reading", done: page.registers.count, total: page.registers.count))
+        progress?(JobProgress(phase: .reading, done: page.registers.count, total: page.registers.count))
 
         var report = CaptureReport(
             pageId: page.id, device: target.label, archived: false, version: nil, pageHash: pageHash, entryCount: 0,

@@ -136,7 +136,7 @@ public struct Engine: Sendable {
             time: Date(), kind: options.dryRun ? .dryRun : .replay, who: who, pageId: page.id, device: target.label,
             endpoint: target.endpoint.description, unit: target.unit, identity: template.source.identity,
             templateVersion: template.version, pageHash: template.pageHash,
-            result: AuditResult(rawValue: report.status.rawValue) ?? .failed,
+            result: AuditResult(report.status),
             message: Optional(
                 [report.reason, report.stoppedAt.map { "stopped \($0)" }].compactMap { $0 }.joined(separator: "; ")
             )

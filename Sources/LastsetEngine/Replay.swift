@@ -333,7 +333,7 @@ public struct Replay {
     private mutating func checkIdentity() async -> Bool {
         let identity = page.identity
         guard !identity.isEmpty else { return true }
-        progress?(JobProgress(phase: "checking identity", done: 0, total: identity.count))
+        progress?(JobProgress(phase: .checkingIdentity, done: 0, total: identity.count))
         let readout = await PageReader.read(
             identity.map { AddressSpan(address: $0.address, length: $0.type.registerCount) }, from: target)
         readFrames += readout.requests
@@ -368,7 +368,7 @@ public struct Replay {
     /// Reads the target's current values of every entry (dry-run diff, rollback snapshot, "before" values).
     /// Only a rollback needs every value: without one an unreadable register just has no "before".
     private mutating func takeSnapshot() async -> Bool {
-        progress?(JobProgress(phase: "reading current values", done: 0, total: entries.count))
+        progress?(JobProgress(phase: .readingCurrentValues, done: 0, total: entries.count))
         let readout = await PageReader.read(entries.map(\.span), from: target)
         readFrames += readout.requests
         // The target's words and value, straight from the readout into the ledger (register i is entry i).
@@ -423,9 +423,7 @@ public struct Replay {
                     error = e
                 }
                 let frames = c.lastCall
-                let answer: WriteAnswer =
-                    error == nil
-                    ? .acknowledged : error!.exceptionCode != nil ? .rejected : frames.unanswered > 0 ? .noAnswer : .notSent
+                let answer = WriteAnswer.of(error: error, frames: frames)
                 let event = ReplayEvent(
                     .step, request: request, answer: answer, frames: frames.sent,
                     exceptionCode: error?.exceptionCode.map(Int.init), message: error?.description, phase: phase)
@@ -503,7 +501,7 @@ public struct Replay {
     private mutating func writeWindows() async -> Bool {
         guard var plan else { return false }
         let total = entries.count
-        progress?(JobProgress(phase: "writing", done: 0, total: total))
+        progress?(JobProgress(phase: .writing, done: 0, total: total))
         latest = PageReadout(
             covering: (plan.reads.map(\.address).min() ?? 0)..<(plan.reads.map(\.end).max() ?? 0))
         var windows = plan.windows()
@@ -592,7 +590,7 @@ public struct Replay {
             }
             if !checks.isEmpty { journal(ReplayEvent(.check, checks: checks)) }
             acked = ledger.acknowledgedRegisters
-            progress?(JobProgress(phase: "writing", done: acked, total: total))
+            progress?(JobProgress(phase: .writing, done: acked, total: total))
             if options.onError != .continue {
                 if let m = mismatch {
                     report.stoppedAt = "after a mismatch at \(plan.entries[m].registerId)"
@@ -721,10 +719,7 @@ public struct Replay {
                     error = e
                 }
                 let frames = c.lastCall
-                let answer: WriteAnswer =
-                    error == nil
-                    ? .acknowledged
-                    : error!.exceptionCode != nil ? .rejected : frames.unanswered > 0 ? .noAnswer : .notSent
+                let answer = WriteAnswer.of(error: error, frames: frames)
                 let event = ReplayEvent(
                     .answer, request: journal, answer: answer, frames: frames.sent,
                     exceptionCode: error?.exceptionCode.map(Int.init), message: error?.description)
@@ -736,7 +731,7 @@ public struct Replay {
                 }
                 out.next = k + 1
                 done += request.registerIds.count
-                progress?(JobProgress(phase: "writing", done: min(done, total), total: total))
+                progress?(JobProgress(phase: .writing, done: min(done, total), total: total))
             }
             // The reads: the window's, or after a stop those covering whatever was (or may have been) sent.
             var reads = window.reads
@@ -762,7 +757,7 @@ public struct Replay {
         guard plan != nil else { return }
         let written = ledger.touchedIndices
         guard !written.isEmpty else { return }
-        progress?(JobProgress(phase: "verifying", done: 0, total: written.count))
+        progress?(JobProgress(phase: .verifying, done: 0, total: written.count))
         let spans = written.map { ledger.span(at: $0) }
         let readout = await PageReader.read(spans, from: target)
         readFrames += readout.requests
@@ -780,7 +775,7 @@ public struct Replay {
             }
         }
         if journals { journal(ReplayEvent(.finalCheck, checks: checks)) }
-        progress?(JobProgress(phase: "verifying", done: written.count, total: written.count))
+        progress?(JobProgress(phase: .verifying, done: written.count, total: written.count))
     }
 
     // MARK: rollback
@@ -791,7 +786,7 @@ public struct Replay {
     private mutating func rollBack() async {
         let touched = ledger.touchedIndices.map { ledger.fate(at: $0) }
         guard !touched.isEmpty else { return }
-        progress?(JobProgress(phase: "rolling back", done: 0, total: touched.count))
+        progress?(JobProgress(phase: .rollingBack, done: 0, total: touched.count))
         var limits = plan?.writeLimits ?? target.limits
         if report.fellBackToFC06 { limits.writeFunction = .fc06 }
         let restores = touched.compactMap { f -> PlannedWrite? in
@@ -813,9 +808,7 @@ public struct Replay {
                     return (c.lastCall, error)
                 }
             }
-            let answer: WriteAnswer =
-                error == nil
-                ? .acknowledged : error!.exceptionCode != nil ? .rejected : frames.unanswered > 0 ? .noAnswer : .notSent
+            let answer = WriteAnswer.of(error: error, frames: frames)
             record(
                 ReplayEvent(
                     .restore, request: JournalRequest(request), answer: answer, frames: frames.sent,
@@ -833,6 +826,13 @@ public struct Replay {
                         registerId: f.registerId, data: readback.hex(for: s),
                         message: readback.failure(for: s).map(String.init(describing:)))
                 }))
-        progress?(JobProgress(phase: "rolling back", done: touched.count, total: touched.count))
+        progress?(JobProgress(phase: .rollingBack, done: touched.count, total: touched.count))
+    }
+}
+
+extension WriteAnswer {
+    /// The answer of a write call that threw `error` (nil: none) after sending `frames`.
+    static func of(error: ModbusError?, frames: CallFrames) -> WriteAnswer {
+        of(failed: error != nil, exception: error?.exceptionCode != nil, unansweredFrames: frames.unanswered)
     }
 }

@@ -134,7 +134,7 @@ extension APIRouter {
                             error: Task.isCancelled ? "the daemon is stopping" : "stopped at page \(stoppedAt ?? "")"))
                     continue
                 }
-                progress(JobProgress(phase: "page \(page.id)", done: index, total: pages.count))
+                progress(JobProgress(phase: .page(page.id), done: index, total: pages.count))
                 let template: Template
                 do {
                     template = try loadedTemplate.get()
@@ -154,7 +154,7 @@ extension APIRouter {
                 }
                 if status != (options.dryRun ? .planned : .succeeded), policy == .stop { stoppedAt = page.id }
             }
-            progress(JobProgress(phase: "done", done: pages.count, total: pages.count))
+            progress(JobProgress(phase: .done, done: pages.count, total: pages.count))
             return JobOutcome(
                 applyAll: ApplyAllReport(device: device.id, dryRun: options.dryRun, pages: results, stoppedAt: stoppedAt))
         }

@@ -96,7 +96,7 @@ enum TextView {
             ])
             for job in runningJobs {
                 table.append([
-                    job.id, job.kind.rawValue, job.pageId, job.device, job.progress?.phase ?? "-",
+                    job.id, job.kind.rawValue, job.pageId, job.device, job.progress.map { "\($0.phase)" } ?? "-",
                     job.progress.map { "\($0.done)/\($0.total)" } ?? "-", time(job.startedAt),
                 ])
             }

@@ -46,7 +46,7 @@ final class FakeDaemonTests: XCTestCase {
     }
 
     func testStatusShowsHealthAndRunningJobs() throws {
-        let running = Fixtures.job(progress: JobProgress(phase: "writing", done: 2, total: 4))
+        let running = Fixtures.job(progress: JobProgress(phase: .writing, done: 2, total: 4))
         let done = Fixtures.job("j0", finished: true, replay: Fixtures.replaySucceeded)
         let daemon = try FakeDaemon(routes: [
             "GET /v1/health": [FakeDaemon.json(Fixtures.health)],
@@ -176,8 +176,8 @@ final class FakeDaemonTests: XCTestCase {
         let daemon = try FakeDaemon(routes: [
             "POST /v1/pages/heating/apply": [FakeDaemon.json(Fixtures.job(), status: 202)],
             "GET /v1/jobs/j1": [
-                FakeDaemon.json(Fixtures.job(progress: JobProgress(phase: "writing", done: 1, total: 3))),
-                FakeDaemon.json(Fixtures.job(progress: JobProgress(phase: "verifying", done: 3, total: 3))),
+                FakeDaemon.json(Fixtures.job(progress: JobProgress(phase: .writing, done: 1, total: 3))),
+                FakeDaemon.json(Fixtures.job(progress: JobProgress(phase: .verifying, done: 3, total: 3))),
                 FakeDaemon.json(Fixtures.job(finished: true, replay: Fixtures.replaySucceeded)),
             ],
         ])
@@ -292,7 +292,7 @@ final class FakeDaemonTests: XCTestCase {
             "GET /v1/jobs/c1": [
                 FakeDaemon.json(
                     Fixtures.job(
-                        "c1", kind: .capture, device: "press-1", progress: JobProgress(phase: "reading", done: 1, total: 2))),
+                        "c1", kind: .capture, device: "press-1", progress: JobProgress(phase: .reading, done: 1, total: 2))),
                 FakeDaemon.json(
                     Fixtures.job("c1", kind: .capture, device: "press-1", finished: true, capture: Fixtures.captureArchived)),
             ],

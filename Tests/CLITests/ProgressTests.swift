@@ -12,7 +12,7 @@ final class ProgressTests: XCTestCase {
         let daemon = try FakeDaemon(routes: [
             "POST /v1/pages/heating/apply": [FakeDaemon.json(Fixtures.job(), status: 202)],
             "GET /v1/jobs/j1": [
-                FakeDaemon.json(Fixtures.job(progress: JobProgress(phase: "writing", done: 1, total: 4))),
+                FakeDaemon.json(Fixtures.job(progress: JobProgress(phase: .writing, done: 1, total: 4))),
                 FakeDaemon.json(Fixtures.job(finished: true, replay: Fixtures.replaySucceeded)),
             ],
         ])

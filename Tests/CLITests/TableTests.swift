@@ -35,13 +35,13 @@ final class TableTests: XCTestCase {
 
     func testProgressBar() {
         XCTAssertEqual(
-            ProgressBar.line(kind: "apply", pageId: "heating", progress: JobProgress(phase: "writing", done: 1, total: 4)),
+            ProgressBar.line(kind: "apply", pageId: "heating", progress: JobProgress(phase: .writing, done: 1, total: 4)),
             "apply heating [#####---------------] writing 1/4")
         XCTAssertEqual(
-            ProgressBar.line(kind: "capture", pageId: "p", progress: JobProgress(phase: "reading", done: 9, total: 3), width: 4),
+            ProgressBar.line(kind: "capture", pageId: "p", progress: JobProgress(phase: .reading, done: 9, total: 3), width: 4),
             "capture p [####] reading 3/3")
         XCTAssertEqual(
-            ProgressBar.line(kind: "capture", pageId: "p", progress: JobProgress(phase: "reading", done: 0, total: 0), width: 4),
+            ProgressBar.line(kind: "capture", pageId: "p", progress: JobProgress(phase: .reading, done: 0, total: 0), width: 4),
             "capture p [----] reading 0/0")
         XCTAssertEqual(ProgressBar.line(kind: "apply", pageId: "p", progress: nil, width: 4), "apply p [----] starting")
     }

@@ -44,7 +44,7 @@ final class APIJSONTests: XCTestCase {
         let jobs = [
             JobInfo(
                 id: "1", kind: .apply, pageId: "heating", device: "press-b", who: "uid:0", state: .finished,
-                progress: JobProgress(phase: "writing", done: 1, total: 2), startedAt: t, finishedAt: t, replay: replay),
+                progress: JobProgress(phase: .writing, done: 1, total: 2), startedAt: t, finishedAt: t, replay: replay),
             JobInfo(id: "2", kind: .apply, pageId: "heating", device: "press-b", who: "uid:0", startedAt: t, replay: minimal),
             JobInfo(
                 id: "3", kind: .capture, pageId: "heating", device: "press-a", who: "uid:0", startedAt: t, capture: capture,

@@ -83,4 +83,22 @@ final class WriteRefusalTests: XCTestCase {
             XCTAssertEqual(evidence.learned(acknowledgedWhole: { acknowledged.contains($0) }), expected, line: line)
         }
     }
+
+    /// The one classification of a write's call: register writes, steps and rollback writes all use it.
+    func testWriteAnswerTable() {
+        // failed, exception, unanswered frames, answer
+        let table: [(Bool, Bool, Int, WriteAnswer, UInt)] = [
+            (false, false, 0, .acknowledged, #line),
+            (false, false, 2, .acknowledged, #line),  // a retry answered: stored
+            (true, true, 0, .rejected, #line),
+            (true, true, 1, .rejected, #line),  // answered with an exception after a lost frame: the answer counts
+            (true, false, 1, .noAnswer, #line),  // sent, unanswered: may be stored
+            (true, false, 3, .noAnswer, #line),
+            (true, false, 0, .notSent, #line),  // never left: no connection
+        ]
+        for (failed, exception, unanswered, answer, line) in table {
+            XCTAssertEqual(
+                WriteAnswer.of(failed: failed, exception: exception, unansweredFrames: unanswered), answer, line: line)
+        }
+    }
 }

@@ -189,7 +189,7 @@ final class ReplayTruthTests: XCTestCase {
         // The plan as sent: the refused FC16 was re-planned as FC06 word by word (the refusal is a warning).
         XCTAssertEqual(report.plan.map(\.function), Array(repeating: .fc06, count: 6), "the plan sent")
         XCTAssertEqual(wire.filter { $0.function == 16 }.count, 1, "one FC16, refused")
-        let writing = seen.all.filter { $0.phase == "writing" }.map(\.done)
+        let writing = seen.all.filter { $0.phase == .writing }.map(\.done)
         XCTAssertEqual(Set(writing), Set(0...6), "progress per write: \(writing)")
     }
 
