@@ -91,7 +91,7 @@ for v in 0..<versions {
         let start = clock.now
         let stored = try await a.archive.store(t)
         let mid = clock.now
-        if let warning = await a.fleet.record(stored, kind: "capture", who: "uid:1000") { say(warning) }
+        if let warning = await a.fleet.record(stored, kind: .capture, who: "uid:1000") { say(warning) }
         let end = clock.now
         withCommit.append(seconds(end - start) * 1000)
         commitOnly.append(seconds(end - mid) * 1000)
@@ -117,7 +117,7 @@ start = clock.now
 let idle = await b.fleet.sync()
 let idleTime = seconds(clock.now - start)
 let one = try await a.archive.store(template(page: "page0", value: 999_999))
-_ = await a.fleet.record(one, kind: "capture", who: "uid:1000")
+_ = await a.fleet.record(one, kind: .capture, who: "uid:1000")
 _ = await a.fleet.sync()
 start = clock.now
 let single = await b.fleet.sync()

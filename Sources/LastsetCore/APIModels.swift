@@ -2,10 +2,18 @@ import Foundation
 
 // Bodies of the control API (`docs/API.md`), shared by the daemon and the CLI.
 
+/// The daemon's state as `GET /v1/health` gives it.
+public enum HealthStatus: String, Codable, Sendable, Hashable {
+    /// Serving.
+    case ok
+    /// Shutting down: new jobs are refused, running ones finish.
+    case stopping
+}
+
 /// `GET /v1/health`.
 public struct HealthInfo: Codable, Sendable, Hashable {
-    /// "ok", or "stopping" during shutdown.
-    public var status: String
+    /// `ok`, or `stopping` during shutdown.
+    public var status: HealthStatus
     public var version: String
     public var startedAt: Date
     public var configFile: String
@@ -17,7 +25,7 @@ public struct HealthInfo: Codable, Sendable, Hashable {
     public var fleet: FleetStatus?
 
     public init(
-        status: String, version: String, startedAt: Date, configFile: String, dataDirectory: String, devices: Int, pages: Int,
+        status: HealthStatus, version: String, startedAt: Date, configFile: String, dataDirectory: String, devices: Int, pages: Int,
         runningJobs: Int
     ) {
         self.status = status

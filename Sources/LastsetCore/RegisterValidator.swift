@@ -89,11 +89,6 @@ public enum RegisterValidator {
         }
     }
 
-    /// Every rule the register's `valueData` breaks; empty when valid or unset.
-    public static func problems(_ register: Register) -> [RegisterProblem] {
-        problems(words: [UInt16](bigEndianBytes: register.valueData), definition: register.definition)
-    }
-
     /// The range and enumeration rules a number breaks (NaN and infinities break `notFinite` only), compared
     /// exactly: a u64 above 2^53 is checked against the bound as declared, not against nearby Doubles.
     public static func numberRules(_ number: ExactNumber, _ definition: RegisterDefinition) -> [RegisterProblem.Rule] {

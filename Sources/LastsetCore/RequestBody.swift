@@ -24,7 +24,7 @@ public enum RequestBody {
         do throws(JSONSyntaxError) {
             value = try StrictJSONParser.parse(body, syntax: .json, limits: .init(maxDepth: 16, maxBytes: 1 << 20))
         } catch {
-            let duplicate = error.message.hasPrefix("duplicate key")
+            let duplicate = error.isDuplicateKey
             throw RequestBodyError(
                 code: duplicate ? "duplicate_key" : "bad_json",
                 message: duplicate ? "\(error.message) at line \(error.line), column \(error.column)" : "malformed JSON: \(error)"

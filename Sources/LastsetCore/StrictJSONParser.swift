@@ -236,7 +236,9 @@ public struct StrictJSONParser {
             let item = try value()
             if let first = firstAt[key] {
                 let (line, column) = location(first)
-                duplicates.append(fail("duplicate key \"\(key)\" (first at line \(line), column \(column))", at: keyStart))
+                var duplicate = fail("duplicate key \"\(key)\" (first at line \(line), column \(column))", at: keyStart)
+                duplicate.isDuplicateKey = true
+                duplicates.append(duplicate)
             } else {
                 fields[key] = item
                 firstAt[key] = keyStart
@@ -462,12 +464,15 @@ public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertibl
     public var path: String
     /// What is wrong.
     public var message: String
+    /// Whether it is a key repeated in one object (a value the strict parser refuses; the rest was well formed).
+    public var isDuplicateKey: Bool
     /// An error from its parts.
-    public init(line: Int, column: Int, path: String, message: String) {
+    public init(line: Int, column: Int, path: String, message: String, isDuplicateKey: Bool = false) {
         self.line = line
         self.column = column
         self.path = path
         self.message = message
+        self.isDuplicateKey = isDuplicateKey
     }
     /// `line L, column C: message`.
     public var description: String { "line \(line), column \(column): \(message)" }

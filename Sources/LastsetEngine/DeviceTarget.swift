@@ -44,23 +44,4 @@ extension DeviceTarget {
     /// This device's timing, passed with every request (devices sharing a serial line keep their own), and on a
     /// serial line the framing the job was let onto the line with.
     var linkOptions: LinkOptions { LinkOptions(limits, line: endpoint.lineSettings) }
-
-    /// FC03 on this device.
-    func readHolding(address: Int, count: Int) async throws(ModbusError) -> [UInt16] {
-        try await connection.readHoldingRegisters(unit: unit, address: address, count: count, options: linkOptions)
-    }
-
-    /// FC06 on this device.
-    func writeSingle(address: Int, value: UInt16) async throws(ModbusError) {
-        try await connection.writeRegister(unit: unit, address: address, value: value, options: linkOptions)
-    }
-
-    /// One planned write request (FC06 or FC16) on this device.
-    func write(_ request: WriteRequest) async throws(ModbusError) {
-        switch request.function {
-        case .fc16:
-            try await connection.writeRegisters(unit: unit, address: request.address, values: request.words, options: linkOptions)
-        case .fc06: try await writeSingle(address: request.address, value: request.words[0])
-        }
-    }
 }

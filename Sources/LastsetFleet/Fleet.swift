@@ -120,12 +120,12 @@ public actor Fleet {
     /// Commits a version this host just archived (a capture or an import), authored by `who` on this
     /// host; pushed at the next sync. Returns a warning when the commit failed (the version is archived
     /// all the same, and the next sync commits it).
-    public func record(_ template: Template, kind: String, who: String) async -> String? {
+    public func record(_ template: Template, kind: AuditKind, who: String) async -> String? {
         await record(pageId: template.pageId, versionId: template.versionId.id, kind: kind, who: who)
     }
 
     /// `record` by page and version id (`<host>-<n>`).
-    public func record(pageId: String, versionId: String, kind: String, who: String) async -> String? {
+    public func record(pageId: String, versionId: String, kind: AuditKind, who: String) async -> String? {
         do {
             guard
                 let name = try await archive.fileNames(pageId: pageId, host: settings.host).first(where: {
@@ -141,11 +141,11 @@ public actor Fleet {
             try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
             try data.write(to: target, options: .atomic)
             try git.run(["add", "--", relative], timeout: settings.localTimeout)
-            try commit("\(kind) \(pageId) \(versionId)", who: who)
+            try commit("\(kind.rawValue) \(pageId) \(versionId)", who: who)
             return nil
         } catch {
             return
-                "fleet: the \(kind) of \(pageId) \(versionId) is archived but not yet committed (\(error)); the next sync commits it"
+                "fleet: the \(kind.rawValue) of \(pageId) \(versionId) is archived but not yet committed (\(error)); the next sync commits it"
         }
     }
 

@@ -28,7 +28,7 @@ extension APIRouter {
             }
             do {
                 let stored = try await engine.promote(page: page, version: version, who: who)
-                publish(stored, kind: "promote", who: who)
+                publish(stored, kind: .promote, who: who)
                 return .json(201, stored, encoder: APICoding.encoder())
             } catch {
                 throw await historyError(error)

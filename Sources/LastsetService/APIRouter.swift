@@ -279,14 +279,14 @@ final class APIRouter: Sendable {
             case "ios-archive"?,
                 nil where IOSArchive.recognises(request.body):
                 let template = try await importIOSArchive(request, page: page, who: who)
-                publish(template, kind: "import", who: who)
+                publish(template, kind: .import, who: who)
                 return json(201, template)
             case nil, "template"?: break
             case let other?:
                 throw APIError.badRequest("bad_parameter", "format \"\(other)\" is not template or ios-archive")
             }
             let template = try await archive { try await self.engine.importTemplate(Data(request.body), into: page, who: who) }
-            publish(template, kind: "import", who: who)
+            publish(template, kind: .import, who: who)
             return json(201, template)
         }
         if let c = match("POST", "pages", "*", "capture") {
@@ -430,7 +430,7 @@ final class APIRouter: Sendable {
     /// What `GET /v1/health` answers; also the watchdog's self-check (`SelfCheck`), called in the process.
     func health() async -> HealthInfo {
         var health = await info()
-        if !accepting.withLock({ $0 }) { health.status = "stopping" }
+        if !accepting.withLock({ $0 }) { health.status = .stopping }
         health.fleet = fleet?.status()
         return health
     }
@@ -591,7 +591,7 @@ final class APIRouter: Sendable {
         return try await runJob(kind: .capture, page: page, target: target, who: who, wait: wait) { progress in
             let report = await engine.capture(page: page, from: target, who: who, progress: progress)
             if report.archived, let id = report.versionId {
-                self.publish(pageId: page.id, versionId: id, kind: "capture", who: who)
+                self.publish(pageId: page.id, versionId: id, kind: .capture, who: who)
             }
             // The device's health follows the cause, never the wording of a message.
             if let lost = report.problems.first(where: { $0.cause != .invalidValue }) {
@@ -666,11 +666,11 @@ final class APIRouter: Sendable {
 
     /// Commits a version this host just archived to the fleet repository, without holding up the job
     /// (a sync in progress holds the repository; the next sync commits anything left behind).
-    func publish(_ template: Template, kind: String, who: String) {
+    func publish(_ template: Template, kind: AuditKind, who: String) {
         publish(pageId: template.pageId, versionId: template.versionId.id, kind: kind, who: who)
     }
 
-    private func publish(pageId: String, versionId: String, kind: String, who: String) {
+    private func publish(pageId: String, versionId: String, kind: AuditKind, who: String) {
         guard let fleet else { return }
         let log = fleetLog
         Task {

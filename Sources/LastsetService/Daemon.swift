@@ -155,7 +155,7 @@ public enum Daemon {
             reload: { await reloader.reload() }
         ) {
             HealthInfo(
-                status: "ok", version: version, startedAt: startedAt, configFile: configPath, dataDirectory: dataDirectory.path,
+                status: .ok, version: version, startedAt: startedAt, configFile: configPath, dataDirectory: dataDirectory.path,
                 devices: await registry.config.devices.count, pages: await registry.config.pages.count,
                 runningJobs: await jobs.runningCount)
         }

@@ -36,7 +36,7 @@ enum Fixtures {
     ]
 
     static let health = HealthInfo(
-        status: "ok", version: "0.1.0", startedAt: t0, configFile: "/etc/lastset/lastset.json",
+        status: .ok, version: "0.1.0", startedAt: t0, configFile: "/etc/lastset/lastset.json",
         dataDirectory: "/var/lib/lastset", devices: 3, pages: 2, runningJobs: 1)
 
     static let listings = [

@@ -66,40 +66,13 @@ final class RegisterValidatorTests: XCTestCase {
         XCTAssertEqual(problems[0].description, "heating.x @101: 950 (0x03B6) above max 900")
     }
 
-    func testRegisterViews() throws {
+    func testStringAndUnsetViewsOfWords() throws {
         let d = RegisterDefinition(registerId: "label", name: "Label", address: 110, type: .string(6), byteOrder: .little)
-        let date = Date(timeIntervalSince1970: 1_700_000_000)
-        let r = Register(definition: d, words: [0x6F5A, 0x656E, 0x0031], lastDate: date)
-        XCTAssertEqual(r.valueData, [0x6F, 0x5A, 0x65, 0x6E, 0x00, 0x31])
-        XCTAssertEqual(r.value, .text("Zone1"))
-        XCTAssertEqual(r.utf8Value, "Zone1")
-        XCTAssertEqual(r.name, "Label")
-        XCTAssertEqual(r.length, 3)
-        XCTAssertFalse(r.isUnset)
-        XCTAssertEqual(r.problems, [])
-
-        let bad = Register(definition: d, words: [0x41C3, 0, 0], lastDate: date)
-        XCTAssertNil(bad.utf8Value)
-        XCTAssertEqual(bad.problems.map(\.rule), [.invalidUTF8])
-
-        let number = Register(
-            definition: RegisterDefinition(registerId: "n", address: 1, type: .u16), words: [0xFFFF], lastDate: date)
-        XCTAssertNil(number.utf8Value)
-        XCTAssertTrue(number.isUnset)
-    }
-
-    func testRegisterCodable() throws {
-        let d = RegisterDefinition(registerId: "e", address: 102, type: .u32, wordOrder: .little, min: 0, max: 1000)
-        let r = Register(definition: d, words: [0x0064, 0x0000], lastDate: Date(timeIntervalSince1970: 1_700_000_000))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let data = try encoder.encode(r)
-        let text = String(decoding: data, as: UTF8.self)
-        XCTAssertTrue(text.contains("\"valueData\":\"00640000\""), text)
-        XCTAssertTrue(text.contains("\"value\":100"), text)
-        XCTAssertEqual(try JSONDecoder().decode(Register.self, from: data), r)
-
-        let broken = Data(text.replacingOccurrences(of: "00640000", with: "0064zz").utf8)
-        XCTAssertThrowsError(try JSONDecoder().decode(Register.self, from: broken))
+        XCTAssertEqual(RegisterCodec.decode([0x6F5A, 0x656E, 0x0031], as: d), .text("Zone1"))
+        XCTAssertEqual(d.length, 3)
+        XCTAssertFalse(RegisterCodec.isUnset([0x6F5A, 0x656E, 0x0031], for: d))
+        XCTAssertEqual(RegisterValidator.problems(words: [0x6F5A, 0x656E, 0x0031], definition: d), [])
+        XCTAssertEqual(RegisterValidator.problems(words: [0x41C3, 0, 0], definition: d).map(\.rule), [.invalidUTF8])
+        XCTAssertTrue(RegisterCodec.isUnset([0xFFFF], for: RegisterDefinition(registerId: "n", address: 1, type: .u16)))
     }
 }

@@ -29,7 +29,7 @@ struct FleetHost {
     @discardableResult
     func capture(page: String = "heating", value: UInt16) async throws -> Template {
         let stored = try await archive.store(FleetSyncTests.template(page: page, value: value))
-        let warning = await fleet.record(stored, kind: "capture", who: "uid:1000")
+        let warning = await fleet.record(stored, kind: .capture, who: "uid:1000")
         XCTAssertNil(warning)
         return stored
     }
