@@ -29,6 +29,46 @@ public struct HTTPClient: Sendable {
         return try readResponse(fd, isHead: method.uppercased() == "HEAD", deadline: deadline)
     }
 
+    /// Sends one request and writes a successful (2xx) reply's body to `file` as it arrives, never holding it in
+    /// memory (a database backup); the returned response's `body` is then empty. A reply that is not 2xx is
+    /// returned whole, its body in memory. `firstByte` bounds the wait for the reply's head (the server prepares
+    /// the body first); after it, `idle` bounds each silence, however long the whole transfer takes.
+    public func download(
+        method: String, path: String, body: [UInt8]? = nil, headers: [String: String] = [:], to file: Int32,
+        firstByte: Duration, idle: Duration
+    ) throws(HTTPClientError) -> HTTPClientResponse {
+        let fd = try connectSocket(deadline: ContinuousClock.now.advanced(by: timeout))
+        defer { close(fd) }
+        try writeAll(
+            fd, requestBytes(method: method, path: path, body: body, headers: headers),
+            deadline: ContinuousClock.now.advanced(by: timeout))
+        let failure = FileWriteFailure()
+        let parser = ResponseParser(isHeadRequest: false) { bytes in
+            bytes.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let n = Glibc.write(file, raw.baseAddress! + offset, raw.count - offset)
+                    if n > 0 {
+                        offset += n
+                    } else if n < 0 && errno == EINTR {
+                        continue
+                    } else {
+                        failure.errno = n < 0 ? errno : EIO
+                        return false
+                    }
+                }
+                return true
+            }
+        }
+        do throws(HTTPClientError) {
+            return try readResponse(
+                fd, parser: parser, deadline: ContinuousClock.now.advanced(by: firstByte), idle: idle)
+        } catch {
+            if let code = failure.errno { throw .io(endpoint, "writing the reply to a file from", errno: code) }
+            throw error
+        }
+    }
+
     /// Encodes the request head and body.
     func requestBytes(method: String, path: String, body: [UInt8]?, headers: [String: String]) -> [UInt8] {
         var lower = Set(headers.keys.map { $0.lowercased() })
@@ -140,12 +180,21 @@ public struct HTTPClient: Sendable {
     private func readResponse(_ fd: Int32, isHead: Bool, deadline: ContinuousClock.Instant) throws(HTTPClientError)
         -> HTTPClientResponse
     {
-        var parser = ResponseParser(isHeadRequest: isHead)
+        try readResponse(fd, parser: ResponseParser(isHeadRequest: isHead), deadline: deadline, idle: nil)
+    }
+
+    /// Reads the reply into `parser`; with `idle`, every chunk received moves the deadline to `idle` from then.
+    private func readResponse(
+        _ fd: Int32, parser: ResponseParser, deadline: ContinuousClock.Instant, idle: Duration?
+    ) throws(HTTPClientError) -> HTTPClientResponse {
+        var parser = parser
+        var deadline = deadline
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
             let received = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
             do throws(ResponseParser.Failure) {
                 if received > 0 {
+                    if let idle { deadline = ContinuousClock.now.advanced(by: idle) }
                     if let response = try parser.feed(chunk[0..<received]) { return response }
                     continue
                 }
@@ -178,4 +227,9 @@ public struct HTTPClient: Sendable {
             if ready < 0 && errno != EINTR { throw .io(endpoint, "poll on", errno: errno) }
         }
     }
+}
+
+/// The errno of a failed write of a download's body (set by the parser's sink, read after the exchange).
+private final class FileWriteFailure: @unchecked Sendable {
+    var errno: Int32?
 }

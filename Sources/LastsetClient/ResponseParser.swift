@@ -23,8 +23,19 @@ struct ResponseParser {
     private var status = 0
     private var headers: [String: String] = [:]
     private var body: [UInt8] = []
+    /// Where a successful (2xx) reply's body goes instead of memory (a download); false stops the exchange.
+    private let sink: ((ArraySlice<UInt8>) -> Bool)?
 
-    init(isHeadRequest: Bool = false) { self.isHeadRequest = isHeadRequest }
+    init(isHeadRequest: Bool = false, sink: ((ArraySlice<UInt8>) -> Bool)? = nil) {
+        self.isHeadRequest = isHeadRequest
+        self.sink = sink
+    }
+
+    /// Body bytes: to the sink when the reply succeeded and there is one, else kept.
+    private mutating func take(_ bytes: ArraySlice<UInt8>) throws(Failure) {
+        guard let sink, (200..<300).contains(status) else { return body.append(contentsOf: bytes) }
+        guard sink(bytes) else { throw Failure(detail: "the body could not be stored") }
+    }
 
     /// Adds received bytes; returns the response once it is complete.
     mutating func feed(_ bytes: some Collection<UInt8>) throws(Failure) -> HTTPClientResponse? {
@@ -37,7 +48,7 @@ struct ResponseParser {
     mutating func finish() throws(Failure) -> HTTPClientResponse {
         switch state {
         case .untilClose:
-            body.append(contentsOf: buffer[cursor...])
+            try take(buffer[cursor...])
             cursor = buffer.count
             state = .done
             return response
@@ -67,7 +78,7 @@ struct ResponseParser {
                 try parseHead(head)
             case .fixed(let remaining):
                 let available = min(remaining, buffer.count - cursor)
-                body.append(contentsOf: buffer[cursor..<(cursor + available)])
+                try take(buffer[cursor..<(cursor + available)])
                 cursor += available
                 if available == remaining {
                     state = .done
@@ -86,7 +97,7 @@ struct ResponseParser {
                 state = size == 0 ? .trailers : .chunkData(remaining: size)
             case .chunkData(let remaining):
                 let available = min(remaining, buffer.count - cursor)
-                body.append(contentsOf: buffer[cursor..<(cursor + available)])
+                try take(buffer[cursor..<(cursor + available)])
                 cursor += available
                 if available < remaining {
                     state = .chunkData(remaining: remaining - available)
@@ -104,6 +115,8 @@ struct ResponseParser {
                 cursor = lineEnd + 2
                 if empty { state = .done }
             case .untilClose:
+                try take(buffer[cursor...])
+                cursor = buffer.count
                 return nil
             }
         }

@@ -14,6 +14,9 @@ public enum AuditKind: String, Codable, Sendable, Hashable, CaseIterable {
     case promote
     /// A version removed from the archive (`templateVersion` is the one removed).
     case delete
+    /// Audit records past the configured retention exported to a file of `<data>/audit-archive/` and removed
+    /// from the database (the daemon's own job: `who` is `lastsetd`, no page or device; `message` names the file).
+    case retention
 }
 
 /// How the job an audit record is about ended.

@@ -12,7 +12,7 @@ struct ConfigChecker {
     // MARK: the config
 
     mutating func config(_ root: JSONValue) -> LastsetConfig? {
-        guard let fields = object(root, "$", keys: ["version", "api", "history", "devices", "pages", "fleet"]) else { return nil }
+        guard let fields = object(root, "$", keys: ["version", "api", "history", "audit", "devices", "pages", "fleet"]) else { return nil }
         if let version = integer(fields, "version", in: "", required: true), version != 1 {
             add("version", .int(Int64(version)), "unsupported config version (only 1 is known)")
         }
@@ -20,6 +20,8 @@ struct ConfigChecker {
         if let h = history, h < 1 { add("history", .int(Int64(h)), "must be at least 1") }
         var api: APIConfig?
         if let a = field(fields, "api", in: "", required: false) { api = self.api(a, "api") }
+        var audit: AuditConfig?
+        if let a = field(fields, "audit", in: "", required: false) { audit = self.audit(a, "audit") }
 
         var pages: [PageDefinition] = []
         if let list = array(fields, "pages", in: "", required: true) {
@@ -61,7 +63,30 @@ struct ConfigChecker {
         duplicates(registerIds.map(\.value), paths: registerIds.map(\.path), what: "registerId")
         var fleet: FleetConfig?
         if let f = field(fields, "fleet", in: "", required: false) { fleet = self.fleet(f, "fleet") }
-        return LastsetConfig(version: 1, api: api, history: history, devices: devices, pages: pages, fleet: fleet)
+        return LastsetConfig(
+            version: 1, api: api, history: history, audit: audit, devices: devices, pages: pages, fleet: fleet)
+    }
+
+    /// The optional `audit` section (retention of the audit log).
+    mutating func audit(_ value: JSONValue, _ path: String) -> AuditConfig? {
+        guard let f = object(value, path, keys: AuditConfig.keys) else { return nil }
+        let keepRecords = integer(f, "keepRecords", in: path)
+        if let n = keepRecords, !AuditConfig.keepRecordsRange.contains(n) {
+            add(
+                join(path, "keepRecords"), .int(Int64(n)),
+                "must be in \(AuditConfig.keepRecordsRange.lowerBound)...\(AuditConfig.keepRecordsRange.upperBound)")
+        }
+        let keepDays = integer(f, "keepDays", in: path)
+        if let n = keepDays, !AuditConfig.keepDaysRange.contains(n) {
+            add(
+                join(path, "keepDays"), .int(Int64(n)),
+                "must be in \(AuditConfig.keepDaysRange.lowerBound)...\(AuditConfig.keepDaysRange.upperBound)")
+        }
+        let interval = duration(f, "interval", in: path)
+        if let t = interval, let d = DurationText.parse(t), !AuditConfig.intervalRange.contains(d) {
+            add(join(path, "interval"), .string(t), "must be from 1m to 168h")
+        }
+        return AuditConfig(keepRecords: keepRecords, keepDays: keepDays, interval: interval)
     }
 
     /// The optional `fleet` section (docs/FLEET.md).

@@ -123,16 +123,19 @@ public struct LastsetConfig: Codable, Sendable, Hashable {
     public var api: APIConfig?
     /// Templates kept per page (default 20).
     public var history: Int?
+    /// How much of the audit log the database keeps (nil: every record).
+    public var audit: AuditConfig?
     public var devices: [DeviceConfig]
     public var pages: [PageDefinition]
     /// Templates and audit records shared with other hosts through a git hub; nil: this host alone.
     public var fleet: FleetConfig?
 
     public init(
-        version: Int = 1, api: APIConfig? = nil, history: Int? = nil, devices: [DeviceConfig], pages: [PageDefinition],
-        fleet: FleetConfig? = nil
+        version: Int = 1, api: APIConfig? = nil, history: Int? = nil, audit: AuditConfig? = nil, devices: [DeviceConfig],
+        pages: [PageDefinition], fleet: FleetConfig? = nil
     ) {
         self.version = version
+        self.audit = audit
         self.fleet = fleet
         self.api = api
         self.history = history

@@ -8,12 +8,15 @@ public struct HTTPResponse: Sendable, Equatable {
     public var headers: HTTPHeaders
     /// The response body.
     public var body: [UInt8]
+    /// A body sent from a file instead of `body` (which is then ignored), for bodies too large to hold in memory.
+    public var file: HTTPResponseFile?
 
     /// Creates a response from its parts.
-    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], file: HTTPResponseFile? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.file = file
     }
 
     /// A JSON response of `value` encoded with sorted keys; an encoding failure becomes a 500 `encoding_failed` error.

@@ -221,8 +221,18 @@ enum MHDBridge {
     }
 
     private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-        let created = response.body.withUnsafeBytes {
-            MHD_create_response_from_buffer($0.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), .RESPMEM_MUST_COPY)
+        let created: OpaquePointer?
+        if let file = response.file {
+            // MHD closes the descriptor it is given when the response is destroyed: it gets a duplicate, the
+            // `HTTPResponseFile` closes its own.
+            let copy = fcntl(file.descriptor, F_DUPFD_CLOEXEC, 0)
+            guard copy >= 0 else { return .NO }
+            created = MHD_create_response_from_fd_at_offset64(file.size, copy, 0)
+            if created == nil { close(copy) }
+        } else {
+            created = response.body.withUnsafeBytes {
+                MHD_create_response_from_buffer($0.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), .RESPMEM_MUST_COPY)
+            }
         }
         guard let created else { return .NO }
         defer { MHD_destroy_response(created) }

@@ -213,6 +213,7 @@ final class APIRouter: Sendable {
                 )
             }
         }
+        if match("POST", "backup") != nil { return try await backup(request, who: who) }
         if match("GET", "metrics") != nil {
             let body = Array(MetricsText.render(await registry.statuses()).utf8)
             return HTTPResponse(status: 200, headers: ["Content-Type": MetricsText.contentType], body: body)
@@ -373,7 +374,8 @@ final class APIRouter: Sendable {
 
     /// Every route, for 405 answers and their Allow header.
     private static let routes: [(method: String, pattern: [String])] = [
-        ("GET", ["health"]), ("GET", ["metrics"]), ("POST", ["reload"]), ("POST", ["sync"]), ("GET", ["devices"]),
+        ("GET", ["health"]), ("GET", ["metrics"]), ("POST", ["reload"]), ("POST", ["sync"]), ("POST", ["backup"]),
+        ("GET", ["devices"]),
         ("GET", ["devices", "*"]),
         ("GET", ["pages"]),
         ("GET", ["pages", "*"]),
@@ -383,6 +385,39 @@ final class APIRouter: Sendable {
         ("GET", ["pages", "*", "diff"]), ("GET", ["jobs"]), ("GET", ["jobs", "*"]), ("GET", ["audit"]),
         ("GET", ["conformance"]), ("GET", ["pages", "*", "rollout"]),
     ]
+
+    /// `POST /v1/backup`: a consistent copy of `lastset.db` made now (SQLite's online backup, jobs keep running),
+    /// checked, and sent back as the body from an unlinked file in the data directory (never held in memory); the
+    /// client writes it where it wants (the daemon's file system is read-only outside its data directory).
+    private func backup(_ request: HTTPRequest, who: String) async throws -> HTTPResponse {
+        let body = request.body.filter { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        guard body.isEmpty || body == Array("{}".utf8) else {
+            throw APIError.badRequest(
+                "unexpected_body",
+                "POST /v1/backup takes no body (or {}): the copy is sent back in the response and the client writes it where it wants"
+            )
+        }
+        let made: RecordBackup
+        do {
+            made = try await RecordBackup.make(database: engine.database)
+        } catch {
+            errorLog("backup for \(who) failed: \(error)")
+            throw APIError(status: 500, code: "backup_failed", message: "cannot back up the database: \(error)")
+        }
+        let taken = TimeText.iso8601(made.takenAt)
+        let stamp = taken.filter { $0.isNumber }.prefix(14)
+        let headers: HTTPHeaders = [
+            "Content-Type": "application/vnd.sqlite3",
+            "Content-Disposition": "attachment; filename=\"lastset-\(stamp).db\"",
+            "Cache-Control": "no-store",
+            "X-Lastset-SHA256": made.sha256,
+            "X-Lastset-Schema-Version": "\(made.schemaVersion)",
+            "X-Lastset-Database": made.databasePath,
+            "X-Lastset-Taken-At": taken,
+        ]
+        return HTTPResponse(
+            status: 200, headers: headers, file: HTTPResponseFile(descriptor: made.descriptor, size: UInt64(made.bytes)))
+    }
 
     // MARK: helpers
 

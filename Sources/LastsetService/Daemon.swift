@@ -130,6 +130,9 @@ public enum Daemon {
         for r in await engine.recoverInterrupted() {
             log.warning("replay of \(r.pageId) to \(r.device) (job \(r.job ?? "?")) was \(r.message ?? "interrupted")")
         }
+        for name in RecordBackup.removeLeftovers(dataDirectory: dataDirectory) {
+            log.warning("removed \(name) from \(dataDirectory.path): a backup copy left by a daemon stopped while making it")
+        }
         let registry = DeviceRegistry(config: config)
         let jobs = JobTable()
         let startedAt = Date()
@@ -234,6 +237,18 @@ public enum Daemon {
             }
         }
 
+        // Audit retention: at start, then every `audit.interval` (as the config says at that moment), off any job's path.
+        let retention = AuditRetention(database: engine.database)
+        let pruning = Task {
+            while !Task.isCancelled {
+                let policy = await registry.config.source.audit
+                if let policy, policy.prunes {
+                    await Self.runRetention(retention, policy, log: log)
+                }
+                try? await Task.sleep(for: policy?.intervalDuration ?? AuditConfig.defaultInterval)
+            }
+        }
+
         for await signal in signals {
             if signal == .hangup {
                 _ = await reloader.reload()
@@ -256,6 +271,8 @@ public enum Daemon {
         }
         server.stop()
         syncing?.cancel()
+        pruning.cancel()
+        await pruning.value
         watchdog.cancel()
         await registry.closeAll()
         // The WAL folded into lastset.db (a clean stop leaves one file); with a job still running past the
@@ -265,6 +282,31 @@ public enum Daemon {
         }
         log.info("stopped")
         return 0
+    }
+}
+
+extension Daemon {
+    /// One run of audit retention, its effect logged (each file, each redone file; a failure as an error).
+    static func runRetention(_ retention: AuditRetention, _ policy: AuditConfig, log: Logger) async {
+        do {
+            let report = try await retention.run(policy)
+            for name in report.partialsRemoved {
+                log.warning("audit retention: removed \(AuditRetention.directoryName)/\(name), left by a run stopped while writing it")
+            }
+            for name in report.redone {
+                log.warning(
+                    "audit retention: \(AuditRetention.directoryName)/\(name) was written by a run whose removal never committed (its records are all still in \(RecordStore.fileName)): removed, its records exported again"
+                )
+            }
+            for f in report.files {
+                log.info(
+                    "audit retention: exported \(f.records) record\(f.records == 1 ? "" : "s") to \(retention.directory)/\(f.name) (\(f.bytes) bytes), then removed them from \(RecordStore.fileName)"
+                )
+            }
+            if report.files.isEmpty { log.debug("audit retention: no record past the bound") }
+        } catch {
+            log.error("audit retention failed, no record was removed that is not in a file of \(retention.directory): \(error)")
+        }
     }
 }
 

@@ -33,6 +33,8 @@ public final class Database: Sendable {
     public let path: String
     /// Frames in the WAL past which an idle writer checkpoints (4 KiB pages: 2,000 ≈ 8 MiB).
     public let checkpointFrames: Int32
+    /// The schema the file was migrated to (what a backup of it must carry too).
+    public let schema: Schema
     private let writer: Writer
     private let readers: [Reader]
     private let nextReader = Mutex(0)
@@ -77,6 +79,7 @@ public final class Database: Sendable {
         free(real)
         path = (resolved == "/" ? "" : resolved) + "/" + fileName
         self.checkpointFrames = checkpointFrames
+        self.schema = schema
         try Self.create(path: path, directory: resolved)
         let connection = try Connection(path: path, readOnly: false)
         // Checked before anything is written to it (switching a file to WAL rewrites its header).
@@ -97,7 +100,7 @@ public final class Database: Sendable {
 
     /// Creates the file (0640: the WAL and shared-memory files SQLite makes take its mode) and makes its
     /// directory entry durable; refuses a link or anything but a regular file there.
-    private static func create(path: String, directory: String) throws(DatabaseError) {
+    static func create(path: String, directory: String) throws(DatabaseError) {
         var st = stat()
         if lstat(path, &st) == 0 {
             guard (st.st_mode & S_IFMT) == S_IFREG else {
@@ -125,7 +128,7 @@ public final class Database: Sendable {
         }
     }
 
-    private static func configure(_ c: Connection, writer: Bool) throws(DatabaseError) {
+    static func configure(_ c: Connection, writer: Bool) throws(DatabaseError) {
         sqlite3_busy_timeout(c.handle, 5_000)
         try c.execute("PRAGMA foreign_keys = ON", operation: "configure")
         if writer {
@@ -142,7 +145,7 @@ public final class Database: Sendable {
     }
 
     /// `PRAGMA quick_check`: anything but "ok" refuses the file.
-    private static func check(_ c: Connection) throws(DatabaseError) {
+    static func check(_ c: Connection) throws(DatabaseError) {
         var problems: [String] = []
         try c.rows("PRAGMA quick_check(5)", operation: "check") { row in
             if let t = row.text(0), t != "ok" { problems.append(t) }
