@@ -30,15 +30,19 @@ struct DaemonAPI: Sendable {
             throw CLIError(error.message)
         }
         guard (200..<300).contains(response.status) else {
-            if let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body)) {
-                throw CLIError("\(body.error.message) (\(body.error.code))", code: body.error.code)
-            }
-            var text = response.text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if text.count > 200 { text = String(text.prefix(200)) + "…" }
-            throw CLIError(
-                "the daemon answered \(method) \(path) with HTTP \(response.status)" + (text.isEmpty ? "" : ": \(text)"))
+            throw Self.failure(status: response.status, body: response.body, method: method, path: path)
         }
         return response
+    }
+
+    /// The error of a reply that is not 2xx: the API's message and code, else the status and the start of the body.
+    static func failure(status: Int, body: [UInt8], method: String, path: String) -> CLIError {
+        if let error = try? JSONDecoder().decode(ErrorBody.self, from: Data(body)) {
+            return CLIError("\(error.error.message) (\(error.error.code))", code: error.error.code)
+        }
+        var text = String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.count > 200 { text = String(text.prefix(200)) + "…" }
+        return CLIError("the daemon answered \(method) \(path) with HTTP \(status)" + (text.isEmpty ? "" : ": \(text)"))
     }
 
     /// GETs `path` and decodes the JSON body as `T`.
