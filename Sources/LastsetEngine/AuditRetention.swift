@@ -11,8 +11,10 @@ import LastsetStore
 /// then removed from the database, in one commit with the `retention` record that names the file. Nothing is
 /// dropped without being in a file first.
 ///
-/// **What is kept**: the newest `keepRecords` records (counted as `lastset audit` counts them: an intent completed
-/// by its outcome is not a record of its own), the records of the last `keepDays` days, and — whatever their age —
+/// **What is kept**: the newest `keepRecords` records (counted as `lastset audit` counts them — an intent completed
+/// by its outcome is not a record of its own — leaving out the `retention` records, which are kept by age and
+/// position like any other but never counted, so a run's own records never push another out), pruned once the
+/// log holds more than `keepRecords` plus a tenth of it (`slack`); the records of the last `keepDays` days, and — whatever their age —
 /// every intent (`started`) whose job has no outcome yet; an intent goes only in the same file as its outcome.
 /// With both bounds a record goes only when it is past both.
 ///
@@ -79,8 +81,10 @@ public final class AuditRetention: Sendable {
         defer { close(dir) }
         report.partialsRemoved = try await blocking { () throws(StorageError) in try self.removePartials(dir) }
         report.redone = try await redoUncommitted(dir)
+        // The bounds are fixed for the run: the records it adds itself (newer than both) never move them.
+        guard let bounds = try await bounds(policy, now: now) else { return report }
         while true {
-            let batch = try await selectBatch(policy, now: now)
+            let batch = try await selectBatch(below: bounds)
             guard !batch.isEmpty else { break }
             let file = try await blocking { () throws(StorageError) in try self.export(batch, into: dir) }
             try await commitRemoval(batch, file: file, policy: policy, now: now)
@@ -109,40 +113,81 @@ public final class AuditRetention: Sendable {
         let record: String
     }
 
-    /// The oldest records past the bounds (at most a batch), in order; intents only with their outcome.
-    func selectBatch(_ policy: AuditConfig, now: Date) async throws(StorageError) -> [Pruned] {
-        let cutoff = policy.keepDays.map { RecordStore.milliseconds(now) - Int64($0) * 86_400_000 }
-        let keep = policy.keepRecords
+    /// Where a run stops: records with a `seq` below `seq` and a time below `time` are past the bounds.
+    struct Bounds: Sendable, Hashable {
+        var seq: Int64
+        var time: Int64
+    }
+
+    /// The records a count bound lets the log hold past `keepRecords` before a run prunes it back to `keepRecords`:
+    /// a tenth of it (at least 1), so a run that exports a file and records it does not leave the next run one record
+    /// to export — files come in batches, not a trickle.
+    public static func slack(keepRecords: Int) -> Int { max(1, keepRecords / 10) }
+
+    /// The bounds of a run at `now`; nil when nothing is past them (the log within `keepRecords` + slack).
+    func bounds(_ policy: AuditConfig, now: Date) async throws(StorageError) -> Bounds? {
+        let cutoff = policy.keepDays.map { RecordStore.milliseconds(now) - Int64($0) * 86_400_000 } ?? Int64.max
+        guard let keep = policy.keepRecords else { return Bounds(seq: Int64.max, time: cutoff) }
+        let retention = AuditKind.retention.rawValue
+        do {
+            return try await database.read { c in
+                let count =
+                    try c.first("SELECT count(*) FROM audit_record WHERE folded = 0 AND kind != ?", .text(retention)) {
+                        Int($0.int64(0))
+                    } ?? 0
+                guard count > keep + Self.slack(keepRecords: keep) else { return nil }
+                // The seq of the oldest record kept by count.
+                let seq = try c.first(
+                    "SELECT seq FROM audit_record WHERE folded = 0 AND kind != ? ORDER BY seq DESC LIMIT 1 OFFSET ?",
+                    .text(retention), .integer(Int64(keep - 1))
+                ) { row in row.int64(0) }
+                return seq.map { Bounds(seq: $0, time: cutoff) }
+            }
+        } catch {
+            throw StorageError.of(error, database.path)
+        }
+    }
+
+    /// The oldest records past `bounds` (at most a batch), in order; intents only with their outcome.
+    func selectBatch(below bounds: Bounds) async throws(StorageError) -> [Pruned] {
+        let (bound, cutoff) = (bounds.seq, bounds.time)
         let (limit, bytes) = (batchRecords, batchBytes)
         do {
             return try await database.read { c in
-                var bound = Int64.max
-                if let keep {
-                    // The seq of the oldest record kept by count; fewer records than that: nothing to prune.
-                    let seq = try c.first(
-                        "SELECT seq FROM audit_record WHERE folded = 0 ORDER BY seq DESC LIMIT 1 OFFSET ?",
-                        .integer(Int64(keep - 1))
-                    ) { row in row.int64(0) }
-                    guard let seq else { return [Pruned]() }
-                    bound = seq
-                }
                 var rows: [(seq: Int64, time: Int64, result: String, job: String?, record: String)] = []
                 var size = 0
                 try c.rows(
                     "SELECT seq, time, result, job, record FROM audit_record WHERE seq < ? AND time < ? ORDER BY seq LIMIT ?",
-                    .integer(bound), .integer(cutoff ?? Int64.max), .integer(Int64(limit))
+                    .integer(bound), .integer(cutoff), .integer(Int64(limit))
                 ) { row in
                     let record = row.text(4) ?? ""
                     rows.append((row.int64(0), row.int64(1), row.text(2) ?? "", row.text(3), record))
                     size += record.utf8.count + 1
                     return size < bytes
                 }
-                // An intent goes with its outcome, in the same file: one whose outcome is not among these stays.
+                // An intent goes only with its outcome, in the same file. One without an outcome past the bound
+                // stays (unfinished, or completed by a record that is kept); one whose outcome is past the bound but
+                // after this batch ends the batch, so the files follow each other in order.
                 let started = AuditResult.started.rawValue
-                let completed = Set(rows.lazy.filter { $0.result != started }.compactMap(\.job))
-                return rows.filter { $0.result != started || ($0.job.map(completed.contains) ?? false) }.map {
-                    Pruned(seq: $0.seq, time: $0.time, record: $0.record)
+                let last = rows.last?.seq ?? 0
+                var out: [Pruned] = []
+                for r in rows {
+                    if r.result == started {
+                        let outcome = try r.job.flatMap { job in
+                            try c.first(
+                                "SELECT seq FROM audit_record WHERE job = ? AND result != ? AND seq > ? AND seq < ? AND time < ? ORDER BY seq LIMIT 1",
+                                .text(job), .text(started), .integer(r.seq), .integer(bound), .integer(cutoff)
+                            ) { row in row.int64(0) }
+                        }
+                        guard let outcome else { continue }
+                        if outcome > last {
+                            if out.isEmpty { continue }
+                            break
+                        }
+                    }
+                    out.append(Pruned(seq: r.seq, time: r.time, record: r.record))
                 }
+                return out
             }
         } catch {
             throw StorageError.of(error, database.path)
