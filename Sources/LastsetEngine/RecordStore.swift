@@ -132,7 +132,7 @@ public enum RecordStoreError: Error, Sendable, CustomStringConvertible {
         case .database(let e, let dir, let keptAside):
             guard e.kind == .corrupt else { return e.description }
             var text =
-                "\(e.description). To recover, stop lastsetd and move \(RecordStore.fileName) (with any \(RecordStore.fileName)-wal and -shm beside it) out of \(dir), then either copy a backup in as \(dir)/\(RecordStore.fileName) (one made with `sqlite3 \(dir)/\(RecordStore.fileName) \".backup FILE\"`)"
+                "\(e.description). To recover, stop lastsetd and move \(RecordStore.fileName) (with any \(RecordStore.fileName)-wal and -shm beside it) out of \(dir), then either copy a backup in as \(dir)/\(RecordStore.fileName) (one made with `lastset backup FILE` while lastsetd ran, or `sqlite3 \(dir)/\(RecordStore.fileName) \".backup FILE\"` while it was stopped)"
             if let keptAside {
                 text +=
                     ", or move the contents of \(keptAside) back into \(dir): the next start imports those files again (records made since they were moved aside are not in them)"

@@ -172,6 +172,22 @@ final class ConfigLoaderTests: XCTestCase {
                 ("api.requestTimeout", ["from 1s to 10m", #""500ms""#]),
             ]),
         Bad(
+            name: "audit retention",
+            text: config(top: #"version: 1, audit: { keepRecords: 0, keepDays: 40000, interval: "10s", keep: 5 },"#),
+            expected: [
+                ("audit.keep", ["unknown key"]),
+                ("audit.keepRecords", ["must be in 1...100000000", "0"]),
+                ("audit.keepDays", ["must be in 1...36500", "40000"]),
+                ("audit.interval", ["from 1m to 168h", #""10s""#]),
+            ]),
+        Bad(
+            name: "audit retention: wrong types",
+            text: config(top: #"version: 1, audit: { keepRecords: "400000 records", interval: "hourly" },"#),
+            expected: [
+                ("audit.keepRecords", ["must be an integer", #""400000 records""#]),
+                ("audit.interval", ["not a duration", #""hourly""#]),
+            ]),
+        Bad(
             name: "api connection limits: zero, and not a duration",
             text: config(top: #"version: 1, api: { socketConnectionsPerUser: 0, requestTimeout: "soon" },"#),
             expected: [
