@@ -202,7 +202,8 @@ public final class AuditRetention: Sendable {
     /// The first and last seq a file name says it holds; nil for any other name.
     public static func range(ofFile name: String) -> (first: Int64, last: Int64)? {
         guard name.hasPrefix("audit-"), name.hasSuffix(".jsonl") else { return nil }
-        let parts = name.dropFirst("audit-".count).dropLast(".jsonl".count).split(separator: "-", omittingEmptySubsequences: false)
+        let parts = name.dropFirst("audit-".count).dropLast(".jsonl".count).split(
+            separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, let first = Int64(parts[0]), let last = Int64(parts[1]), first >= 1, first <= last,
             String(first) == parts[0], String(last) == parts[1]
         else { return nil }
@@ -296,11 +297,15 @@ public final class AuditRetention: Sendable {
 
     /// Removes the files of runs whose commit never happened (their first record still in the database).
     func redoUncommitted(_ dir: Int32) async throws(StorageError) -> [String] {
-        let files = try await blocking { () throws(StorageError) in try self.names(dir) }.compactMap { name in Self.range(ofFile: name).map { (name, $0) } }
+        let files = try await blocking { () throws(StorageError) in try self.names(dir) }.compactMap { name in
+            Self.range(ofFile: name).map { (name, $0) }
+        }
         guard !files.isEmpty else { return [] }
         let oldest: Int64?
         do {
-            oldest = try await database.read { c in try c.first("SELECT min(seq) FROM audit_record") { $0.isNull(0) ? nil : $0.int64(0) } ?? nil }
+            oldest = try await database.read { c in
+                try c.first("SELECT min(seq) FROM audit_record") { $0.isNull(0) ? nil : $0.int64(0) } ?? nil
+            }
         } catch {
             throw StorageError.of(error, database.path)
         }

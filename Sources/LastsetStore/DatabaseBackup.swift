@@ -67,9 +67,10 @@ extension Database {
             let pages = try transfer(source: source, to: destination, pagesPerStep: pagesPerStep)
             let copy = try Connection(path: destination, readOnly: false)
             defer { copy.close() }
-            let mode = try copy.first("PRAGMA journal_mode = DELETE", operation: "make the backup self-contained:") {
-                $0.text(0)
-            } ?? nil
+            let mode =
+                try copy.first("PRAGMA journal_mode = DELETE", operation: "make the backup self-contained:") {
+                    $0.text(0)
+                } ?? nil
             guard mode == "delete" else {
                 throw DatabaseError(
                     operation: "make the backup self-contained:", path: destination, code: SQLITE_ERROR,
@@ -150,7 +151,9 @@ extension Database {
     /// fsyncs the file and its directory.
     private static func syncFile(_ path: String) throws(DatabaseError) {
         let directory = (path as NSString).deletingLastPathComponent
-        for (target, flags) in [(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), (directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)] {
+        for (target, flags) in [
+            (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), (directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+        ] {
             let fd = open(target, flags)
             guard fd >= 0, fsync(fd) == 0 else {
                 let code = errno

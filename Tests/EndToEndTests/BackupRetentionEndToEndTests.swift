@@ -110,7 +110,8 @@ final class BackupRetentionEndToEndTests: XCTestCase {
             try SQLiteShell.query(copy, "PRAGMA user_version"), try SQLiteShell.query(database(daemon), "PRAGMA user_version"))
         let inCopy = Set(
             try SQLiteShell.query(
-                copy, "SELECT json_extract(record, '$.templateVersion') FROM audit_record WHERE kind = 'import' AND result = 'archived'"
+                copy,
+                "SELECT json_extract(record, '$.templateVersion') FROM audit_record WHERE kind = 'import' AND result = 'archived'"
             ).compactMap { Int($0) })
         let missing = before.subtracting(inCopy)
         XCTAssertTrue(missing.isEmpty, "imports acknowledged before the backup, missing from it: \(missing.sorted())")
@@ -123,7 +124,9 @@ final class BackupRetentionEndToEndTests: XCTestCase {
         XCTAssertEqual(live, acknowledged.all)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work.path).sorted(), ["copy.db"], "no temporary left")
         XCTAssertFalse(
-            try FileManager.default.contentsOfDirectory(atPath: daemon.dataDir.path).contains { $0.hasPrefix(".lastset-backup-") },
+            try FileManager.default.contentsOfDirectory(atPath: daemon.dataDir.path).contains {
+                $0.hasPrefix(".lastset-backup-")
+            },
             "the daemon's copy is unlinked")
 
         // Restored as docs/RELIABILITY.md says (a data directory holding only the copy as lastset.db): it serves.
@@ -154,7 +157,8 @@ final class BackupRetentionEndToEndTests: XCTestCase {
         for arguments in [["backup", link.path], ["backup", link.path, "--force"]] {
             r = try daemon.cli(arguments)
             XCTAssertEqual(r.status, 1)
-            XCTAssertTrue(r.stderr.contains("\(link.path) is a symbolic link: a backup is never written through a link"), r.stderr)
+            XCTAssertTrue(
+                r.stderr.contains("\(link.path) is a symbolic link: a backup is never written through a link"), r.stderr)
         }
         XCTAssertEqual(try String(contentsOf: target, encoding: .utf8), "not a database")
 
@@ -273,9 +277,11 @@ final class BackupRetentionEndToEndTests: XCTestCase {
         let (files, lines) = try archivedLines(daemon)
         XCTAssertEqual(files.count, 1)
         XCTAssertEqual(lines, Array(rowsBefore.prefix(5)), "each record once")
-        let left = try SQLiteShell.query(database(daemon), "SELECT record FROM audit_record WHERE kind != 'retention' ORDER BY seq")
+        let left = try SQLiteShell.query(
+            database(daemon), "SELECT record FROM audit_record WHERE kind != 'retention' ORDER BY seq")
         XCTAssertEqual(left, Array(rowsBefore.suffix(3)))
-        XCTAssertEqual(try SQLiteShell.query(database(daemon), "SELECT count(*) FROM audit_record WHERE kind = 'retention'"), ["1"])
+        XCTAssertEqual(
+            try SQLiteShell.query(database(daemon), "SELECT count(*) FROM audit_record WHERE kind = 'retention'"), ["1"])
     }
 }
 

@@ -103,7 +103,8 @@ struct Backup: Command {
         placed = true
 
         let summary = Summary(
-            file: target, bytes: bytes, sha256: digest, schemaVersion: response.headers["x-lastset-schema-version"].flatMap { Int($0) },
+            file: target, bytes: bytes, sha256: digest,
+            schemaVersion: response.headers["x-lastset-schema-version"].flatMap { Int($0) },
             database: response.headers["x-lastset-database"], takenAt: response.headers["x-lastset-taken-at"])
         if context.options.json {
             try context.printJSON(summary)
@@ -144,7 +145,8 @@ struct Backup: Command {
         if lstat(target, &st) == 0 {
             switch st.st_mode & S_IFMT {
             case S_IFLNK:
-                throw CLIError("\(target) is a symbolic link: a backup is never written through a link (remove it, or choose another FILE)")
+                throw CLIError(
+                    "\(target) is a symbolic link: a backup is never written through a link (remove it, or choose another FILE)")
             case S_IFDIR:
                 throw CLIError("\(target) is a directory: give the name of the file to write")
             case S_IFREG:
@@ -207,7 +209,8 @@ struct Backup: Command {
             guard link(temporary, target) == 0 else {
                 let code = errno
                 if code == EEXIST {
-                    throw CLIError("\(target) appeared while the backup was made: give --force to replace it, or choose another FILE")
+                    throw CLIError(
+                        "\(target) appeared while the backup was made: give --force to replace it, or choose another FILE")
                 }
                 throw CLIError("cannot create \(target): \(String(cString: strerror(code)))")
             }
@@ -216,7 +219,8 @@ struct Backup: Command {
         let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { if dfd >= 0 { close(dfd) } }
         guard dfd >= 0, fsync(dfd) == 0 else {
-            throw CLIError("\(target) is written but its directory \(directory) could not be fsynced: \(String(cString: strerror(errno)))")
+            throw CLIError(
+                "\(target) is written but its directory \(directory) could not be fsynced: \(String(cString: strerror(errno)))")
         }
     }
 }
