@@ -32,7 +32,7 @@ test: setup
 check-systemd:
 	.ci/check-systemd.sh
 
-## Builds the console's files (Console/) into lastsetd: regenerates Sources/LastsetService/ConsoleAssets.swift.
+## Builds the console's files (Console/) into lastsetd: regenerates Sources/LastsetService/API/ConsoleAssets.swift.
 console:
 	scripts/embed-console.py
 

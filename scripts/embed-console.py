@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Builds the console's files (Console/) into lastsetd: writes Sources/LastsetService/ConsoleAssets.swift.
+"""Builds the console's files (Console/) into lastsetd: writes Sources/LastsetService/API/ConsoleAssets.swift.
 
 Each file becomes base64 text in a Swift string literal (robust for any byte, fast to compile) with its
 content type and SHA-256 (the ETag). Run after editing anything under Console/ (`make console`);
@@ -12,7 +12,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "Console"
-OUTPUT = ROOT / "Sources" / "LastsetService" / "ConsoleAssets.swift"
+OUTPUT = ROOT / "Sources" / "LastsetService" / "API" / "ConsoleAssets.swift"
 TYPES = {
     ".html": "text/html; charset=utf-8",
     ".css": "text/css; charset=utf-8",
