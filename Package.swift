@@ -15,27 +15,32 @@ let package = Package(
         .systemLibrary(name: "CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
-        // Pure logic: no I/O; its one C library is nettle, for SHA-256 (a pure function).
-        .target(name: "LastsetCore", dependencies: ["CNettle"]),
+        // Generic formats that never learn the domain: the JSON value, strict parser and writer, property lists,
+        // keyed archives, SHA-256 (nettle's: a pure function), time and duration text.
+        .target(name: "LastsetFormats", dependencies: ["CNettle"]),
+        // Small system helpers shared by the modules that own threads: the serial executor over a DispatchQueue.
+        .target(name: "LastsetSystem"),
+        // Pure logic: no I/O; the domain (registers, config, planning, replay, templates, audit, API bodies).
+        .target(name: "LastsetCore", dependencies: ["LastsetFormats"]),
         // Modbus client and slave over libmodbus; the only importer of CModbus.
-        .target(name: "ModbusLink", dependencies: ["CModbus", "LastsetCore"]),
+        .target(name: "ModbusLink", dependencies: ["CModbus", "LastsetCore", "LastsetSystem"]),
         // The SQLite database owner (one group-committing writer, reader connections); the only importer of CSQLite.
         .target(name: "LastsetStore", dependencies: ["CSQLite"]),
         // Capture, archive, replay, audit; its records live in the data directory's database (LastsetStore).
-        .target(name: "LastsetEngine", dependencies: ["LastsetCore", "ModbusLink", "LastsetStore"]),
+        .target(name: "LastsetEngine", dependencies: ["LastsetFormats", "LastsetCore", "ModbusLink", "LastsetStore"]),
         // The fleet: templates and audit records shared through a git hub; the only module that runs git.
-        .target(name: "LastsetFleet", dependencies: ["LastsetCore", "LastsetEngine", "ModbusLink"]),
+        .target(name: "LastsetFleet", dependencies: ["LastsetFormats", "LastsetCore", "LastsetEngine", "LastsetSystem"]),
         // HTTP server over libmicrohttpd; the only importer of CMicroHTTPD.
-        .target(name: "LastsetHTTP", dependencies: ["CMicroHTTPD", "LastsetCore"]),
+        .target(name: "LastsetHTTP", dependencies: ["LastsetFormats", "CMicroHTTPD", "LastsetCore"]),
         // The CLI's HTTP/1.1 client for the control API.
-        .target(name: "LastsetClient", dependencies: ["LastsetCore"]),
+        .target(name: "LastsetClient"),
         // The daemon's services: API routes, poller, systemd notify, signals, logging.
         .target(
             name: "LastsetService",
-            dependencies: ["LastsetCore", "LastsetEngine", "LastsetFleet", "LastsetHTTP", "ModbusLink", "LastsetClient"]),
+            dependencies: ["LastsetFormats", "LastsetCore", "LastsetEngine", "LastsetFleet", "LastsetHTTP", "ModbusLink", "LastsetClient"]),
 
         .executableTarget(name: "lastsetd", dependencies: ["LastsetService"]),
-        .executableTarget(name: "lastset", dependencies: ["LastsetCore", "LastsetClient"]),
+        .executableTarget(name: "lastset", dependencies: ["LastsetFormats", "LastsetCore", "LastsetClient"]),
         .executableTarget(name: "lastset-sim", dependencies: ["LastsetCore", "ModbusLink"]),
 
         // Benchmarks (make bench): not a test target, never run by `swift test`.
@@ -55,11 +60,11 @@ let package = Package(
 
         // Fuzz targets: one entry point per input format, driven by libFuzzer (make fuzz) and, on the seed
         // corpus Fuzz/corpus/<name>/, by FuzzCorpusTests in the normal suite.
-        .target(name: "FuzzTargets", dependencies: ["LastsetCore"], path: "Fuzz/Targets"),
+        .target(name: "FuzzTargets", dependencies: ["LastsetFormats", "LastsetCore"], path: "Fuzz/Targets"),
         .executableTarget(name: "lastset-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/Driver"),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets", "LastsetCore"], path: "Tests/FuzzCorpusTests"),
 
-        .testTarget(name: "LastsetCoreTests", dependencies: ["LastsetCore"]),
+        .testTarget(name: "LastsetCoreTests", dependencies: ["LastsetFormats", "LastsetCore"]),
         // Helpers shared by the test targets: peer processes, socat pty pairs, built binaries.
         .target(name: "TestSupport", dependencies: ["LastsetCore", "CrashReport"], path: "Tests/TestSupport"),
         // The test process's crash report (signal, thread, symbolized frames), installed when it loads.
@@ -70,7 +75,7 @@ let package = Package(
         .testTarget(name: "LastsetEngineTests", dependencies: ["LastsetEngine", "LastsetCore", "ModbusLink", "TestSupport"]),
         .testTarget(name: "LastsetHTTPTests", dependencies: ["LastsetHTTP", "LastsetService", "LastsetClient", "TestSupport"]),
         .testTarget(name: "LastsetServiceTests", dependencies: ["LastsetService", "LastsetCore"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["LastsetCore", "LastsetClient", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LastsetFormats", "LastsetCore", "LastsetClient", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["lastset", "LastsetCore", "LastsetHTTP", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

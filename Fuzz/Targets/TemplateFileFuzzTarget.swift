@@ -1,5 +1,6 @@
 import Foundation
 import LastsetCore
+import LastsetFormats
 
 /// An archived or imported template file through `TemplateFile.decode` (format tag, checksum, schema, body) and
 /// `TemplateFile.summary`, as the archive reads every file under the data directory and `POST …/templates` an import.

@@ -1,8 +1,9 @@
 import Foundation
 import LastsetCore
 import LastsetEngine
-import ModbusLink
+import LastsetSystem
 import Synchronization
+import LastsetFormats
 
 /// This host's membership of a fleet: a git repository in `<data>/fleet` whose `templates/` mirrors
 /// every host's template versions and whose `audit/<host>.jsonl` carries every host's audit records,

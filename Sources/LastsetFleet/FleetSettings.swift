@@ -1,5 +1,6 @@
 import Foundation
 import LastsetCore
+import LastsetFormats
 
 /// The `fleet` section resolved for use: defaults filled in, durations parsed.
 public struct FleetSettings: Sendable, Hashable {

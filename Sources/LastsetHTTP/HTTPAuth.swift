@@ -1,5 +1,6 @@
 import Foundation
 import LastsetCore
+import LastsetFormats
 
 /// Access checks for the API: who is calling, with which role, and whether a browser request is what it claims.
 ///

@@ -1,5 +1,6 @@
 import CModbus
 import Dispatch
+import LastsetSystem
 import Glibc
 import LastsetCore
 

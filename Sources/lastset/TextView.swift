@@ -1,5 +1,6 @@
 import Foundation
 import LastsetCore
+import LastsetFormats
 
 /// Renders API bodies as the human text `lastset` prints (tables plus summary lines). Pure: tested directly.
 enum TextView {

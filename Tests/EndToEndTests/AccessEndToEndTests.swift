@@ -4,6 +4,7 @@ import LastsetClient
 import LastsetCore
 import TestSupport
 import XCTest
+import LastsetFormats
 
 /// Roles, named tokens, their revocation by SIGHUP, Unix roles by group and TLS, against the real `lastsetd`.
 final class AccessEndToEndTests: XCTestCase {

@@ -4,6 +4,7 @@ import LastsetClient
 import LastsetCore
 import TestSupport
 import XCTest
+import LastsetFormats
 
 /// The console in a real browser: Tests/browser/console_test.py (Selenium from the pinned .venv driving
 /// Debian's headless chromium through chromedriver) against the real lastsetd and two lastset-sim presses;

@@ -4,6 +4,7 @@ import LastsetClient
 import LastsetCore
 import TestSupport
 import XCTest
+import LastsetFormats
 
 /// Connects to a Unix socket and sends nothing: a client that holds a connection slot.
 func idleUnixConnection(_ path: String) throws -> Int32 {

@@ -4,6 +4,7 @@ import LastsetClient
 import LastsetCore
 import TestSupport
 import XCTest
+import LastsetFormats
 
 /// Template history and whole-machine apply against real peers (pymodbus, mbpoll): an identical capture
 /// makes no version, versions compare, promote and delete are audited (delete refused while a device holds

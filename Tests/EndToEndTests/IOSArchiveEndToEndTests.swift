@@ -4,6 +4,7 @@ import LastsetClient
 import LastsetCore
 import TestSupport
 import XCTest
+import LastsetFormats
 
 /// The legacy iOS app's archives through the real `lastsetd` and `lastset`: import (identity given or
 /// read from a device), refusals that archive nothing, replay of an imported template to a pymodbus

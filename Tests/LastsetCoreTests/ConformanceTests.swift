@@ -1,6 +1,7 @@
 import Foundation
 import LastsetCore
 import XCTest
+import LastsetFormats
 
 /// Conformance: the comparison polling runs, the drift bookkeeping that decides what is logged, and the
 /// state reported for a device page — table-driven, no server.

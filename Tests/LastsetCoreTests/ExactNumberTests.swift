@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import LastsetCore
+import LastsetFormats
 
 final class ExactNumberTests: XCTestCase {
     private let twoTo53 = ExactNumber(Int64(1) << 53)

@@ -2,6 +2,7 @@ import Foundation
 import LastsetCore
 import Synchronization
 import XCTest
+import LastsetFormats
 
 /// The legacy iOS app's archives: built as iOS writes them (by Python's plistlib, an independent
 /// writer, in binary and XML; and by hand for the damaged cases), imported or refused with a clear

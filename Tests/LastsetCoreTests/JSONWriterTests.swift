@@ -1,6 +1,7 @@
 import Foundation
 import LastsetCore
 import XCTest
+import LastsetFormats
 
 /// `JSONWriter` writes into a buffer of its own: what it writes must be exactly the JSON text expected, for
 /// every kind of value, every escape, nesting and a buffer grown many times over.

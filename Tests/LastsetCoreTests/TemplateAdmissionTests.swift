@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import LastsetCore
+import LastsetFormats
 
 /// The one admission decision for a template on a page (capture, imports, fleet adoption, replay, dry run,
 /// conformance): a table of templates and pages in, a verdict per entry out.

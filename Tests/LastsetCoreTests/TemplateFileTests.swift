@@ -1,6 +1,7 @@
 import Foundation
 import LastsetCore
 import XCTest
+import LastsetFormats
 
 final class TemplateFileTests: XCTestCase {
     func testTimestampsRoundTripToTheMillisecond() {

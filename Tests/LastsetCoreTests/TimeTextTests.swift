@@ -1,6 +1,7 @@
 import Foundation
 import LastsetCore
 import XCTest
+import LastsetFormats
 
 /// What a template's, audit record's or API body's time may be: RFC 3339, proleptic Gregorian, 1970…9999, and
 /// whatever is accepted is written back as the same instant.

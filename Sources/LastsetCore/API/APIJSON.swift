@@ -1,4 +1,5 @@
 import Foundation
+import LastsetFormats
 
 // Fast JSON for job bodies. A finished replay of a large page carries one result per register; with
 // JSONEncoder the response alone cost more than the replay's CPU work. The per-register arrays are

@@ -1,4 +1,5 @@
 import Foundation
+import LastsetFormats
 
 // Bodies of the control API (`docs/API.md`), shared by the daemon and the CLI.
 

@@ -1,3 +1,4 @@
+import LastsetFormats
 /// A configured device as the engine uses it: endpoint parsed, limits and durations resolved.
 ///
 /// Built once per config load by `CompiledConfig`; nothing downstream re-parses the endpoint text or

@@ -1,3 +1,4 @@
+import LastsetFormats
 /// Walks a parsed config tree, collecting every problem and building the typed config.
 ///
 /// Each object is checked for unknown keys first (so typos are caught), then its fields in a fixed

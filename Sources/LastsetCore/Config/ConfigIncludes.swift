@@ -1,4 +1,5 @@
 import Foundation
+import LastsetFormats
 
 /// Split config: a page, or a page's `registers`, may be `{ include: "FILE" }` — a JSON5 file (path
 /// relative to the including file) holding that page object or that register array. Included files may

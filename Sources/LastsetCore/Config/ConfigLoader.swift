@@ -1,4 +1,5 @@
 import Foundation
+import LastsetFormats
 
 /// One problem in a config: the file, the JSON path, the bad value and what is wrong.
 public struct ConfigProblem: Hashable, Sendable, CustomStringConvertible {

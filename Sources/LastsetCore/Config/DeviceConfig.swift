@@ -1,3 +1,4 @@
+import LastsetFormats
 /// Which Modbus function writes registers on a device.
 public enum WriteFunction: String, Codable, Sendable, Hashable {
     /// FC16 for runs, FC06 for single registers; falls back to FC06 when FC16 is refused.

@@ -1,3 +1,4 @@
+import LastsetFormats
 /// One named API token of the TCP listener, kept as the SHA-256 of its secret (never the secret itself).
 public struct APITokenConfig: Codable, Sendable, Hashable {
     /// The token's name; the caller is `token:NAME` in jobs, templates and audit records.

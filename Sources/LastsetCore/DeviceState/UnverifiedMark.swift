@@ -1,4 +1,5 @@
 import Foundation
+import LastsetFormats
 
 /// A device page that may hold a partial template: a replay to it was interrupted (the daemon was killed or
 /// crashed while writing), or failed after changing registers. It stays until a replay that succeeds or a

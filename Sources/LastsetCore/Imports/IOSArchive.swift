@@ -1,4 +1,5 @@
 import Foundation
+import LastsetFormats
 
 /// The legacy iOS app's saved settings: an NSKeyedArchiver archive (binary or XML plist) whose root is
 /// an NSArray/NSMutableArray of `SARegister` objects (`address`, `valueData`, `lastDate`, `name`,

@@ -1,3 +1,4 @@
+import LastsetFormats
 /// One problem with an iOS archive: the entry (index in the root array) and its registerId where known.
 public struct IOSArchiveProblem: Hashable, Sendable, CustomStringConvertible {
     /// Index of the entry in the archive's root array (0-based); nil for the archive as a whole.

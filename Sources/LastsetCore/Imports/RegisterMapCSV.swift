@@ -1,4 +1,5 @@
 import Foundation
+import LastsetFormats
 
 /// One problem in a vendor CSV: the line, the column, the bad value and what is wrong.
 public struct CSVProblem: Hashable, Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+import LastsetFormats
 
 /// Imports a wb-mqtt-serial device template (JSON with comments, as users keep them for their devices)
 /// as page definitions: the holding-register `device.parameters` (an object keyed by id, or an array of

@@ -1,3 +1,4 @@
+import LastsetFormats
 /// A number as a register map declares it (`min`, `max`, `enum`), kept exactly: every integer from the s64
 /// minimum to the u64 maximum is itself, not the nearest Double (2^53 + 3 stays 2^53 + 3), and a real is a
 /// Double. Values compare exactly across the two (`9007199254740996 > 9007199254740995`, `2.5 < 3`), so a

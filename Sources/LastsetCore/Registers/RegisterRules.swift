@@ -1,3 +1,4 @@
+import LastsetFormats
 /// The semantic rules of one register definition, shared by the config checker and the CSV import.
 enum RegisterRules {
     /// One broken rule: the field (`address`, `min`, …), the bad value and the message.

@@ -101,8 +101,4 @@ public enum RegisterValidator {
     }
 }
 
-/// A number as written in configs: integral values without ".0".
-func formatNumber(_ d: Double) -> String {
-    if d.isFinite, d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
-    return String(d)
-}
+

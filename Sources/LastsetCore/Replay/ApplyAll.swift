@@ -1,4 +1,5 @@
 import Foundation
+import LastsetFormats
 
 /// What to do when one page of a whole-machine apply does not succeed.
 public enum PageFailurePolicy: String, Codable, Sendable, Hashable {

@@ -1,4 +1,5 @@
 import Foundation
+import LastsetFormats
 
 // Journal lines written with `JSONWriter`: the intent of a 10,000-register replay lists every
 // register, and `JSONEncoder` spent more on that one line than the replay's own work. The output has

@@ -1,3 +1,4 @@
+import LastsetFormats
 /// The register layout a template entry was captured against: everything that decides what its words
 /// mean — the type (and so the length), the word and byte order, and the "not set" patterns. Recorded per
 /// entry in the template, so an entry stays admissible on a page that only gained or lost other registers,

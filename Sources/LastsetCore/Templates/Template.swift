@@ -1,4 +1,5 @@
 import Foundation
+import LastsetFormats
 
 /// What a capture archives for one page: the validated values of a reference machine, in page order.
 public struct Template: Codable, Sendable, Hashable {

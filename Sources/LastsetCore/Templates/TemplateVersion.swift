@@ -1,4 +1,5 @@
 import Foundation
+import LastsetFormats
 
 /// The identity of one archived template version, and the file name that carries it.
 ///

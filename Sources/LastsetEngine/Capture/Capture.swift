@@ -1,6 +1,5 @@
 import Foundation
 import LastsetCore
-import ModbusLink
 
 /// "Save": reads a page fresh from the reference device, validates it and archives it as a template.
 public enum Capture {

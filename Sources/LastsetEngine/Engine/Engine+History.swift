@@ -1,5 +1,6 @@
 import Foundation
 import LastsetCore
+import LastsetFormats
 
 /// Why a history operation (promote, delete) did nothing.
 public enum HistoryError: Error, Sendable, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import Foundation
 import LastsetCore
 import LastsetStore
+import LastsetFormats
 
 /// The template engine: capture, archive, replay, each recorded in the audit log. Fails closed: a
 /// replay writes no frame unless its intent is recorded, and a capture or import archives nothing unless its

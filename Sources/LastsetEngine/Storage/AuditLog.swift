@@ -1,6 +1,7 @@
 import Foundation
 import LastsetCore
 import LastsetStore
+import LastsetFormats
 
 /// The append-only audit log: rows of `audit_record` in the data directory's database, one per record, in the
 /// order they were recorded (`seq`).

@@ -1,6 +1,7 @@
 import Foundation
 import LastsetCore
 import LastsetStore
+import LastsetFormats
 
 /// The per-device-page state: which template version each device page last took successfully, and which pages an
 /// interrupted replay left unverified or a failed one partially written. One row of `device_page_state` per device

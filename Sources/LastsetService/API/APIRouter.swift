@@ -4,6 +4,7 @@ import LastsetEngine
 import LastsetFleet
 import LastsetHTTP
 import Synchronization
+import LastsetFormats
 
 /// Maps `/v1/…` requests onto the engine, the device registry and the job table (docs/API.md).
 final class APIRouter: Sendable {

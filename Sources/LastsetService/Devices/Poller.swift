@@ -2,6 +2,7 @@ import Foundation
 import LastsetCore
 import LastsetEngine
 import Synchronization
+import LastsetFormats
 
 /// The "watch" job: reads each polled device's pages at its interval, keeping live values and health.
 /// Sleeps between polls (no CPU when idle); skips a device while a capture or replay holds it.

@@ -1,4 +1,5 @@
 import LastsetCore
+import LastsetFormats
 
 /// `lastset audit [filters] [--limit N] [--all-hosts]`: the latest captures and replays from the audit log (and, in
 /// a fleet, every host's); `--job ID` shows one record with every register's before and after.

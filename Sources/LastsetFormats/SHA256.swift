@@ -13,7 +13,14 @@ public struct SHA256: Sendable {
     public static func hex<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
         var h = SHA256()
         h.update(bytes)
-        return h.finalize().hexString.lowercased()
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(64)
+        for b in h.finalize() {
+            text.append(digits[Int(b >> 4)])
+            text.append(digits[Int(b & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Adds bytes to the message.

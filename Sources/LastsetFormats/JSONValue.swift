@@ -76,7 +76,7 @@ public indirect enum JSONValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A string in double quotes with JSON escapes.
-    static func quote(_ s: String) -> String {
+    public static func quote(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {
@@ -119,4 +119,10 @@ extension JSONValue: Decodable {
             self = .object(try c.decode([String: JSONValue].self))
         }
     }
+}
+
+/// A number as written in configs: integral values without ".0".
+public func formatNumber(_ d: Double) -> String {
+    if d.isFinite, d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
+    return String(d)
 }

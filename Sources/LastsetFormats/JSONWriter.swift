@@ -158,12 +158,6 @@ public struct JSONWriter: ~Copyable {
         bool(value)
     }
 
-    /// `"key":` and a register value, with a run-time key.
-    public mutating func field(dynamic key: String, _ value: RegisterValue) {
-        self.key(dynamic: key)
-        self.value(value)
-    }
-
     /// `"key":"value"`.
     public mutating func field(_ key: StaticString, _ value: String) {
         self.key(key)
@@ -180,12 +174,6 @@ public struct JSONWriter: ~Copyable {
     public mutating func field(_ key: StaticString, _ value: Bool) {
         self.key(key)
         bool(value)
-    }
-
-    /// `"key":` and a register value.
-    public mutating func field(_ key: StaticString, _ value: RegisterValue) {
-        self.key(key)
-        self.value(value)
     }
 
     /// `"key":"2026-…Z"`.
@@ -259,21 +247,6 @@ public struct JSONWriter: ~Copyable {
     public mutating func raw(_ json: [UInt8]) {
         separator()
         json.withUnsafeBufferPointer { append($0) }
-    }
-
-    /// A register value as `RegisterValue`'s Codable form writes it.
-    public mutating func value(_ value: RegisterValue) {
-        switch value {
-        case .unsigned(let v): int(v)
-        case .signed(let v): int(v)
-        case .float(let v): double(v)
-        case .text(let s): string(s)
-        case .bytes(let b):
-            beginObject()
-            key("hex")
-            string(b.hexString)
-            endObject()
-        }
     }
 
     /// A timestamp in the API's ISO 8601 form.

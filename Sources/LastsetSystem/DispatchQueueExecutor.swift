@@ -2,7 +2,7 @@ import Dispatch
 
 /// A serial executor over a private `DispatchQueue` (`DispatchSerialQueue` does not exist on Linux):
 /// an actor using it runs every job on that queue, so blocking libmodbus calls never occupy the
-/// cooperative pool. Also used by the engine's archive and audit log (fsync).
+/// cooperative pool. Also used by the fleet (git processes).
 public final class DispatchQueueExecutor: SerialExecutor {
     /// The queue every job runs on.
     public let queue: DispatchQueue
