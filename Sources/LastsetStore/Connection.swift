@@ -28,7 +28,8 @@ public final class Connection {
         self.path = path
     }
 
-    private var isOpen = true
+    /// False once `close` ran: the handle is freed, nothing may be called on it.
+    private(set) var isOpen = true
 
     deinit { close() }
 

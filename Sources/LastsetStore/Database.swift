@@ -385,7 +385,9 @@ final class Writer: @unchecked Sendable {
     }
 
     deinit {
-        sqlite3_wal_hook(connection.handle, nil, nil)
+        // A closed connection's handle is freed (unhooked in `close`); an open one is unhooked before the counter
+        // it writes to goes, and closed by its own deinit.
+        if connection.isOpen { sqlite3_wal_hook(connection.handle, nil, nil) }
         walFrames.deallocate()
     }
 
@@ -411,7 +413,10 @@ final class Writer: @unchecked Sendable {
         }
         guard !already else { return nil }
         return queue.sync { () -> DatabaseError? in
-            defer { connection.close() }
+            defer {
+                sqlite3_wal_hook(connection.handle, nil, nil)
+                connection.close()
+            }
             // TRUNCATE: the WAL's content goes into the file and the WAL is emptied; closing then removes it.
             do throws(DatabaseError) {
                 try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)", operation: "checkpoint")
