@@ -4,6 +4,7 @@ import LastsetClient
 import LastsetCore
 import TestSupport
 import XCTest
+import LastsetFormats
 
 /// An LD_PRELOAD library that SIGKILLs the process right after a `renameat` that puts an audit archive file
 /// (`…/audit-<first>-<last>.jsonl`) in place, while the file $LASTSET_FAULT_KILL_AFTER_ARCHIVE exists: a daemon

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import LastsetClient
 import LastsetCore
+import LastsetFormats
 
 /// `lastset backup FILE [--force]`: a consistent copy of the daemon's `lastset.db`, made while it runs and written
 /// by the CLI to FILE (so it lands where the CLI's user may write, whatever the daemon's hardening allows it).

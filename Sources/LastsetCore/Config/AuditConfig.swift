@@ -1,3 +1,4 @@
+import LastsetFormats
 /// The optional `audit` section: how much of the audit log `lastset.db` keeps. Records past the bound are exported
 /// to a JSONL file in `<data>/audit-archive/` first, then removed from the database (docs/RELIABILITY.md, "Audit
 /// retention"); without the section every record is kept.

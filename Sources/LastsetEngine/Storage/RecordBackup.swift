@@ -1,6 +1,7 @@
 import Foundation
 import LastsetCore
 import LastsetStore
+import LastsetFormats
 
 #if canImport(Glibc)
     import Glibc
