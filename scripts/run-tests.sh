@@ -11,6 +11,8 @@ mkdir -p .build
 timeout --kill-after=30 1200 "$SWIFT" test "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 [[ $status -eq 0 ]] && exit 0
+# timeout ends swift-test; the test process it started runs in a process group of its own: end it too.
+pkill -KILL -f "^$PWD/\.build/.*/LastsetPackageTests\.xctest" 2>/dev/null || true
 {
     echo
     echo "==== swift test failed (exit $status): summary of $log ===="
