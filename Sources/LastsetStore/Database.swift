@@ -451,22 +451,20 @@ final class Writer: @unchecked Sendable {
         if !batch.contains(where: { $0.durable }) {
             try? c.execute("PRAGMA synchronous = OFF")
             defer { try? c.execute("PRAGMA synchronous = FULL") }
-            if commitTransaction(batch) { state.withLock { $0.statistics.nonDurableCommits += 1 } }
-            return
+            return commitTransaction(batch, durable: false)
         }
-        commitTransaction(batch)
+        commitTransaction(batch, durable: true)
     }
 
-    /// Commits `batch` in one transaction; true when it committed.
-    @discardableResult
-    private func commitTransaction(_ batch: [any PendingWork]) -> Bool {
+    /// Commits `batch` in one transaction (counted before any caller is resumed).
+    private func commitTransaction(_ batch: [any PendingWork], durable: Bool) {
         let c = connection
         SystemErrorLog.clear()
         do {
             try c.execute("BEGIN IMMEDIATE", operation: "begin a transaction on")
         } catch {
             for w in batch { w.finish(failure: error) }
-            return false
+            return
         }
         var ran: [any PendingWork] = []
         for (i, w) in batch.enumerated() {
@@ -486,7 +484,7 @@ final class Writer: @unchecked Sendable {
                         w.finish(failure: nil)
                         requeue(Array(batch[(i + 1)...]))
                         fail()
-                        return false
+                        return
                     }
                     try c.execute("ROLLBACK TO write; RELEASE write", operation: "undo a write on")
                     w.finish(failure: nil)
@@ -497,7 +495,7 @@ final class Writer: @unchecked Sendable {
                 for r in ran { r.finish(failure: error) }
                 for rest in batch[i...] { rest.finish(failure: error) }
                 fail()
-                return false
+                return
             }
         }
         do {
@@ -511,14 +509,14 @@ final class Writer: @unchecked Sendable {
             overwriteFailedFrames()
             for r in ran { r.finish(failure: error) }
             fail()
-            return false
+            return
         }
         state.withLock {
             $0.statistics.commits += 1
+            if !durable { $0.statistics.nonDurableCommits += 1 }
             $0.statistics.writes += ran.count
         }
         for r in ran { r.finish(failure: nil) }
-        return true
     }
 
     private func fail() { state.withLock { $0.statistics.failedCommits += 1 } }

@@ -120,7 +120,9 @@ final class DaemonHarness: @unchecked Sendable {
         try p.run()
         // stderr fits the pipe.
         let status = p.waitForExit(timeout: timeout)
-        return (status, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        try? err.fileHandleForReading.close()
+        return (status, text)
     }
 
     /// Starts the daemon again on the same config, data directory and socket (after `stop`); its log is
@@ -172,6 +174,8 @@ final class DaemonHarness: @unchecked Sendable {
         try p.run()
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
+        try? out.fileHandleForReading.close()
+        try? err.fileHandleForReading.close()
         let status = p.waitForExit()
         return (status, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
     }

@@ -32,7 +32,10 @@ public final class PipeDrain: @unchecked Sendable {
                     break
                 }
             }
-            withExtendedLifetime(handle) {}
+            // The read end is closed at the end of the stream: the `Pipe` stays referenced by its `Process` (and
+            // XCTest keeps every test case, so every harness, alive to the end of the run), and ~430 descriptors
+            // left open by the suite pushed later sockets past FD_SETSIZE, where libmodbus cannot wait on them.
+            try? handle.close()
             onData(Data())
             lock.withLock { self.ended = true }
             finished.signal()
