@@ -149,7 +149,7 @@ final class APICongestionEndToEndTests: XCTestCase {
         XCTAssertGreaterThan(seconds.last ?? 0, 1.5, "cut before the request timeout: \(cut)")
         XCTAssertTrue(
             daemon.stderrContains("uid 65534"), "no log line names the slow client:\n\(daemon.stderr)")
-        XCTAssertTrue(daemon.stderr.contains("api.requestTimeout"), daemon.stderr)
+        XCTAssertTrue(daemon.stderrContains("api.requestTimeout"), daemon.stderr)
 
         let body = try slowClient(daemon, count: 1, interval: 0.4, body: true, asRoot: true)
         let bodyCut = body.waitForLines(count: 1, timeout: 10) { $0.hasPrefix("CLOSED ") }
