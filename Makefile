@@ -25,6 +25,10 @@ test: setup
 	# a violation prints the seed and the shrunk steps. CHAOS_SEED=N fixes the seed.
 	timeout --kill-after=30 600 Tests/chaos/chaos.py --bin "$$($(SWIFT) build --show-bin-path)" --regressions \
 		--seconds 60 --shrink-seconds 240 --seed $(or $(CHAOS_SEED),45229)
+	# SIGKILL rounds (Tests/chaos/killrounds.py, ~10 s): 40 rounds of lastsetd killed during a capture or replay and
+	# restarted, its records checked from lastset.db, the API and the frame logs; KILL_SEED=N fixes the seed.
+	timeout --kill-after=10 180 Tests/chaos/killrounds.py --bin "$$($(SWIFT) build --show-bin-path)" --rounds 40 \
+		--seed $(or $(KILL_SEED),2020)
 	.ci/check-systemd.sh
 	# The unit under the host's real systemd, booted as PID 1 in fresh namespaces (~15 s).
 	timeout --kill-after=10 180 .ci/systemd-boot-test.sh "$$($(SWIFT) build --show-bin-path)"
@@ -54,6 +58,17 @@ chaos: setup
 	$(SWIFT) build
 	Tests/chaos/chaos.py --bin "$$($(SWIFT) build --show-bin-path)" --seconds $(CHAOS_SECONDS) --keep \
 		$(if $(CHAOS_SEED),--seed $(CHAOS_SEED)) $(if $(CHAOS_STEPS),--steps $(CHAOS_STEPS))
+
+.PHONY: kill-rounds
+KILL_ROUNDS ?= 1000
+## SIGKILL rounds (issue 20): KILL_ROUNDS (default 1000) rounds of a capture, replay or dry run started and lastsetd
+## SIGKILLed at a random instant or at the k-th write frame, restarted, every record checked from lastset.db
+## (read-only), the API and the machines' frame logs + mbpoll; seed KILL_SEED (default: random, printed). A violation
+## prints the seed and round, keeps the work directory and exits 1. docs/RELIABILITY.md, "SIGKILL rounds".
+kill-rounds: setup
+	$(SWIFT) build
+	Tests/chaos/killrounds.py --bin "$$($(SWIFT) build --show-bin-path)" --rounds $(KILL_ROUNDS) \
+		$(if $(KILL_SEED),--seed $(KILL_SEED))
 
 .PHONY: fuzz soak
 ## libFuzzer on every fuzz target (Fuzz/Targets) for FUZZ_SECONDS each (default 60), from the seed corpus
