@@ -81,7 +81,7 @@ fuzz: setup
 soak: setup
 	scripts/soak.sh
 
-.PHONY: bench bench-fleet
+.PHONY: bench bench-fleet bench-poll
 ## Fleet figures (per-capture commit cost, a 200 pages × 20 versions sync between two hosts; ~1 min).
 bench-fleet:
 	$(SWIFT) build -c release --product lastset-fleet-bench
@@ -90,6 +90,10 @@ bench-fleet:
 ## Builds release and runs the benchmarks (C libmodbus loop, pymodbus, per-register; ~10 min): docs/BENCHMARKS.md.
 bench:
 	Benchmarks/run.sh
+
+## 1,000 devices (10 simulators × 100 units) polled every second: lastsetd's CPU and RSS over 60 s (~2 min).
+bench-poll:
+	Benchmarks/run.sh --only poll
 
 PREFIX ?= /usr/local
 ## Release build installed to $(PREFIX)/bin, the unit to /etc/systemd/system, the example config to

@@ -80,6 +80,7 @@ final class Bench {
             if options.suites.contains("provision") { try await provisionSuite() }
             if options.suites.contains("rtu") { try await rtuSuite() }
             if options.suites.contains("daemon") { try daemonSuite() }
+            if options.suites.contains("poll") { try pollSuite() }
         } catch {
             say("FAILED: \(error)")
             report.notes.append("run failed: \(error)")

@@ -17,7 +17,14 @@ struct BenchOptions {
     var readyReps = 5
     var sizes = [100, 1000, 10000]
     var delays = [0, 2]
-    var suites: Set<String> = ["wire", "counts", "provision", "rtu", "daemon"]
+    var suites: Set<String> = ["wire", "counts", "provision", "rtu", "daemon", "poll"]
+    /// Every suite `--only` may name.
+    static let knownSuites: Set<String> = ["wire", "counts", "provision", "rtu", "daemon", "poll"]
+    var pollDevices = 1000
+    var pollSimulators = 10
+    var pollWords = 20
+    var pollSeconds = 60
+    var pollWarmupSeconds = 10
     var rtuWords = 1000
     var rtuReps = 3
     var relayScript = ""
@@ -29,14 +36,18 @@ struct BenchOptions {
         usage: lastset-bench --c-worker PATH --python PATH --py-script PATH [--bin DIR] [--json-out FILE]
                              [--reps N] [--slow-reps N] [--slow-reps-10k N] [--perreg-slow-reps N]
                              [--perreg-slow-reps-10k N] [--provision-reps N] [--idle-seconds N] [--ready-reps N]
-                             [--sizes 100,1000,10000] [--delays 0,2] [--only wire,counts,provision,rtu,daemon]
+                             [--sizes 100,1000,10000] [--delays 0,2] [--only wire,counts,provision,rtu,daemon,poll]
+                             [--poll-devices N] [--poll-simulators N] [--poll-words N] [--poll-seconds N]
+                             [--poll-warmup N]
                              [--rtu-words N] [--rtu-reps N] [--relay-script PATH] [--keep-temp]
                              [--impls lastset-core,c,...]
 
         Starts lastset-sim servers and lastsetd on 127.0.0.1 and compares, interleaved and repeated, Lastset's
         capture and replay with a C libmodbus loop, a pymodbus client and the per-register approach; counts
         requests against the minimum; provisions 1, 8 and 32 machines at once; measures the daemon's RSS,
-        idle CPU and time to READY. Prints a table and, last, one JSON object. --bin defaults to the
+        idle CPU and time to READY; polls --poll-devices devices (default 1,000 on 10 simulators, 20 registers
+        each) every second and measures lastsetd's CPU and RSS over --poll-seconds (60) after --poll-warmup
+        (10). Prints a table and, last, one JSON object. --bin defaults to the
         directory of this executable (lastsetd and lastset-sim are looked up there). Benchmarks/run.sh
         (make bench) builds everything and passes the paths. --impls runs only the named wire
         implementations (e.g. lastset-core,c for a quick core/C check); the full comparison runs them all.
@@ -89,7 +100,7 @@ struct BenchOptions {
             case "--only":
                 let text = try value(arg)
                 o.suites = Set(text.split(separator: ",").map(String.init))
-                let known: Set = ["wire", "counts", "provision", "rtu", "daemon"]
+                let known = Self.knownSuites
                 guard o.suites.isSubset(of: known), !o.suites.isEmpty else {
                     throw BenchError("--only: \"\(text)\" is not a list of \(known.sorted())")
                 }
@@ -99,6 +110,13 @@ struct BenchOptions {
             case "--rtu-reps": o.rtuReps = try count(arg, 1...100)
             case "--relay-script": o.relayScript = try value(arg)
             case "--keep-temp": o.keepTemp = true
+            case "--poll-devices": o.pollDevices = try count(arg, 1...100_000)
+            case "--poll-simulators": o.pollSimulators = try count(arg, 1...200)
+            case "--poll-words":
+                o.pollWords = try count(arg, 4...125)
+                guard o.pollWords % 4 == 0 else { throw BenchError("--poll-words: a multiple of 4, got \(o.pollWords)") }
+            case "--poll-seconds": o.pollSeconds = try count(arg, 1...3600)
+            case "--poll-warmup": o.pollWarmupSeconds = try count(arg, 1...600)
             case "--impls":
                 let text = try value(arg)
                 let names = text.split(separator: ",").map(String.init)

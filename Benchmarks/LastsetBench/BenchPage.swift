@@ -98,6 +98,8 @@ enum BenchConfig {
         var pages: [String]
         var poll: String? = nil
         var maxRead: Int? = nil
+        /// A TCP gateway to one device per unit: several units of one endpoint are polled (and held) apart.
+        var gateway = false
     }
 
     /// Writes a config with `pages` and `devices` to `path`.
@@ -108,6 +110,7 @@ enum BenchConfig {
                 "\"pages\":[" + d.pages.map { "\"\($0)\"" }.joined(separator: ",") + "]",
             ]
             if let poll = d.poll { fields.append("\"poll\":\"\(poll)\"") }
+            if d.gateway { fields.append("\"gateway\":true") }
             if let m = d.maxRead { fields.append("\"quirks\":{\"maxReadRegisters\":\(m)}") }
             return "{" + fields.joined(separator: ",") + "}"
         }

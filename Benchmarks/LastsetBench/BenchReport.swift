@@ -37,6 +37,24 @@ struct BenchReport: Codable {
         var lastsetOverDurableC: Double?
         var lastsetOverPymodbus: Double?
         var lastsetOverPerRegister: Double?
+        /// The API over the C loop doing the durable minimum (1 fdatasync a capture, 2 a replay): issue 20's target.
+        var apiOverCDurableMin: Double? = nil
+        /// Lastset's engine over the same durable minimum.
+        var lastsetOverCDurableMin: Double? = nil
+        /// lastsetd's CPU per operation over the C durable minimum's (same requests, same fsyncs).
+        var lastsetdCpuOverCCpu: Double? = nil
+        /// lastsetd's CPU per operation over the plain C loop's (no durable write at all).
+        var lastsetdCpuOverPlainCCpu: Double? = nil
+    }
+    /// The sync calls (fsync, fdatasync, …) one job cost, counted with strace on the process doing it.
+    struct FsyncCount: Codable {
+        var registers: Int
+        var operation: String
+        /// lastset-api (lastsetd, every thread) or c-durable-min (the C worker).
+        var impl: String
+        var fsyncs: Int
+        /// The calls as traced (truncated), for a reader to see which descriptor each was.
+        var calls: [String]
     }
     /// Requests Lastset sent against the minimum for the limits.
     struct RequestCount: Codable {
@@ -74,10 +92,19 @@ struct BenchReport: Codable {
         var runs: Int
         /// Median wall time over the median for one machine.
         var overOneMachine: Double?
-        /// Median CPU time of the simulators serving the run (utime+stime, 10 ms ticks).
+        /// Median CPU time of the simulators serving the run (every thread's run time, schedstat).
         var simulatorCPUMs: Double?
         /// Median CPU time of Lastset's side: lastsetd (api) or the bench process (engine).
         var lastsetCPUMs: Double?
+        /// Median CPU time of the HTTP client (the bench process) in API runs.
+        var clientCPUMs: Double? = nil
+        /// Median wall time above one machine's median.
+        var excessOverOneMs: Double? = nil
+        /// The simulators' share of all the CPU the run took (simulators, Lastset's side, the client).
+        var simulatorShareOfCPU: Double? = nil
+        /// The simulators' CPU spread over every core, over the time above one machine: how much of what is
+        /// left the simulators alone account for on this machine.
+        var simulatorCPUOverExcess: Double? = nil
     }
     /// Capture or replay over a serial line at its real speed, against the line-rate ceiling.
     struct LineRate: Codable {
@@ -113,13 +140,41 @@ struct BenchReport: Codable {
         var anonKiBPollingOff: Int?
     }
 
+    /// Many devices polled every second (issue 20: ≤ 10 % of one core, ≤ 64 MiB).
+    struct Polling: Codable {
+        var devices: Int
+        var simulators: Int
+        /// Registers (words) of each device's page: one read a poll.
+        var words: Int
+        var pollIntervalSeconds: Int
+        var warmupSeconds: Int
+        var windowSeconds: Double
+        /// lastsetd's CPU over the window (every thread's run time).
+        var cpuSeconds: Double
+        var cpuPercentOfOneCore: Double
+        /// The largest VmRSS of one reading a second over the window.
+        var maxRSSKiB: Int
+        var rssSamples: Int
+        /// VmHWM at the end (start-up included).
+        var peakRSSKiB: Int
+        var anonKiB: Int
+        var threads: Int
+        var reachableBefore: Int
+        var reachableAfter: Int
+        /// Requests the simulators served over the window, a second.
+        var readsPerSecond: Double
+        var simulatorCPUPercentOfOneCore: Double
+    }
+
     var machine: Machine
     var settings: [String: String] = [:]
     var wire: [WireResult] = []
     var ratios: [Ratio] = []
+    var fsyncs: [FsyncCount] = []
     var requestCounts: [RequestCount] = []
     var provisioning: [Provisioning] = []
     var rtu: [LineRate] = []
     var daemon: Daemon?
+    var polling: Polling?
     var notes: [String] = []
 }

@@ -96,3 +96,30 @@ final class ChildProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 }
+
+extension ChildProcess {
+    /// Runs a short-lived tool to completion and returns its stdout; throws when it fails.
+    static func output(of executable: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        do {
+            try process.run()
+        } catch {
+            throw BenchError("cannot run \(executable): \(error)")
+        }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw BenchError(
+                "\(executable) \(arguments) exited \(process.terminationStatus): \(String(decoding: errors, as: UTF8.self).prefix(300))"
+            )
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

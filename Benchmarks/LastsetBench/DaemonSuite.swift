@@ -66,15 +66,4 @@ extension Bench {
             anonKiBPollingOff: off1.anonKiB)
         say("daemon: done")
     }
-
-    /// Devices the polling daemon reports reachable (checks that polling really ran).
-    private func reachableDevices(_ daemon: DaemonProcess) throws -> Int {
-        let client = HTTPClient(endpoint: .unix(path: daemon.socketPath), timeout: .seconds(30))
-        let response = try client.send(method: "GET", path: "/v1/devices")
-        guard response.status == 200, let list = try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]]
-        else {
-            throw BenchError("GET /v1/devices: HTTP \(response.status)")
-        }
-        return list.filter { $0["reachable"] as? Bool == true }.count
-    }
 }

@@ -1,7 +1,7 @@
 import Foundation
+import LastsetClient
 import LastsetCore
 import LastsetEngine
-import LastsetClient
 import ModbusLink
 
 /// Provisioning 1, 8 and 32 blank simulated machines at once (each its own simulator process) with
@@ -59,25 +59,28 @@ extension Bench {
             // Warm-up: every machine once through each path.
             _ = try await provisionEngine(engine, definition, ports: ports)
             _ = try provisionAPI(daemon, page: page.id, ports: ports)
-            // CPU seconds of the simulators serving a run, and of Lastset's side (the daemon through
-            // the API, this process through the engine), from /proc/<pid>/stat utime+stime.
+            // CPU time of the simulators serving a run, of Lastset's side (the daemon through the API, this
+            // process through the engine) and of the HTTP client (this process, API runs), as every thread's
+            // run time from /proc/<pid>/task/*/schedstat (nanoseconds; utime+stime count 10 ms ticks).
             var simCPU: [String: Samples] = [:]
             var lastsetCPU: [String: Samples] = [:]
-            func cpu(_ pids: [Int32]) -> Double { pids.reduce(0) { $0 + ((try? ProcStats.read(pid: $1))?.cpuSeconds ?? 0) } }
+            var clientCPU: [String: Samples] = [:]
+            func cpu(_ pids: [Int32]) -> Duration { pids.reduce(.zero) { $0 + ProcStats.runtime(pid: $1) } }
             for rep in 0..<options.provisionReps {
                 let order = rep % 2 == 0 ? Self.provisionCounts : Self.provisionCounts.reversed()
                 for n in order {
                     let sims = machines.prefix(n).map(\.pid)
                     for via in ["engine", "api"] {
                         let own = via == "engine" ? getpid() : daemon.pid
-                        let (s0, l0) = (cpu(sims), cpu([own]))
+                        let (s0, l0, c0) = (cpu(sims), cpu([own]), cpu([getpid()]))
                         let elapsed =
                             via == "engine"
                             ? try await provisionEngine(engine, definition, ports: Array(ports.prefix(n)))
                             : try provisionAPI(daemon, page: page.id, ports: Array(ports.prefix(n)))
                         samples["\(via)|\(n)", default: Samples()].add(elapsed)
-                        simCPU["\(via)|\(n)", default: Samples()].add(.milliseconds(Int((cpu(sims) - s0) * 1000)))
-                        lastsetCPU["\(via)|\(n)", default: Samples()].add(.milliseconds(Int((cpu([own]) - l0) * 1000)))
+                        simCPU["\(via)|\(n)", default: Samples()].add(cpu(sims) - s0)
+                        lastsetCPU["\(via)|\(n)", default: Samples()].add(cpu([own]) - l0)
+                        if via == "api" { clientCPU["\(via)|\(n)", default: Samples()].add(cpu([getpid()]) - c0) }
                     }
                 }
             }
@@ -85,12 +88,24 @@ extension Bench {
                 let one = samples["\(via)|1"]?.median
                 for n in Self.provisionCounts {
                     guard let s = samples["\(via)|\(n)"] else { continue }
+                    let sim = simCPU["\(via)|\(n)"]?.median
+                    let own = lastsetCPU["\(via)|\(n)"]?.median
+                    let client = clientCPU["\(via)|\(n)"]?.median
+                    // What is left above one machine, and how much of it the simulators' CPU accounts for
+                    // when spread over every core (a lower bound of their share of the wait).
+                    let excess = one.map { s.median - $0 }
+                    let cores = Double(report.machine.nproc)
+                    var simShareOfExcess: Double?
+                    if let sim, let excess, excess > 0 { simShareOfExcess = sim / cores / excess }
+                    let total = [sim, own, client].compactMap { $0 }.reduce(0, +)
                     report.provisioning.append(
                         BenchReport.Provisioning(
                             delayMs: delay, via: via, machines: n, registers: words, medianMs: s.median, minMs: s.min,
                             maxMs: s.max,
                             runs: s.runsMs.count, overOneMachine: one.map { s.median / $0 },
-                            simulatorCPUMs: simCPU["\(via)|\(n)"]?.median, lastsetCPUMs: lastsetCPU["\(via)|\(n)"]?.median))
+                            simulatorCPUMs: sim, lastsetCPUMs: own, clientCPUMs: client, excessOverOneMs: excess,
+                            simulatorShareOfCPU: sim.flatMap { total > 0 ? $0 / total : nil },
+                            simulatorCPUOverExcess: simShareOfExcess))
                 }
             }
             say("provision: delay \(delay) ms done")

@@ -9,8 +9,8 @@ extension Bench {
             out += "\n## Capture and replay: median [min–max] ms (requests per operation)\n\n"
             out +=
                 "| delay | registers | operation | " + Self.implementations.joined(separator: " | ")
-                + " | Lastset/C | core/C | API/C | Lastset/C-durable | Lastset/pymodbus | Lastset/per-register |\n"
-            out += "|---|---|---|" + String(repeating: "---|", count: Self.implementations.count + 6) + "\n"
+                + " | Lastset/C | core/C | API/C | API/C-durable-min | Lastset/C-durable-min | Lastset/C-durable | Lastset/pymodbus | Lastset/per-register |\n"
+            out += "|---|---|---|" + String(repeating: "---|", count: Self.implementations.count + 8) + "\n"
             for ratio in report.ratios {
                 let cells = Self.implementations.map { impl -> String in
                     guard
@@ -24,17 +24,19 @@ extension Bench {
                 }
                 out +=
                     "| \(ratio.delayMs) ms | \(ratio.registers) | \(ratio.operation) | " + cells.joined(separator: " | ")
-                    + " | \(Format.ratio(ratio.lastsetOverC)) | \(Format.ratio(ratio.lastsetCoreOverC)) | \(Format.ratio(ratio.apiOverC)) | \(Format.ratio(ratio.lastsetOverDurableC)) | \(Format.ratio(ratio.lastsetOverPymodbus)) | \(Format.ratio(ratio.lastsetOverPerRegister)) |\n"
+                    + " | \(Format.ratio(ratio.lastsetOverC)) | \(Format.ratio(ratio.lastsetCoreOverC)) | \(Format.ratio(ratio.apiOverC)) | \(Format.ratio(ratio.apiOverCDurableMin)) | \(Format.ratio(ratio.lastsetOverCDurableMin)) | \(Format.ratio(ratio.lastsetOverDurableC)) | \(Format.ratio(ratio.lastsetOverPymodbus)) | \(Format.ratio(ratio.lastsetOverPerRegister)) |\n"
             }
         }
         if report.wire.contains(where: { $0.cpuMs != nil }) {
-            let impls = ["lastset-core", "lastset-engine", "lastset-api", "c", "c-durable", "pymodbus"]
+            let impls = ["lastset-core", "lastset-engine", "lastset-api", "c", "c-durable", "c-durable-min", "pymodbus"]
             out += "\n## CPU per operation: median ms of the process doing it\n\n"
             out +=
                 "Lastset's core and engine: the benchmark process; the API: lastsetd (not the HTTP client); C and pymodbus: their worker. "
                 + "The simulators' CPU and time spent waiting (wire, disk) are not in it.\n\n"
-            out += "| delay | registers | operation | " + impls.joined(separator: " | ") + " | core/C | engine/C | API/C | engine/C-durable |\n"
-            out += "|---|---|---|" + String(repeating: "---|", count: impls.count + 4) + "\n"
+            out +=
+                "| delay | registers | operation | " + impls.joined(separator: " | ")
+                + " | core/C | engine/C | API/C | engine/C-durable | API/C-durable-min (lastsetdCpuOverCCpu) |\n"
+            out += "|---|---|---|" + String(repeating: "---|", count: impls.count + 5) + "\n"
             for ratio in report.ratios {
                 func cpu(_ impl: String) -> Double? {
                     report.wire.first(where: {
@@ -49,7 +51,18 @@ extension Bench {
                 let cells = impls.map { cpu($0).map { Format.ms($0) } ?? "—" }
                 out +=
                     "| \(ratio.delayMs) ms | \(ratio.registers) | \(ratio.operation) | " + cells.joined(separator: " | ")
-                    + " | \(over("lastset-core", "c")) | \(over("lastset-engine", "c")) | \(over("lastset-api", "c")) | \(over("lastset-engine", "c-durable")) |\n"
+                    + " | \(over("lastset-core", "c")) | \(over("lastset-engine", "c")) | \(over("lastset-api", "c")) | \(over("lastset-engine", "c-durable")) | \(over("lastset-api", "c-durable-min")) |\n"
+            }
+        }
+        if !report.fsyncs.isEmpty {
+            out += "\n## fsyncs per job (strace -f on the process doing it, one job each)\n\n"
+            out += "lastsetd: every thread of the daemon while one API job ran; C durable minimum: its worker.\n\n"
+            out += "| registers | operation | lastsetd | C durable minimum |\n|---|---|---|---|\n"
+            for f in report.fsyncs where f.impl == "lastset-api" {
+                let minimum = report.fsyncs.first {
+                    $0.impl == "c-durable-min" && $0.registers == f.registers && $0.operation == f.operation
+                }
+                out += "| \(f.registers) | \(f.operation) | \(f.fsyncs) | \(minimum.map { String($0.fsyncs) } ?? "—") |\n"
             }
         }
         if !report.requestCounts.isEmpty {
@@ -70,10 +83,14 @@ extension Bench {
         if !report.provisioning.isEmpty {
             out += "\n## Provisioning machines at once (replay with verification)\n\n"
             out +=
-                "| delay | via | machines | registers | median [min–max] ms | × one machine | simulators' CPU ms | Lastset's CPU ms |\n|---|---|---|---|---|---|---|---|\n"
+                "CPU: every thread's run time (schedstat), medians. \"time above one\": the median minus one machine's;"
+                + " \"simulators' CPU / cores over it\": the simulators' CPU spread over all \(report.machine.nproc) cores, over that time.\n\n"
+            out +=
+                "| delay | via | machines | registers | median [min–max] ms | × one machine | simulators' CPU ms | Lastset's CPU ms | client CPU ms | simulators' share of the CPU | time above one ms | simulators' CPU / cores over it |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+            func percent(_ v: Double?) -> String { v.map { String(format: "%.0f %%", $0 * 100) } ?? "—" }
             for p in report.provisioning {
                 out +=
-                    "| \(p.delayMs) ms | \(p.via) | \(p.machines) | \(p.registers) | \(Format.ms(p.medianMs)) [\(Format.ms(p.minMs))–\(Format.ms(p.maxMs))] | \(Format.ratio(p.overOneMachine)) | \(p.simulatorCPUMs.map { Format.ms($0) } ?? "—") | \(p.lastsetCPUMs.map { Format.ms($0) } ?? "—") |\n"
+                    "| \(p.delayMs) ms | \(p.via) | \(p.machines) | \(p.registers) | \(Format.ms(p.medianMs)) [\(Format.ms(p.minMs))–\(Format.ms(p.maxMs))] | \(Format.ratio(p.overOneMachine)) | \(p.simulatorCPUMs.map { Format.ms($0) } ?? "—") | \(p.lastsetCPUMs.map { Format.ms($0) } ?? "—") | \(p.clientCPUMs.map { Format.ms($0) } ?? "—") | \(percent(p.simulatorShareOfCPU)) | \(p.excessOverOneMs.map { Format.ms($0) } ?? "—") | \(percent(p.simulatorCPUOverExcess)) |\n"
             }
         }
         if !report.rtu.isEmpty {
@@ -106,6 +123,21 @@ extension Bench {
             if let w = d.apiDaemonPeakRSSKiBAfterWire {
                 out += "| peak RSS of the capture/replay daemon after the wire runs (10,000-register pages) | \(w / 1024) MiB |\n"
             }
+        }
+        if let p = report.polling {
+            out +=
+                "\n## \(p.devices) devices polled every \(p.pollIntervalSeconds) s (\(p.simulators) simulators, \(p.words) registers each)\n\n"
+            out += "| figure | value |\n|---|---|\n"
+            out +=
+                "| lastsetd CPU over \(String(format: "%.1f", p.windowSeconds)) s after a \(p.warmupSeconds) s warm-up | \(String(format: "%.2f", p.cpuSeconds)) s = \(String(format: "%.1f", p.cpuPercentOfOneCore)) % of one core |\n"
+            out +=
+                "| lastsetd RSS, largest of \(p.rssSamples) readings (one a second) | \(String(format: "%.1f", Double(p.maxRSSKiB) / 1024)) MiB |\n"
+            out +=
+                "| VmHWM (start-up included) / RssAnon at the end | \(String(format: "%.1f", Double(p.peakRSSKiB) / 1024)) MiB / \(String(format: "%.1f", Double(p.anonKiB) / 1024)) MiB |\n"
+            out += "| threads | \(p.threads) |\n"
+            out += "| reads the simulators answered, a second | \(String(format: "%.0f", p.readsPerSecond)) |\n"
+            out += "| devices reachable before / after the window | \(p.reachableBefore) / \(p.reachableAfter) |\n"
+            out += "| simulators' CPU (all of them) | \(String(format: "%.1f", p.simulatorCPUPercentOfOneCore)) % of one core |\n"
         }
         for note in report.notes { out += "\nNote: \(note)\n" }
         print(out)

@@ -8,7 +8,9 @@ import ModbusLink
 /// simulator, interleaved and repeated.
 extension Bench {
     /// Implementations compared, in the order of the first repetition (rotated afterwards).
-    static let implementations = ["lastset-engine", "lastset-core", "lastset-api", "c", "c-durable", "pymodbus", "per-register"]
+    static let implementations = [
+        "lastset-engine", "lastset-core", "lastset-api", "c", "c-durable", "c-durable-min", "pymodbus", "per-register",
+    ]
 
     /// The implementations this run compares (`--impls`, else all), in `implementations` order.
     var selected: [String] {
@@ -29,8 +31,12 @@ extension Bench {
         var readPlan: [(address: Int, count: Int)] { page.chunks(max: 125) }
         /// Lastset's replay as requests (snapshot, windows, final pass): the baselines' replay plan.
         var replayOps: [BenchOp] = []
-        /// Bytes of the template file Lastset archives for this page (the durable baseline writes as many).
+        /// Bytes of the template file Lastset archives for this page (the durable baselines write as many for a
+        /// capture, and as a replay's intent).
         var templateBytes = 0
+        /// Bytes of Lastset's record of a replay's outcome (before and after of every register), measured in the
+        /// engine's database: what the durable minimum appends after a replay's read-back.
+        var outcomeBytes = 0
     }
 
     func wireSuite() async throws {
@@ -86,6 +92,11 @@ extension Bench {
             let template = try await engine.archive.load(pageId: s.page.id)
             slots[i].template = template
             slots[i].templateBytes = try await templateFileBytes(page: s.page.id, engine: engine)
+            _ = try await run("lastset-engine", "replay", s, engine: engine, daemon: daemon, c: c, py: py)
+            slots[i].outcomeBytes = try replayOutcomeBytes(page: s.page.id)
+            say(
+                "wire: \(s.page.id) at \(s.delayMs) ms: template \(slots[i].templateBytes) bytes, replay outcome record \(slots[i].outcomeBytes) bytes (the durable minimum's records)"
+            )
             for impl in selected where impl != "per-register" {
                 for op in ["capture", "replay"] where op == "capture" || impl != "c-durable" {
                     _ = try await run(impl, op, slots[i], engine: engine, daemon: daemon, c: c, py: py)
@@ -104,7 +115,7 @@ extension Bench {
             switch impl {
             case "lastset-core", "lastset-engine": Self.processCPU()
             case "lastset-api": ProcStats.runtime(pid: daemon.pid)
-            case "c", "c-durable": ProcStats.runtime(pid: c.pid)
+            case "c", "c-durable", "c-durable-min": ProcStats.runtime(pid: c.pid)
             case "pymodbus": ProcStats.runtime(pid: py.pid)
             default: nil
             }
@@ -133,8 +144,11 @@ extension Bench {
             }
             say("wire: repetition \(rep + 1)/\(maxReps) done")
         }
+        try await countFsyncs(slots: slots, daemon: daemon, c: c)
         for (key, c) in cpu.sorted(by: { $0.key < $1.key }) where key.hasSuffix("|lastset-core") {
-            say("wire: lastset-core CPU \(key): median \(String(format: "%.3f", c.median)) ms [\(String(format: "%.3f", c.min))–\(String(format: "%.3f", c.max))]")
+            say(
+                "wire: lastset-core CPU \(key): median \(String(format: "%.3f", c.median)) ms [\(String(format: "%.3f", c.min))–\(String(format: "%.3f", c.max))]"
+            )
         }
         let daemonStats = try? daemon.stats()
         wireDaemonPeakRSS = daemonStats?.peakRSSKiB
@@ -158,13 +172,22 @@ extension Bench {
                     guard let x = median(a), let y = median(b), y > 0 else { return nil }
                     return x / y
                 }
+                func cpuOver(_ a: String, _ b: String) -> Double? {
+                    let key = "\(s.delayMs)|\(s.page.words)|\(op)|"
+                    guard let x = cpu[key + a]?.median, let y = cpu[key + b]?.median, y > 0 else { return nil }
+                    return x / y
+                }
                 report.ratios.append(
                     BenchReport.Ratio(
                         delayMs: s.delayMs, registers: s.page.words, operation: op, lastsetOverC: over("lastset-engine", "c"),
                         lastsetCoreOverC: over("lastset-core", "c"), apiOverC: over("lastset-api", "c"),
                         lastsetOverDurableC: over("lastset-engine", "c-durable"),
                         lastsetOverPymodbus: over("lastset-engine", "pymodbus"),
-                        lastsetOverPerRegister: over("lastset-engine", "per-register")))
+                        lastsetOverPerRegister: over("lastset-engine", "per-register"),
+                        apiOverCDurableMin: over("lastset-api", "c-durable-min"),
+                        lastsetOverCDurableMin: over("lastset-engine", "c-durable-min"),
+                        lastsetdCpuOverCCpu: cpuOver("lastset-api", "c-durable-min"),
+                        lastsetdCpuOverPlainCCpu: cpuOver("lastset-api", "c")))
             }
         }
     }
@@ -182,6 +205,53 @@ extension Bench {
         try FileManager.default.createDirectory(atPath: "\(temp)/c-durable", withIntermediateDirectories: true)
         return data.count
     }
+
+    /// Bytes of the record of the newest successful replay of `page` in the engine's database (its audit
+    /// outcome: before and after of every register), read with the sqlite3 shell.
+    private func replayOutcomeBytes(page: String) throws -> Int {
+        let database = "\(temp)/engine-data/lastset.db"
+        let query =
+            "SELECT length(record) FROM audit_record WHERE kind = 'replay' AND result = 'succeeded' AND page_id = '\(page)' ORDER BY seq DESC LIMIT 1;"
+        let output = try ChildProcess.output(of: "/usr/bin/sqlite3", ["-readonly", database, query])
+        guard let bytes = Int(output.trimmingCharacters(in: .whitespacesAndNewlines)), bytes > 0 else {
+            throw BenchError("no replay outcome record of \(page) in \(database): sqlite3 printed \"\(output)\"")
+        }
+        return bytes
+    }
+
+    /// Counts, with strace attached to the process doing it, the fsyncs of one capture and one replay of every
+    /// page at the first delay: lastsetd through the API, and the C durable minimum. Untimed (strace slows
+    /// every call it traces).
+    private func countFsyncs(slots: [Slot], daemon: DaemonProcess, c: Worker) async throws {
+        guard let delay = slots.first?.delayMs else { return }
+        for s in slots where s.delayMs == delay {
+            for impl in ["lastset-api", "c-durable-min"] where selected.contains(impl) {
+                for op in ["capture", "replay"] {
+                    if impl == "lastset-api" && op == "capture" { try await changeFirstRegister(of: s.definition, on: s.target) }
+                    let pid = impl == "lastset-api" ? daemon.pid : c.pid
+                    let calls = try FsyncTrace.count(pid: pid, trace: "\(temp)/fsyncs-\(impl)-\(op)-\(s.page.id).trace") {
+                        switch (impl, op) {
+                        case ("lastset-api", "capture"): _ = try daemon.capture(page: s.page.id, device: s.deviceId)
+                        case ("lastset-api", _): _ = try daemon.apply(page: s.page.id, device: s.deviceId)
+                        case (_, "capture"):
+                            _ = try c.run("readplan", port: s.port, plan: s.readPlan, log: (minimumLog, s.templateBytes))
+                        default:
+                            _ = try c.runWindows(
+                                port: s.port, ops: s.replayOps, log: (minimumLog, s.templateBytes, s.outcomeBytes))
+                        }
+                    }
+                    report.fsyncs.append(
+                        BenchReport.FsyncCount(
+                            registers: s.page.words, operation: op, impl: impl, fsyncs: calls.count,
+                            calls: calls.map { String($0.prefix(60)) }))
+                    say("wire: fsyncs of one \(op) of \(s.page.id) by \(impl): \(calls.count)")
+                }
+            }
+        }
+    }
+
+    /// The durable minimum's one log file (as Lastset's records are one database).
+    private var minimumLog: String { "\(temp)/c-durable-min.log" }
 
     /// Runs one operation with one implementation; returns the time and the requests it sent.
     private func run(_ impl: String, _ op: String, _ s: Slot, engine: Engine, daemon: DaemonProcess, c: Worker, py: Worker)
@@ -242,6 +312,16 @@ extension Bench {
             let r = try c.run("readplan", port: s.port, plan: s.readPlan)
             let write = try c.durableWrite(path: "\(temp)/c-durable/\(s.page.id)-d\(s.delayMs).json", bytes: s.templateBytes)
             return (r.elapsed + write, r.requests)
+        case "c-durable-min":
+            // The C loop plus exactly the fsyncs the promises need, records appended to one file: a capture's
+            // version and audit record together (one fdatasync); a replay's intent before the first frame
+            // and its outcome with the device state after the read-back (two).
+            if capture {
+                let r = try c.run("readplan", port: s.port, plan: s.readPlan, log: (minimumLog, s.templateBytes))
+                return (r.elapsed, r.requests)
+            }
+            let r = try c.runWindows(port: s.port, ops: s.replayOps, log: (minimumLog, s.templateBytes, s.outcomeBytes))
+            return (r.elapsed, r.requests)
         case "per-register":
             let r = try c.run(
                 capture ? "perreg-read" : "perreg-replay", port: s.port, start: s.page.start, count: s.page.words,

@@ -58,12 +58,17 @@ final class Worker {
         return Run(elapsed: .nanoseconds(ns), requests: requests, mismatches: mismatches)
     }
 
-    /// Runs `command` (readplan, replayplan) with an explicit list of (address, count) requests.
-    func run(_ command: String, port: Int, unit: Int = 1, plan: [(address: Int, count: Int)], timeout: Duration = .seconds(120))
-        throws -> Run
-    {
+    /// Runs `command` (readplan, replayplan) with an explicit list of (address, count) requests; with `log`
+    /// (the C worker only), `logreadplan`: the reads, then `bytes` appended to `path` and one fdatasync.
+    func run(
+        _ command: String, port: Int, unit: Int = 1, plan: [(address: Int, count: Int)], log: (path: String, bytes: Int)? = nil,
+        timeout: Duration = .seconds(120)
+    ) throws -> Run {
         let id = try context(port: port)
-        let line = "\(command) \(id) \(unit) " + plan.map { "\($0.address):\($0.count)" }.joined(separator: ",")
+        let verb = log == nil ? command : "log\(command)"
+        let logArguments = log.map { "\($0.path) \($0.bytes) " } ?? ""
+        let line =
+            "\(verb) \(id) \(unit) \(logArguments)" + plan.map { "\($0.address):\($0.count)" }.joined(separator: ",")
         let parts = try ask(line, timeout: timeout)
         guard parts.count >= 2, let ns = Int64(parts[0]), let requests = Int(parts[1]) else {
             throw BenchError("\(name) worker: unparsable answer \(parts) to \"\(command)\" with \(plan.count) requests")
@@ -73,11 +78,16 @@ final class Worker {
         return Run(elapsed: .nanoseconds(ns), requests: requests, mismatches: mismatches)
     }
 
-    /// Runs `windowplan`: writes (FC16) and reads (FC03, compared) in the order given.
-    func runWindows(port: Int, unit: Int = 1, ops: [BenchOp], timeout: Duration = .seconds(120)) throws -> Run {
+    /// Runs `windowplan`: writes (FC16) and reads (FC03, compared) in the order given. With `log` (the C
+    /// worker only), `logwindowplan`: `intent` bytes appended to `path` and fdatasynced before the first
+    /// frame, `outcome` bytes appended and fdatasynced after the last read (a replay's durable minimum).
+    func runWindows(
+        port: Int, unit: Int = 1, ops: [BenchOp], log: (path: String, intent: Int, outcome: Int)? = nil,
+        timeout: Duration = .seconds(120)
+    ) throws -> Run {
         let id = try context(port: port)
-        let line =
-            "windowplan \(id) \(unit) " + ops.map { "\($0.write ? "w" : "r")\($0.address):\($0.count)" }.joined(separator: ",")
+        let head = log.map { "logwindowplan \(id) \(unit) \($0.path) \($0.intent) \($0.outcome) " } ?? "windowplan \(id) \(unit) "
+        let line = head + ops.map { "\($0.write ? "w" : "r")\($0.address):\($0.count)" }.joined(separator: ",")
         let parts = try ask(line, timeout: timeout)
         guard parts.count >= 3, let ns = Int64(parts[0]), let requests = Int(parts[1]), let mismatches = Int(parts[2]) else {
             throw BenchError("\(name) worker: unparsable answer \(parts) to windowplan with \(ops.count) requests")

@@ -18,6 +18,12 @@
  *   durable PATH BYTES                        -> "ok NS"
  *        writes BYTES bytes to PATH.tmp, fsync, rename to PATH, fsync the directory (Lastset's
  *        durable archive write, without the template encoding)
+ *   logreadplan ID UNIT PATH BYTES A:N,...    -> "ok NS REQUESTS"
+ *        readplan, then BYTES appended to PATH and one fdatasync: the durable minimum of a capture
+ *        (the version and its audit record written together, one fsync)
+ *   logwindowplan ID UNIT PATH INTENT OUTCOME wA:N,rA:N,...  -> "ok NS REQUESTS MISMATCHES"
+ *        INTENT bytes appended to PATH + fdatasync before the first frame, the windowplan, then OUTCOME
+ *        bytes appended + fdatasync after the read-back: the durable minimum of a replay (two fsyncs)
  *   perreg-read ID UNIT START COUNT           -> "ok NS REQUESTS"   one FC03 per register
  *   perreg-replay ID UNIT START COUNT         -> "ok NS REQUESTS MISMATCHES"  FC06 + FC03 read-back per register
  *   quit
@@ -57,6 +63,47 @@ static modbus_t *context(int id) {
 
 static void fail(const char *what) {
     printf("err %s: %s\n", what, modbus_strerror(errno));
+}
+
+/* One append-only log per path, kept open as a database file is: the durable minimum's records. */
+#define MAX_LOGS 16
+#define LOG_RESET_BYTES (64L << 20)
+static char logPaths[MAX_LOGS][4096];
+static int logFds[MAX_LOGS];
+static int logCount;
+
+/* The descriptor of PATH's log (opened O_APPEND on first use); -1 on failure (errno set). */
+static int log_fd(const char *path) {
+    for (int i = 0; i < logCount; i++)
+        if (strcmp(logPaths[i], path) == 0) return logFds[i];
+    if (logCount == MAX_LOGS) { errno = EMFILE; return -1; }
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+    if (fd < 0) return -1;
+    snprintf(logPaths[logCount], sizeof logPaths[logCount], "%s", path);
+    logFds[logCount++] = fd;
+    return fd;
+}
+
+/* Untimed housekeeping before a timed command: a log past 64 MiB starts over (as a checkpointed WAL is
+   rewritten from its start), so a long run does not fill the disk. */
+static void log_reset_if_large(int fd) {
+    off_t size = lseek(fd, 0, SEEK_END);
+    if (size > LOG_RESET_BYTES && ftruncate(fd, 0) == 0) fdatasync(fd);
+}
+
+/* Appends BYTES bytes of a record to fd and makes them durable with one fdatasync; 0 or -1 (errno). */
+static int append_durably(int fd, long bytes) {
+    static char data[4 << 20];
+    if (bytes < 0 || bytes > (long)sizeof data) { errno = EINVAL; return -1; }
+    memset(data, 'x', (size_t)bytes);
+    long done = 0;
+    while (done < bytes) {
+        ssize_t n = write(fd, data + done, (size_t)(bytes - done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        done += n;
+    }
+    return fdatasync(fd);
 }
 
 int main(void) {
@@ -121,12 +168,20 @@ int main(void) {
             printf("ok %lld\n", elapsed);
             continue;
         }
-        if (strcmp(command, "windowplan") == 0) {
+        if (strcmp(command, "windowplan") == 0 || strcmp(command, "logwindowplan") == 0) {
             static char kind[MAX_PLAN];
-            int offset = 0;
-            if (sscanf(line, "%*s %d %d %n", &id, &unit, &offset) != 2 || !context(id)) {
+            static char logPath[4096];
+            int offset = 0, logged = command[0] == 'l', fd = -1;
+            long intent = 0, outcome = 0;
+            if ((logged ? sscanf(line, "%*s %d %d %4095s %ld %ld %n", &id, &unit, logPath, &intent, &outcome, &offset) != 5
+                        : sscanf(line, "%*s %d %d %n", &id, &unit, &offset) != 2)
+                || !context(id)) {
                 printf("err bad plan line\n");
                 continue;
+            }
+            if (logged) {
+                if ((fd = log_fd(logPath)) < 0) { printf("err open %s: %s\n", logPath, strerror(errno)); continue; }
+                log_reset_if_large(fd);
             }
             int n = 0, bad = 0;
             for (char *item = strtok(line + offset, ",\n"); item && !bad; item = strtok(NULL, ",\n")) {
@@ -141,6 +196,8 @@ int main(void) {
             long requests = 0, mismatches = 0;
             int ok = 1, wrote = 0;
             long long t0 = now_ns();
+            /* The intent is durable before the first frame. */
+            if (logged && append_durably(fd, intent) != 0) { printf("err intent: %s\n", strerror(errno)); continue; }
             for (int i = 0; i < n && ok; i++) {
                 int a = (int)planAddress[i], count = (int)planCount[i];
                 for (int k = 0; k < count; k++) values[k] = bench_value(a + k);
@@ -155,18 +212,30 @@ int main(void) {
                     else if (wrote && memcmp(values, buffer, (size_t)count * sizeof(uint16_t)) != 0) mismatches++;
                 }
             }
+            /* The outcome and the device state, after the read-back, in one durable write. */
+            if (ok && logged && append_durably(fd, outcome) != 0) { printf("err outcome: %s\n", strerror(errno)); continue; }
             long long elapsed = now_ns() - t0;
             if (!ok) continue;
             printf("ok %lld %ld %ld\n", elapsed, requests, mismatches);
             continue;
         }
-        if (strcmp(command, "readplan") == 0 || strcmp(command, "replayplan") == 0) {
+        if (strcmp(command, "readplan") == 0 || strcmp(command, "replayplan") == 0
+            || strcmp(command, "logreadplan") == 0) {
             int replay = command[1] == 'e' && command[2] == 'p';
+            static char logPath[4096];
+            int logged = command[0] == 'l', fd = -1;
+            long record = 0;
             char *plan = NULL;
             int offset = 0;
-            if (sscanf(line, "%*s %d %d %n", &id, &unit, &offset) != 2 || !context(id)) {
+            if ((logged ? sscanf(line, "%*s %d %d %4095s %ld %n", &id, &unit, logPath, &record, &offset) != 4
+                        : sscanf(line, "%*s %d %d %n", &id, &unit, &offset) != 2)
+                || !context(id)) {
                 printf("err bad plan line\n");
                 continue;
+            }
+            if (logged) {
+                if ((fd = log_fd(logPath)) < 0) { printf("err open %s: %s\n", logPath, strerror(errno)); continue; }
+                log_reset_if_large(fd);
             }
             plan = line + offset;
             int n = 0, bad = 0;
@@ -192,6 +261,8 @@ int main(void) {
                 if (modbus_read_registers(ctx, a, count, buffer) != count) { fail(replay ? "read back" : "read"); ok = 0; break; }
                 if (replay && memcmp(values, buffer, (size_t)count * sizeof(uint16_t)) != 0) mismatches++;
             }
+            /* The version and its audit record, written together: one fsync. */
+            if (ok && logged && append_durably(fd, record) != 0) { printf("err record: %s\n", strerror(errno)); continue; }
             long long elapsed = now_ns() - t0;
             if (!ok) continue;
             if (replay) printf("ok %lld %ld %ld\n", elapsed, requests, mismatches);
