@@ -103,7 +103,8 @@ enum BenchConfig {
     }
 
     /// Writes a config with `pages` and `devices` to `path`.
-    static func write(path: String, pages: [BenchPage], devices: [Device]) throws {
+    /// `socketConnectionsPerUser`: the API connections one user may hold at once (nil: the daemon's default).
+    static func write(path: String, pages: [BenchPage], devices: [Device], socketConnectionsPerUser: Int? = nil) throws {
         let devs = devices.map { d in
             var fields = [
                 "\"id\":\"\(d.id)\"", "\"endpoint\":\"tcp://127.0.0.1:\(d.port)\"", "\"unit\":\(d.unit)",
@@ -115,7 +116,8 @@ enum BenchConfig {
             return "{" + fields.joined(separator: ",") + "}"
         }
         let text =
-            "{\"version\":1,\"history\":5,\"devices\":[\n" + devs.joined(separator: ",\n") + "],\n\"pages\":[\n"
+            "{\"version\":1,\"history\":5,"
+            + (socketConnectionsPerUser.map { "\"api\":{\"socketConnectionsPerUser\":\($0)}," } ?? "") + "\"devices\":[\n" + devs.joined(separator: ",\n") + "],\n\"pages\":[\n"
             + pages.map(\.json).joined(separator: ",\n") + "]}\n"
         do {
             try text.write(toFile: path, atomically: true, encoding: .utf8)

@@ -25,7 +25,10 @@ extension Bench {
         let daemonConfig = "\(temp)/provision-daemon.json"
         try BenchConfig.write(
             path: daemonConfig, pages: [page],
-            devices: [BenchConfig.Device(id: "reference", port: reference.port, pages: [page.id])])
+            devices: [BenchConfig.Device(id: "reference", port: reference.port, pages: [page.id])],
+            // Every machine's request in flight at once, as a provisioning tool would send them (the default
+            // allows 8 connections a user).
+            socketConnectionsPerUser: Self.provisionCounts.max()!)
         let config = try load(daemonConfig)
         guard let definition = config.page(page.id) else { throw BenchError("page \(page.id) missing from \(daemonConfig)") }
         let daemon = try DaemonProcess(
