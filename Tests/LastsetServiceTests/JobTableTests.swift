@@ -49,4 +49,34 @@ final class JobTableTests: XCTestCase {
         let count = await table.list().count
         XCTAssertEqual(count, 200)
     }
+
+    /// Shutdown's drain returns as soon as the last running job ends (woken by it, not by a polling loop), and at
+    /// its deadline with the count of jobs still running when one does not end.
+    func testDrainReturnsWhenTheLastJobEndsOrAtItsDeadline() async {
+        let table = JobTable()
+        let none = await table.drain(deadline: .seconds(5))
+        XCTAssertEqual(none, 0)
+        let gate = AsyncStream<Void>.makeStream()
+        let info = JobInfo(id: "", kind: .apply, pageId: "p", device: "d", who: "test")
+        _ = await table.start(info) { _ in
+            for await _ in gate.stream { break }
+            return JobOutcome()
+        }
+        let clock = ContinuousClock()
+        let short = await clock.measure {
+            let left = await table.drain(deadline: .milliseconds(200))
+            XCTAssertEqual(left, 1, "a job still running at the deadline is counted")
+        }
+        XCTAssertGreaterThanOrEqual(short, .milliseconds(200))
+        Task {
+            try? await Task.sleep(for: .milliseconds(100))
+            gate.continuation.yield()
+        }
+        let long = await clock.measure {
+            let left = await table.drain(deadline: .seconds(30))
+            XCTAssertEqual(left, 0)
+        }
+        XCTAssertLessThan(long, .seconds(5), "drain waited for its deadline although the job had ended")
+    }
+
 }

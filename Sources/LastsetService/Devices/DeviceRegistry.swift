@@ -13,6 +13,8 @@ actor DeviceRegistry {
     private var held: [JobLock: JobKind] = [:]
     /// Locks of the polls in progress.
     private var polling: Set<JobLock> = []
+    /// Jobs waiting for a conflicting poll to end (resumed at every poll's end; each checks again).
+    private var pollEndWaiters: [CheckedContinuation<Void, Never>] = []
     /// Each serial line's framing as the last job or poll let onto it uses it (the connection reopens the line
     /// when a request asks for other settings; `LineAccess` decides who may). Kept across reloads: it is the
     /// line as it is open, not as a config declares it.
@@ -165,7 +167,9 @@ actor DeviceRegistry {
         if let holder = holder(lock) { return .busy(holder) }
         if let refusal = claimLine(lock.machine, line, declared) { return .refused(refusal) }
         held[lock] = kind
-        while polling.contains(where: { $0.conflicts(with: lock) }) { try? await Task.sleep(for: .milliseconds(5)) }
+        while polling.contains(where: { $0.conflicts(with: lock) }) {
+            await withCheckedContinuation { pollEndWaiters.append($0) }
+        }
         return .held
     }
 
@@ -201,7 +205,12 @@ actor DeviceRegistry {
     }
 
     /// Ends a poll started with `beginPoll`.
-    func endPoll(_ lock: JobLock) { polling.remove(lock) }
+    func endPoll(_ lock: JobLock) {
+        polling.remove(lock)
+        let waiting = pollEndWaiters
+        pollEndWaiters = []
+        for w in waiting { w.resume() }
+    }
 
     /// Releases a device held by `acquire`.
     func release(_ lock: JobLock) { held[lock] = nil }

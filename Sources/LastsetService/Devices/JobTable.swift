@@ -14,6 +14,8 @@ actor JobTable {
     private var order: [String] = []
     private var tasks: [String: Task<Void, Never>] = [:]
     private var waiters: [String: [CheckedContinuation<JobInfo, Never>]] = [:]
+    /// `drain`'s waiters, resumed when the last running job finishes (or when their wait is cancelled).
+    private var emptyWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
     private var counter = 0
     /// Finished jobs kept for `GET /v1/jobs`.
     private let keepFinished = 200
@@ -65,6 +67,10 @@ actor JobTable {
         jobs[id] = job
         tasks[id] = nil
         for w in waiters.removeValue(forKey: id) ?? [] { w.resume(returning: job) }
+        if tasks.isEmpty {
+            for w in emptyWaiters.values { w.resume() }
+            emptyWaiters = [:]
+        }
         let finished = order.filter { jobs[$0]?.state == .finished }
         // Newest first: keep up to 200 finished jobs and `keepRegisterLines` register lines.
         var lines = 0
@@ -101,13 +107,32 @@ actor JobTable {
         for t in tasks.values { t.cancel() }
     }
 
-    /// Waits for running jobs, at most `deadline`; returns how many are still running.
+    /// Waits for running jobs, at most `deadline`; returns how many are still running. Woken by the last job's
+    /// end or by the deadline, whichever comes first (no polling).
     func drain(deadline: Duration) async -> Int {
-        let clock = ContinuousClock()
-        let end = clock.now.advanced(by: deadline)
-        while !tasks.isEmpty && clock.now < end {
-            try? await Task.sleep(for: .milliseconds(20))
+        guard !tasks.isEmpty else { return 0 }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.untilNoneRuns() }
+            group.addTask { try? await Task.sleep(for: deadline) }
+            await group.next()
+            group.cancelAll()
         }
         return tasks.count
+    }
+
+    /// Returns when no job runs, or when the calling task is cancelled.
+    private func untilNoneRuns() async {
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                if tasks.isEmpty || Task.isCancelled { c.resume() } else { emptyWaiters[id] = c }
+            }
+        } onCancel: {
+            Task { await self.stopWaiting(id) }
+        }
+    }
+
+    private func stopWaiting(_ id: UUID) {
+        emptyWaiters.removeValue(forKey: id)?.resume()
     }
 }
