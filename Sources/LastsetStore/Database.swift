@@ -25,9 +25,11 @@ import Synchronization
 /// commits), inside a read transaction: one consistent snapshot per read. Blocking SQLite calls never run on
 /// the cooperative pool.
 ///
-/// The WAL is checkpointed by the writer itself when it is idle and the log has grown past
-/// `checkpointFrames`; right after a checkpoint it makes one small write of its own, so the restart of the log
-/// (whose header SQLite fsyncs separately) is paid there and never by a job's commit.
+/// The WAL is checkpointed by the writer itself once the log has grown past `checkpointFrames` and no write has
+/// come for `checkpointIdle` (500 ms by default; a checkpoint fsyncs the WAL and the file: made right after a job's commit, its
+/// fsyncs fell inside the job; a log past 8 × `checkpointFrames` is checkpointed at once, so it stays bounded);
+/// right after a checkpoint it makes one small write of its own, so the restart of the log (whose header SQLite
+/// fsyncs separately) is paid there and never by a job's commit.
 public final class Database: Sendable {
     /// The database file (its directory's real path + its name).
     public let path: String
@@ -67,7 +69,7 @@ public final class Database: Sendable {
     /// `schema`. `quickCheck` runs `PRAGMA quick_check` first: a damaged file is refused, never written to.
     public init(
         directory: URL, fileName: String, schema: Schema, readers: Int = 2, quickCheck: Bool = true,
-        checkpointFrames: Int32 = 2_000
+        checkpointFrames: Int32 = 2_000, checkpointIdle: Duration = .milliseconds(500)
     ) throws(DatabaseError) {
         let dir = directory.standardizedFileURL.path
         guard let real = realpath(dir, nil) else {
@@ -86,7 +88,7 @@ public final class Database: Sendable {
         if quickCheck { try Self.check(connection) }
         try Self.configure(connection, writer: true)
         try Self.migrate(connection, to: schema)
-        writer = Writer(connection: connection, checkpointFrames: checkpointFrames)
+        writer = Writer(connection: connection, checkpointFrames: checkpointFrames, checkpointIdle: checkpointIdle)
         var made: [Reader] = []
         for i in 0..<max(1, readers) {
             let c = try Connection(path: path, readOnly: false)
@@ -370,9 +372,13 @@ final class Writer: @unchecked Sendable {
     /// Frames in the WAL after the last commit (set by SQLite's WAL hook, on the writer's queue).
     private let walFrames: UnsafeMutablePointer<Int32>
 
-    init(connection: Connection, checkpointFrames: Int32) {
+    /// How long the writer waits without a write before it checkpoints a WAL past `checkpointFrames`.
+    private let checkpointIdle: Duration
+
+    init(connection: Connection, checkpointFrames: Int32, checkpointIdle: Duration) {
         self.connection = connection
         self.checkpointFrames = checkpointFrames
+        self.checkpointIdle = checkpointIdle
         walFrames = .allocate(capacity: 1)
         walFrames.initialize(to: 0)
         // Registering the hook also turns SQLite's own auto-checkpoint off: a job's commit never checkpoints.
@@ -437,9 +443,27 @@ final class Writer: @unchecked Sendable {
                 if b.isEmpty { s.draining = false }
                 return b
             }
-            if batch.isEmpty { return }
+            if batch.isEmpty {
+                if walFrames.pointee >= checkpointFrames { scheduleIdleCheckpoint() }
+                return
+            }
             commit(batch)
-            if walFrames.pointee >= checkpointFrames, state.withLock({ $0.pending.isEmpty }) { checkpoint() }
+            if walFrames.pointee >= checkpointFrames &* 8, state.withLock({ $0.pending.isEmpty }) { checkpoint() }
+        }
+    }
+
+    /// Checkpoints after `checkpointIdle` when no write came meanwhile (on the writer's queue; a write queued since
+    /// has started a drain, which schedules again when it ends).
+    private func scheduleIdleCheckpoint() {
+        let commits = state.withLock { $0.statistics.commits }
+        let (seconds, attoseconds) = checkpointIdle.components
+        let wait = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        queue.asyncAfter(deadline: .now() + wait) { [weak self] in
+            guard let self else { return }
+            let idle = self.state.withLock { s in
+                !s.closed && !s.draining && s.pending.isEmpty && s.statistics.commits == commits
+            }
+            if idle, self.walFrames.pointee >= self.checkpointFrames { self.checkpoint() }
         }
     }
 

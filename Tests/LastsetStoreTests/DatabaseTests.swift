@@ -393,6 +393,37 @@ final class DatabaseTests: XCTestCase {
         }
     }
 
+    /// A WAL past `checkpointFrames` is checkpointed only once the writer has had no write for a while — never
+    /// right after a job's commit, where its fsyncs counted against the job (a 1,000-register replay measured 6
+    /// fsyncs instead of 2) — and at once past 8 × `checkpointFrames`, so the log stays bounded.
+    func testTheWALIsCheckpointedWhenIdleNotRightAfterACommit() async throws {
+        let big = String(repeating: "x", count: 8_000)
+        func write(_ db: Database, _ n: Int) async throws {
+            try await db.write { c in
+                for i in 0..<n { try c.run("INSERT INTO rows (tag) VALUES (?)", .text("\(i)-" + big)) }
+            }
+        }
+        func waitForCheckpoint(_ db: Database, within seconds: TimeInterval) async throws -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while db.statistics.checkpoints == 0 && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            return db.statistics.checkpoints > 0
+        }
+        let idle = try Database(
+            directory: dir, fileName: "idle.db", schema: Self.schema, checkpointFrames: 20, checkpointIdle: .milliseconds(300))
+        defer { idle.close() }
+        try await write(idle, 12)  // ≈ 30 pages: past 20, under 160
+        XCTAssertEqual(idle.statistics.checkpoints, 0, "checkpointed right after the commit")
+        let checkpointed = try await waitForCheckpoint(idle, within: 10)
+        XCTAssertTrue(checkpointed, "an idle writer never checkpointed the WAL")
+        // Past 8 × the threshold: at once, though this writer would wait a minute for idleness.
+        let bounded = try Database(
+            directory: dir, fileName: "bounded.db", schema: Self.schema, checkpointFrames: 20, checkpointIdle: .seconds(60))
+        defer { bounded.close() }
+        try await write(bounded, 120)
+        let atOnce = try await waitForCheckpoint(bounded, within: 10)
+        XCTAssertTrue(atOnce, "a WAL far past the threshold waited for idleness")
+    }
+
     /// Writes that do not wait for durability (a replay's per-frame journal events) are committed into the WAL
     /// without an fsync: 20 of them make no fsync at all (strace), yet all survive the process being killed the
     /// moment the last is acknowledged; the next durable write's one fsync covers them.
