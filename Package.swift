@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(name: "LastsetStoreTests", dependencies: ["LastsetStore", "TestSupport"]),
         .testTarget(name: "LastsetEngineTests", dependencies: ["LastsetEngine", "LastsetCore", "ModbusLink", "TestSupport"]),
         .testTarget(name: "LastsetHTTPTests", dependencies: ["LastsetHTTP", "LastsetService", "LastsetClient", "TestSupport"]),
-        .testTarget(name: "LastsetServiceTests", dependencies: ["LastsetService", "LastsetCore"]),
+        .testTarget(name: "LastsetServiceTests", dependencies: ["LastsetService", "LastsetCore", "LastsetHTTP", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LastsetFormats", "LastsetCore", "LastsetClient", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["lastset", "LastsetCore", "LastsetHTTP", "TestSupport"]),
     ],

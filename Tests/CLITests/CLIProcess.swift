@@ -17,7 +17,7 @@ struct CLIResult: Equatable {
 ///
 /// Output goes to files (not pipes) so a large stdout can never block the child while stderr is being read.
 func runCLI(_ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 30) throws -> CLIResult {
-    let directory = try makeShortTemporaryDirectory()
+    let directory = try TestPaths.shortTemporaryDirectory(prefix: "lastset-cli")
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let outPath = directory + "/stdout"
     let errPath = directory + "/stderr"
@@ -52,11 +52,4 @@ func runCLI(_ arguments: [String], environment: [String: String] = [:], timeout:
         status: status,
         stdout: try String(contentsOfFile: outPath, encoding: .utf8),
         stderr: try String(contentsOfFile: errPath, encoding: .utf8))
-}
-
-/// A fresh temporary directory with a short path (a Unix socket path is limited to 107 bytes).
-func makeShortTemporaryDirectory() throws -> String {
-    var template = Array("/tmp/lastset-cli-XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-    return String(cString: made)
 }

@@ -2,6 +2,7 @@ import Foundation
 import LastsetCore
 import LastsetHTTP
 import Synchronization
+import TestSupport
 import XCTest
 
 /// A stand-in for `lastsetd`: an `HTTPServer` on a Unix socket in a temp dir answering canned responses per route.
@@ -37,7 +38,7 @@ final class FakeDaemon: Sendable {
 
     /// Starts serving `routes` at once.
     init(routes: [String: [HTTPResponse]]) throws {
-        directory = try makeShortTemporaryDirectory()
+        directory = try TestPaths.shortTemporaryDirectory(prefix: "lastset-cli")
         socketPath = directory + "/api.sock"
         let store = Store(routes)
         self.store = store

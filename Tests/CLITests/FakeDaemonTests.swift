@@ -1,6 +1,7 @@
 import Foundation
 import LastsetCore
 import LastsetHTTP
+import TestSupport
 import XCTest
 
 /// The built CLI against a fake daemon serving canned API bodies: exact tables, JSON output, polling and exit codes.
@@ -392,7 +393,7 @@ final class FakeDaemonTests: XCTestCase {
         XCTAssertEqual(toStdout.status, 0)
         XCTAssertEqual(toStdout.stdout, String(decoding: file, as: UTF8.self))
 
-        let directory = try makeShortTemporaryDirectory()
+        let directory = try TestPaths.shortTemporaryDirectory(prefix: "lastset-cli")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/heating-v3.json"
         let toFile = try daemon.cli(["export", "heating", "--output", path])

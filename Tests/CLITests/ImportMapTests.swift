@@ -1,12 +1,13 @@
 import Foundation
 import LastsetCore
+import TestSupport
 import XCTest
 
 /// `lastset import-map`: offline CSV → page JSON.
 final class ImportMapTests: XCTestCase {
     private var directory = ""
 
-    override func setUpWithError() throws { directory = try makeShortTemporaryDirectory() }
+    override func setUpWithError() throws { directory = try TestPaths.shortTemporaryDirectory(prefix: "lastset-cli") }
     override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
 
     private func write(_ name: String, _ text: String) throws -> String {

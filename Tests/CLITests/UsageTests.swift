@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 
 @testable import lastset
@@ -225,7 +226,7 @@ final class UsageTests: XCTestCase {
     }
 
     func testConnectionRefusedOnAStaleSocketFile() throws {
-        let directory = try makeShortTemporaryDirectory()
+        let directory = try TestPaths.shortTemporaryDirectory(prefix: "lastset-cli")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/api.sock"
         // Bind and close without listening: the file stays, nobody accepts.

@@ -8,7 +8,7 @@ import XCTest
 final class VendorImportTests: XCTestCase {
     private var directory = ""
 
-    override func setUpWithError() throws { directory = try makeShortTemporaryDirectory() }
+    override func setUpWithError() throws { directory = try TestPaths.shortTemporaryDirectory(prefix: "lastset-cli") }
     override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
 
     private func write(_ name: String, _ text: String) throws -> String {

@@ -21,8 +21,8 @@ final class CurlInteropTests: XCTestCase {
         // curl is installed by scripts/setup.sh (make test): its absence is a failure, not a skip.
         XCTAssertTrue(
             FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "curl is not installed (run scripts/setup.sh)")
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let directory = try TestPaths.shortTemporaryDirectory(prefix: "lastset-http")
+        defer { TestPaths.remove(directory) }
         let socket = directory + "/api.sock"
         let server = try HTTPServer(configuration: .init(unixSocketPath: socket, maxBodyBytes: 100_000)) { request in
             .text(200, "\(request.method) \(request.path) \(request.body.count)")

@@ -1,14 +1,15 @@
 import Foundation
 import Glibc
 import LastsetHTTP
+import TestSupport
 import XCTest
 
 @testable import LastsetClient
 
 final class HTTPClientTests: XCTestCase {
     func testMissingSocketSaysSoAndHintsAtTheDaemon() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let directory = try TestPaths.shortTemporaryDirectory(prefix: "lastset-http")
+        defer { TestPaths.remove(directory) }
         let path = directory + "/api.sock"
         let client = HTTPClient(endpoint: .unix(path: path), timeout: .seconds(2))
         XCTAssertThrowsError(try client.send(method: "GET", path: "/v1/status")) { error in
@@ -34,8 +35,8 @@ final class HTTPClientTests: XCTestCase {
     }
 
     func testSlowReplyTimesOut() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let directory = try TestPaths.shortTemporaryDirectory(prefix: "lastset-http")
+        defer { TestPaths.remove(directory) }
         let path = directory + "/api.sock"
         let server = try HTTPServer(configuration: .init(unixSocketPath: path)) { _ in
             try? await Task.sleep(for: .seconds(1))

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import LastsetClient
 import LastsetHTTP
+import TestSupport
 import XCTest
 
 /// Opens a TCP connection to 127.0.0.1:`port` from the local address `source` (any 127/8 address works on Linux) and
@@ -50,11 +51,11 @@ final class HTTPHardeningTests: XCTestCase {
     private var socketPath: String { directory + "/api.sock" }
 
     override func setUpWithError() throws {
-        directory = try makeTemporaryDirectory()
+        directory = try TestPaths.shortTemporaryDirectory(prefix: "lastset-http")
     }
 
     override func tearDown() {
-        removeDirectory(directory)
+        TestPaths.remove(directory)
     }
 
     /// `%00` used to be decoded by libmicrohttpd into a NUL that ended the C string: `/apply%00/capture` reached the

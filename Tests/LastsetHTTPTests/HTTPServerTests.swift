@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import LastsetClient
 import LastsetHTTP
+import TestSupport
 import XCTest
 
 private struct Echo: Codable, Equatable {
@@ -30,11 +31,11 @@ final class HTTPServerTests: XCTestCase {
     private var socketPath: String { directory + "/api.sock" }
 
     override func setUpWithError() throws {
-        directory = try makeTemporaryDirectory()
+        directory = try TestPaths.shortTemporaryDirectory(prefix: "lastset-http")
     }
 
     override func tearDown() {
-        removeDirectory(directory)
+        TestPaths.remove(directory)
     }
 
     private func startServer(
@@ -244,8 +245,8 @@ final class HTTPServerResourceTests: XCTestCase {
     }
 
     func testStartStopCyclesLeakNoDescriptors() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let directory = try TestPaths.shortTemporaryDirectory(prefix: "lastset-http")
+        defer { TestPaths.remove(directory) }
         let path = directory + "/api.sock"
         let server = try HTTPServer(
             configuration: .init(unixSocketPath: path, tcp: .init(host: "127.0.0.1", port: 0)), handler: { _ in .text(200, "ok") }

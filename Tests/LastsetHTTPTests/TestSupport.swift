@@ -3,18 +3,6 @@ import Glibc
 import LastsetHTTP
 import XCTest
 
-/// A fresh short-named temporary directory (Unix socket paths are limited to 107 bytes).
-func makeTemporaryDirectory() throws -> String {
-    var template = Array("/tmp/lastset-http-XXXXXX".utf8CString)
-    guard let made = mkdtemp(&template) else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-    return String(cString: made)
-}
-
-/// Removes a temporary directory and everything in it.
-func removeDirectory(_ path: String) {
-    try? FileManager.default.removeItem(atPath: path)
-}
-
 /// Sends raw bytes over a Unix socket and returns everything the server sends back until it closes (or 5 s pass).
 func rawExchange(socketPath: String, _ request: [UInt8]) throws -> String {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)

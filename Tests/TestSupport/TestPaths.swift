@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where the repository, the test peers and the built binaries are, for tests.
 public enum TestPaths {
@@ -36,6 +39,19 @@ public enum TestPaths {
             throw TestSupportError("built binary \"\(name)\" not found in \(productsDirectory.path)")
         }
         return url
+    }
+
+    /// A fresh temporary directory with a short path (`mkdtemp` under /tmp): a Unix socket's path is limited to
+    /// 107 bytes. Removed by the caller (`remove`).
+    public static func shortTemporaryDirectory(prefix: String = "lastset") throws -> String {
+        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        return String(cString: made)
+    }
+
+    /// Removes a temporary directory and everything in it.
+    public static func remove(_ path: String) {
+        try? FileManager.default.removeItem(atPath: path)
     }
 
     /// A fresh temporary directory, removed by the caller (or left to the OS).

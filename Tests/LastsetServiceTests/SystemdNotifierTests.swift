@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LastsetService
+import TestSupport
 import XCTest
 
 /// A datagram socket standing in for systemd's notification socket.
@@ -41,8 +42,8 @@ private final class NotifySocket {
 
 final class SystemdNotifierTests: XCTestCase {
     func testLifecycleMessagesArriveOnPathSocket() throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let directory = try TestPaths.shortTemporaryDirectory(prefix: "lastset-http")
+        defer { TestPaths.remove(directory) }
         let receiver = try NotifySocket(directory + "/notify")
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": receiver.address])
         XCTAssertTrue(notifier.isEnabled)
@@ -97,8 +98,8 @@ final class SystemdNotifierTests: XCTestCase {
     }
 
     func testRunWatchdogPingsUntilCancelled() async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { removeDirectory(directory) }
+        let directory = try TestPaths.shortTemporaryDirectory(prefix: "lastset-http")
+        defer { TestPaths.remove(directory) }
         let receiver = try NotifySocket(directory + "/notify")
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": receiver.address, "WATCHDOG_USEC": "100000"])
         XCTAssertEqual(notifier.watchdogInterval, .milliseconds(50))
