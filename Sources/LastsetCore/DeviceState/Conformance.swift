@@ -1,48 +1,5 @@
 import Foundation
 
-/// Whether a device page still holds the template last applied to it.
-public enum ConformanceState: String, Codable, Sendable, Hashable, CaseIterable {
-    /// Every register written by the applied template reads back its value.
-    case conforms
-    /// Some register now holds another value (see `drifted`).
-    case drifted
-    /// Cannot tell: never applied, not polled, unreachable, registers not read, or partially written.
-    case unknown
-}
-
-/// One register whose live value is not what the applied template wrote.
-public struct DriftedRegister: Codable, Sendable, Hashable {
-    public var registerId: String
-    public var address: Int
-    /// What the template wrote (hex, and its readable view).
-    public var expectedData: String
-    public var expected: RegisterValue
-    /// What the device holds now.
-    public var liveData: String
-    public var live: RegisterValue?
-
-    /// Sets every field.
-    public init(
-        registerId: String, address: Int, expectedData: String, expected: RegisterValue, liveData: String,
-        live: RegisterValue?
-    ) {
-        self.registerId = registerId
-        self.address = address
-        self.expectedData = expectedData
-        self.expected = expected
-        self.liveData = liveData
-        self.live = live
-    }
-}
-
-/// The verdict of one comparison of live values with the applied template's values.
-public enum ConformanceVerdict: Sendable, Hashable {
-    case conforms
-    case drifted([DriftedRegister])
-    /// Why it cannot tell.
-    case unknown(String)
-}
-
 /// The pure comparison polling runs after each read of a page.
 public enum Conformance {
     /// Compares the values `applied` wrote with `live` (one poll of the page), register by register by id.

@@ -1,0 +1,36 @@
+import Foundation
+import LastsetFormats
+
+/// The JSON encoder/decoder settings of the API (ISO 8601 dates with milliseconds, sorted keys).
+public enum APICoding {
+    /// Encoder for API bodies.
+    public static func encoder(pretty: Bool = false) -> JSONEncoder {
+        let e = JSONEncoder()
+        e.outputFormatting =
+            pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        e.dateEncodingStrategy = .custom { date, encoder in
+            var c = encoder.singleValueContainer()
+            try c.encode(TimeText.iso8601(date))
+        }
+        // A device can hold a NaN or an infinity (a live value, a "before"): it must encode, as the
+        // fast `JSONWriter` writes it (valueData stays the authoritative form).
+        e.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return e
+    }
+
+    /// Decoder for API bodies.
+    public static func decoder() -> JSONDecoder {
+        let d = JSONDecoder()
+        d.dateDecodingStrategy = .custom { decoder in
+            let c = try decoder.singleValueContainer()
+            let text = try c.decode(String.self)
+            do {
+                return try TimeText.parse(text)
+            } catch {
+                throw DecodingError.dataCorruptedError(in: c, debugDescription: "\(error)")
+            }
+        }
+        d.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return d
+    }
+}

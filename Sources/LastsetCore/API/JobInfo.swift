@@ -1,0 +1,50 @@
+import Foundation
+import LastsetFormats
+
+/// `GET /v1/jobs/{id}`: a capture or replay, its progress and, once finished, its report.
+public struct JobInfo: Codable, Sendable, Hashable {
+    public var id: String
+    /// Capture or apply.
+    public var kind: JobKind
+    public var pageId: String
+    public var device: String
+    public var who: String
+    public var state: JobState
+    public var progress: JobProgress?
+    public var startedAt: Date
+    public var finishedAt: Date?
+    public var capture: CaptureReport?
+    public var replay: ReplayReport?
+    /// A whole-machine apply: every page's outcome.
+    public var applyAll: ApplyAllReport?
+    /// Set when the job could not run at all (e.g. the template is corrupt).
+    public var error: String?
+
+    public init(
+        id: String, kind: JobKind, pageId: String, device: String, who: String, state: JobState = .running,
+        progress: JobProgress? = nil, startedAt: Date = Date(), finishedAt: Date? = nil, capture: CaptureReport? = nil,
+        replay: ReplayReport? = nil, error: String? = nil
+    ) {
+        self.id = id
+        self.kind = kind
+        self.pageId = pageId
+        self.device = device
+        self.who = who
+        self.state = state
+        self.progress = progress
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.capture = capture
+        self.replay = replay
+        self.error = error
+    }
+
+    /// True when the job finished and did what was asked (archived; replay succeeded or dry run planned).
+    public var succeeded: Bool {
+        guard state == .finished, error == nil else { return false }
+        if let capture { return capture.archived || capture.unchanged == true }
+        if let replay { return replay.status == .succeeded || replay.status == .planned }
+        if let applyAll { return applyAll.succeeded }
+        return false
+    }
+}

@@ -1,0 +1,20 @@
+import Foundation
+
+/// The kind of job an audit record is about.
+public enum AuditKind: String, Codable, Sendable, Hashable, CaseIterable {
+    /// A capture from a reference device.
+    case capture
+    /// A replay to a target (writes).
+    case replay
+    /// A replay's dry run (no write).
+    case dryRun = "dry-run"
+    /// A template file imported from elsewhere.
+    case `import`
+    /// An older version archived again as the latest (`templateVersion` is the new version).
+    case promote
+    /// A version removed from the archive (`templateVersion` is the one removed).
+    case delete
+    /// Audit records past the configured retention exported to a file of `<data>/audit-archive/` and removed
+    /// from the database (the daemon's own job: `who` is `lastsetd`, no page or device; `message` names the file).
+    case retention
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// One register's fate in an audit record.
+public struct AuditRegister: Codable, Sendable, Hashable {
+    public var registerId: String
+    /// The target's value before the replay.
+    public var before: RegisterValue?
+    /// What the device is known to hold at the end: read back after the rollback when one ran, else the
+    /// final pass or the verification read, else the captured / imported value.
+    public var after: RegisterValue?
+    public var status: AuditRegisterStatus
+    /// Replay: the value written (sent; nil when never sent).
+    public var written: RegisterValue?
+    /// Replay: the value read back when the write was verified.
+    public var readBack: RegisterValue?
+    /// Replay with rollback: what the rollback restored and read back.
+    public var rollback: AuditRollback?
+    /// Why (rule broken, error).
+    public var message: String?
+
+    /// Sets every field.
+    public init(
+        registerId: String, before: RegisterValue?, after: RegisterValue?, status: AuditRegisterStatus,
+        written: RegisterValue? = nil, readBack: RegisterValue? = nil, rollback: AuditRollback? = nil, message: String? = nil
+    ) {
+        self.registerId = registerId
+        self.before = before
+        self.after = after
+        self.status = status
+        self.written = written
+        self.readBack = readBack
+        self.rollback = rollback
+        self.message = message
+    }
+}

@@ -1,0 +1,31 @@
+/// One settings screen: registers in write order plus the steps around a replay.
+public struct PageDefinition: Codable, Sendable, Hashable {
+    /// Safe identifier (`[A-Za-z0-9][A-Za-z0-9._-]*`), also the template's file name.
+    public var id: String
+    public var title: String?
+    /// Registers that must match the template's source before a replay.
+    public var identity: [IdentityRegister]?
+    public var beforeWrite: [WriteStep]?
+    public var afterWrite: [WriteStep]?
+    /// Registers in write order.
+    public var registers: [RegisterDefinition]
+    /// The "not set" convention of registers that declare no `unset` (default: the type's maximum).
+    public var unsetStyle: UnsetStyle?
+    /// What the page is for, for people (not part of the page hash).
+    public var description: String?
+
+    public init(
+        id: String, title: String? = nil, identity: [IdentityRegister]? = nil,
+        beforeWrite: [WriteStep]? = nil, afterWrite: [WriteStep]? = nil,
+        registers: [RegisterDefinition], unsetStyle: UnsetStyle? = nil, description: String? = nil
+    ) {
+        self.unsetStyle = unsetStyle
+        self.description = description
+        self.id = id
+        self.title = title
+        self.identity = identity
+        self.beforeWrite = beforeWrite
+        self.afterWrite = afterWrite
+        self.registers = registers
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// The template a successful replay wrote to a device page: which version, when, by whom, and the values
+/// it wrote (what polling compares the live values with, even after the version is deleted).
+public struct AppliedTemplate: Codable, Sendable, Hashable {
+    /// Archive version applied: its number (this host's, or `host`'s in a fleet).
+    public var version: Int
+    /// The version's id as users and the API name it: `3`, or `line-7-3` in a fleet.
+    public var versionId: String
+    /// The template's page hash.
+    public var pageHash: String
+    /// When the replay ended.
+    public var appliedAt: Date
+    /// Who asked for it (`uid:…`, `token:…`).
+    public var appliedBy: String
+    /// The replay job (matches its audit record).
+    public var job: String?
+    /// The values written, in page order.
+    public var entries: [ExpectedValue]
+
+    /// Sets every field.
+    public init(
+        version: Int, versionId: String? = nil, pageHash: String, appliedAt: Date, appliedBy: String, job: String?,
+        entries: [ExpectedValue]
+    ) {
+        self.version = version
+        self.versionId = versionId ?? String(version)
+        self.pageHash = pageHash
+        self.appliedAt = appliedAt
+        self.appliedBy = appliedBy
+        self.job = job
+        self.entries = entries
+    }
+
+    /// The record of a successful replay of `template`; `entries`: what it wrote (default: every entry).
+    public init(template: Template, entries: [ExpectedValue]? = nil, appliedAt: Date, appliedBy: String, job: String?) {
+        self.init(
+            version: template.version, versionId: template.versionId.id, pageHash: template.pageHash, appliedAt: appliedAt,
+            appliedBy: appliedBy, job: job,
+            entries: entries ?? template.entries.map(ExpectedValue.init))
+    }
+
+    /// The same without its entries (device lists).
+    public var summary: AppliedSummary {
+        AppliedSummary(version: version, versionId: versionId, appliedAt: appliedAt, appliedBy: appliedBy, job: job)
+    }
+}

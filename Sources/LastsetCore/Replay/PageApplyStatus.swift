@@ -1,0 +1,18 @@
+import Foundation
+import LastsetFormats
+
+/// How one page of a whole-machine apply ended.
+public enum PageApplyStatus: String, Codable, Sendable, Hashable {
+    /// Written and verified (afterWrite done).
+    case succeeded
+    /// Dry run: planned.
+    case planned
+    /// The replay failed (see its report).
+    case failed
+    /// Refused before its first write (identity differs, invalid template, …).
+    case refused
+    /// The page has no archived template (or it cannot be loaded): nothing written.
+    case noTemplate
+    /// Not attempted: an earlier page did not succeed (stop policy), or the job was cancelled.
+    case notAttempted
+}
