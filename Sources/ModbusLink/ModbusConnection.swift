@@ -4,64 +4,6 @@ import LastsetSystem
 import Glibc
 import LastsetCore
 
-/// Timing and retry settings of one connection.
-public struct LinkOptions: Sendable, Hashable {
-    /// Response timeout of each request (also the TCP connect timeout).
-    public var timeout: Duration
-    /// Extra attempts after a transient fault (exception 05/06/0B, timeout, disconnect).
-    public var retries: Int
-    /// Minimum pause between the end of one request and the start of the next.
-    public var requestDelay: Duration
-    /// The serial line's framing the request is sent with (nil: the connection's endpoint's). A line open
-    /// with other settings is closed and reopened with these first; who may ask for which settings is decided
-    /// before (`LineAccess`), so a running job never sees its line change.
-    public var line: LineSettings?
-    /// Sets every field.
-    public init(
-        timeout: Duration = .milliseconds(500), retries: Int = 2, requestDelay: Duration = .zero, line: LineSettings? = nil
-    ) {
-        self.timeout = timeout
-        self.retries = retries
-        self.requestDelay = requestDelay
-        self.line = line
-    }
-    /// Options from resolved device limits, for a request on `line` (nil: TCP, or the endpoint's framing).
-    public init(_ limits: DeviceLimits, line: LineSettings? = nil) {
-        self.init(timeout: limits.timeout, retries: limits.retries, requestDelay: limits.requestDelay, line: line)
-    }
-}
-
-/// Requests issued on a connection, counted on the wire (retries included).
-public struct RequestCounters: Sendable, Hashable {
-    /// Read requests sent (FC03 + FC04).
-    public var reads = 0
-    /// Write requests sent (FC06 + FC16).
-    public var writes = 0
-    /// Attempts repeated after a transient fault.
-    public var retries = 0
-    /// Connections opened (the first one included).
-    public var connects = 0
-    /// Zero counters.
-    public init() {}
-    /// Reads plus writes.
-    public var total: Int { reads + writes }
-}
-
-/// What one request call put on the wire: frames sent (retries included) and how many of them got no
-/// answer (timeout, dropped connection, garbled reply). A write with an unanswered frame may have been
-/// stored by the device even though the call failed.
-public struct CallFrames: Sendable, Hashable {
-    /// Frames sent by the call.
-    public var sent = 0
-    /// Frames sent that got no valid answer.
-    public var unanswered = 0
-    /// Zero frames.
-    public init(sent: Int = 0, unanswered: Int = 0) {
-        self.sent = sent
-        self.unanswered = unanswered
-    }
-}
-
 /// One libmodbus context (one TCP peer, or one serial line shared by all its units), owned by an actor
 /// whose executor is a private serial queue: blocking libmodbus calls never run on the cooperative pool.
 ///
@@ -429,16 +371,5 @@ public actor ModbusConnection {
 
     private static func text(_ err: Int32) -> String {
         String(cString: modbus_strerror(err))
-    }
-}
-
-/// Owns a connected libmodbus context; closing and freeing it happens exactly once, when the last
-/// reference goes (on `close()` or when the connection itself is released).
-final class ModbusContext: @unchecked Sendable {
-    let pointer: OpaquePointer
-    init(_ pointer: OpaquePointer) { self.pointer = pointer }
-    deinit {
-        modbus_close(pointer)
-        modbus_free(pointer)
     }
 }

@@ -96,18 +96,3 @@ extension RegisterType: Codable {
         try container.encode(description)
     }
 }
-
-/// Order of the 16-bit words of a multi-register value: `big` puts the most significant word first.
-public enum WordOrder: String, Codable, Sendable, Hashable {
-    case big, little
-}
-
-/// Order of the two bytes inside each register: `big` puts the high byte (or first character) first.
-public enum ByteOrder: String, Codable, Sendable, Hashable {
-    case big, little
-}
-
-/// Whether a register may be written.
-public enum Access: String, Codable, Sendable, Hashable {
-    case rw, ro
-}

@@ -1,0 +1,4 @@
+/// Order of the 16-bit words of a multi-register value: `big` puts the most significant word first.
+public enum WordOrder: String, Codable, Sendable, Hashable {
+    case big, little
+}
