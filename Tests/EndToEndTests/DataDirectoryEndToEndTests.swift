@@ -5,54 +5,6 @@ import LastsetCore
 import TestSupport
 import XCTest
 
-/// An LD_PRELOAD library that logs every directory fsync (to $LASTSET_FAULT_LOG) and fails the fsync and
-/// fdatasync of `lastset.db-wal` with EIO while the file $LASTSET_FAULT_WAL_FSYNC_EIO exists: a disk that refuses
-/// to confirm a commit.
-private let faultLibrarySource = #"""
-    #define _GNU_SOURCE
-    #include <dlfcn.h>
-    #include <errno.h>
-    #include <fcntl.h>
-    #include <stdio.h>
-    #include <stdlib.h>
-    #include <string.h>
-    #include <sys/stat.h>
-    #include <unistd.h>
-
-    static int faulted(int fd) {
-        char link[64], path[4096];
-        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-        ssize_t n = readlink(link, path, sizeof path - 1);
-        path[n < 0 ? 0 : n] = 0;
-        struct stat st;
-        if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-            const char *log = getenv("LASTSET_FAULT_LOG");
-            if (log) {
-                int l = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-                if (l >= 0) { dprintf(l, "%s\n", path); close(l); }
-            }
-            return 0;
-        }
-        size_t len = strlen(path);
-        const char *flag = getenv("LASTSET_FAULT_WAL_FSYNC_EIO");
-        return len >= 15 && strcmp(path + len - 15, "/lastset.db-wal") == 0 && flag && access(flag, F_OK) == 0;
-    }
-
-    int fsync(int fd) {
-        static int (*real)(int);
-        if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
-        if (faulted(fd)) { errno = EIO; return -1; }
-        return real(fd);
-    }
-
-    int fdatasync(int fd) {
-        static int (*real)(int);
-        if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
-        if (faulted(fd)) { errno = EIO; return -1; }
-        return real(fd);
-    }
-    """#
-
 /// The data directory as the daemon sees it under disk faults and planted links.
 final class DataDirectoryEndToEndTests: XCTestCase {
     private var peers: [PymodbusPeer] = []
@@ -99,7 +51,7 @@ final class DataDirectoryEndToEndTests: XCTestCase {
         peers.append(p)
         let work = try TestPaths.temporaryDirectory(prefix: "fault")
         defer { try? FileManager.default.removeItem(at: work) }
-        let library = try buildFaultLibrary(faultLibrarySource, in: work)
+        let library = try buildFaultLibrary(walFsyncFaultSource, in: work)
         let log = work.appendingPathComponent("fsync.log")
         let flag = work.appendingPathComponent("fail-now")
         let daemon = try DaemonHarness(
@@ -147,7 +99,7 @@ final class DataDirectoryEndToEndTests: XCTestCase {
         peers += [a, b]
         let work = try TestPaths.temporaryDirectory(prefix: "fault")
         defer { try? FileManager.default.removeItem(at: work) }
-        let library = try buildFaultLibrary(faultLibrarySource, in: work)
+        let library = try buildFaultLibrary(walFsyncFaultSource, in: work)
         let flag = work.appendingPathComponent("fail-now")
         let daemon = try DaemonHarness(
             config: """

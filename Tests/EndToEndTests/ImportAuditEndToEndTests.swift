@@ -4,51 +4,6 @@ import LastsetCore
 import TestSupport
 import XCTest
 
-/// An LD_PRELOAD library that fails the fsync and fdatasync of `lastset.db-wal` with EIO while the file
-/// $LASTSET_FAULT_WAL_FSYNC_EIO exists: always when it is empty, else as many times as the number it holds (then
-/// the fault stops). A disk that refuses to confirm a commit.
-let walFsyncFaultSource = #"""
-    #define _GNU_SOURCE
-    #include <dlfcn.h>
-    #include <errno.h>
-    #include <fcntl.h>
-    #include <stdio.h>
-    #include <stdlib.h>
-    #include <string.h>
-    #include <unistd.h>
-
-    static int faulted(int fd) {
-        const char *flag = getenv("LASTSET_FAULT_WAL_FSYNC_EIO");
-        if (!flag || access(flag, F_OK) != 0) return 0;
-        char link[64], path[4096];
-        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-        ssize_t n = readlink(link, path, sizeof path - 1);
-        path[n < 0 ? 0 : n] = 0;
-        size_t len = strlen(path);
-        if (len < 15 || strcmp(path + len - 15, "/lastset.db-wal") != 0) return 0;
-        int left = -1;
-        FILE *f = fopen(flag, "r");
-        if (f) { if (fscanf(f, "%d", &left) != 1) left = -1; fclose(f); }
-        if (left == 0) return 0;
-        if (left > 0) { f = fopen(flag, "w"); if (f) { fprintf(f, "%d\n", left - 1); fclose(f); } }
-        return 1;
-    }
-
-    int fsync(int fd) {
-        static int (*real)(int);
-        if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
-        if (faulted(fd)) { errno = EIO; return -1; }
-        return real(fd);
-    }
-
-    int fdatasync(int fd) {
-        static int (*real)(int);
-        if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
-        if (faulted(fd)) { errno = EIO; return -1; }
-        return real(fd);
-    }
-    """#
-
 /// An import, promote or delete and its audit record are one commit (issue 20). On the file store a version put
 /// in place whose outcome record could not be written was answered 500 `audit_incomplete` ("archived as version
 /// 2", the log showing the import as started only); now a commit that fails leaves neither: the answer is 500
