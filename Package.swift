@@ -18,7 +18,7 @@ let package = Package(
         // Generic formats that never learn the domain: the JSON value, strict parser and writer, property lists,
         // keyed archives, SHA-256 (nettle's: a pure function), time and duration text.
         .target(name: "LastsetFormats", dependencies: ["CNettle"]),
-        // Small system helpers shared by the modules that own threads: the serial executor over a DispatchQueue.
+        // Small system helpers: the serial executor over a DispatchQueue, the service group, socket addresses, host:port.
         .target(name: "LastsetSystem"),
         // Pure logic: no I/O; the domain (registers, config, planning, replay, templates, audit, API bodies).
         .target(name: "LastsetCore", dependencies: ["LastsetFormats"]),
@@ -37,7 +37,10 @@ let package = Package(
         // The daemon's services: API routes, poller, systemd notify, signals, logging.
         .target(
             name: "LastsetService",
-            dependencies: ["LastsetFormats", "LastsetCore", "LastsetEngine", "LastsetFleet", "LastsetHTTP", "ModbusLink", "LastsetClient"]),
+            dependencies: [
+                "LastsetFormats", "LastsetCore", "LastsetEngine", "LastsetFleet", "LastsetHTTP", "ModbusLink", "LastsetClient",
+                "LastsetSystem",
+            ]),
 
         .executableTarget(name: "lastsetd", dependencies: ["LastsetService"]),
         .executableTarget(name: "lastset", dependencies: ["LastsetFormats", "LastsetCore", "LastsetClient"]),
@@ -65,6 +68,7 @@ let package = Package(
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets", "LastsetCore"], path: "Tests/FuzzCorpusTests"),
 
         .testTarget(name: "LastsetCoreTests", dependencies: ["LastsetFormats", "LastsetCore"]),
+        .testTarget(name: "LastsetSystemTests", dependencies: ["LastsetSystem"]),
         // Helpers shared by the test targets: peer processes, socat pty pairs, built binaries.
         .target(name: "TestSupport", dependencies: ["LastsetCore", "CrashReport"], path: "Tests/TestSupport"),
         // The test process's crash report (signal, thread, symbolized frames), installed when it loads.

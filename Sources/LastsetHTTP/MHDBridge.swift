@@ -182,7 +182,8 @@ enum MHDBridge {
         }
     }
 
-    /// Runs the async handler in a task and blocks this (MHD-owned, per-connection) thread until it answers.
+    /// Runs the async handler in a task and blocks this (MHD-owned, per-connection) thread until it answers. A detached
+    /// task: a thread of the C library has no task to be a child of.
     private static func run(_ handler: @escaping HTTPHandler, _ request: HTTPRequest) -> HTTPResponse {
         let slot = ResponseSlot()
         let done = DispatchSemaphore(value: 0)

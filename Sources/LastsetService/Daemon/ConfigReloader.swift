@@ -52,7 +52,7 @@ actor ConfigReloader {
             }
             commitAccess?()
             await registry.replace(config: next)
-            poller.start(config: next)
+            poller.replace(config: next)
             fleet?.setPages(next.pages)
             log.info("config reloaded: \(next.devices.count) devices, \(next.pages.count) pages")
             return .reloaded(ReloadResult(configFile: configPath, devices: next.devices.count, pages: next.pages.count))

@@ -19,7 +19,8 @@ struct SelfCheck: Sendable {
     let health: @Sendable () async -> Void
 
     /// Whether the server is serving and the health was computed within the timeout. A check that overran is
-    /// abandoned (its task finishes on its own), never waited for.
+    /// abandoned (its task finishes on its own), never waited for: so the two are unstructured tasks, not children,
+    /// which the watchdog's loop would have to wait for — a stuck daemon is exactly the case it must report.
     func run() async -> Bool {
         guard serving() else { return false }
         let once = Once()

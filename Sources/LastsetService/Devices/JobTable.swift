@@ -43,6 +43,9 @@ actor JobTable {
         jobs[job.id] = job
         order.append(job.id)
         let id = job.id
+        // Not a child of the daemon's service group, by design: a job outlives the request that started it, and one
+        // still running at the shutdown deadline is left to the process's exit (its journal makes the next start
+        // record it as interrupted) instead of holding the stop.
         tasks[id] = Task {
             let done = await work(id)
             self.finish(id, done)
@@ -128,6 +131,7 @@ actor JobTable {
                 if tasks.isEmpty || Task.isCancelled { c.resume() } else { emptyWaiters[id] = c }
             }
         } onCancel: {
+            // The cancellation handler is synchronous and may not touch the actor's state: it hands the removal over.
             Task { await self.stopWaiting(id) }
         }
     }

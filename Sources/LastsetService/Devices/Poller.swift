@@ -1,52 +1,70 @@
 import Foundation
 import LastsetCore
 import LastsetEngine
-import Synchronization
 import LastsetFormats
+import LastsetSystem
 
 /// The "watch" job: reads each polled device's pages at its interval, keeping live values and health.
 /// Sleeps between polls (no CPU when idle); skips a device while a capture or replay holds it.
-final class Poller: Sendable {
+///
+/// A service of the daemon's group: every polling loop is a child task of its `run`, one generation per config (at
+/// start and after each reload); a new config ends the previous generation's loops and starts its own. Stopped, it
+/// ends every loop and waits for a poll in progress.
+final class Poller: Service {
+    let name = "poller"
     private let registry: DeviceRegistry
     /// What each device page was last applied (compared with every poll).
     private let deviceState: DeviceStateStore
     private let log: Logger
-    private let tasks = Mutex<[Task<Void, Never>]>([])
+    /// The configs to poll by, newest last; only the newest one not yet taken matters.
+    private let configs: AsyncStream<CompiledConfig>
+    private let next: AsyncStream<CompiledConfig>.Continuation
 
     init(registry: DeviceRegistry, deviceState: DeviceStateStore, log: Logger) {
         self.registry = registry
         self.deviceState = deviceState
         self.log = log
+        (configs, next) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Starts one polling task per device with a non-zero `poll` (restarting any running ones).
-    func start(config: CompiledConfig) {
-        stop()
-        var started: [Task<Void, Never>] = []
-        for device in config.devices {
-            guard let interval = device.pollInterval else { continue }
-            let pages = config.pages(of: device)
-            let registry = self.registry
-            let deviceState = self.deviceState
-            let log = self.log
-            started.append(
-                Task {
+    /// Polls the devices of `config` with a non-zero `poll` from now on, instead of the previous config's (at start
+    /// and after each reload). After the poller has stopped it does nothing.
+    func replace(config: CompiledConfig) { next.yield(config) }
+
+    /// Runs one generation of polling loops per config until stopped.
+    func run() async {
+        await ServiceGroup.runUntilStopped {
+            await withDiscardingTaskGroup { group in
+                var current: Gate?
+                for await config in self.configs {
+                    current?.open()
+                    let superseded = Gate()
+                    current = superseded
+                    group.addTask { await self.poll(config, until: superseded) }
+                }
+            }
+        }
+    }
+
+    /// One polling loop per polled device of `config`, until `superseded` opens or the task is cancelled.
+    private func poll(_ config: CompiledConfig, until superseded: Gate) async {
+        await withTaskGroup(of: Void.self) { group in
+            for device in config.devices {
+                guard let interval = device.pollInterval else { continue }
+                let pages = config.pages(of: device)
+                group.addTask {
                     while !Task.isCancelled {
-                        await Self.poll(device: device, pages: pages, registry: registry, deviceState: deviceState, log: log)
+                        await Self.poll(
+                            device: device, pages: pages, registry: self.registry, deviceState: self.deviceState,
+                            log: self.log)
                         try? await Task.sleep(for: interval)
                     }
-                })
+                }
+            }
+            group.addTask { await superseded.wait() }
+            await group.next()
+            group.cancelAll()
         }
-        tasks.withLock { $0 = started }
-    }
-
-    /// Cancels every polling task.
-    func stop() {
-        let running = tasks.withLock { t in
-            defer { t = [] }
-            return t
-        }
-        for t in running { t.cancel() }
     }
 
     private static func poll(
