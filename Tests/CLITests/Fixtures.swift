@@ -74,7 +74,7 @@ enum Fixtures {
                 message: "heating.setpoint read back -100",
                 registers: [
                     AuditRegister(
-                        registerId: "heating.setpoint", before: .signed(32767), after: .signed(-100), status: .mismatch,
+                        registerId: "heating.setpoint", before: .signed(32767), after: .signed(-100), status: .replay(.mismatch),
                         written: .signed(-150), readBack: .signed(-100))
                 ], job: "5e0c1a2b-77aa-4d2e-9c1f-0123456789ab"),
             AuditRecord(

@@ -150,7 +150,7 @@ final class DaemonEndToEndTests: XCTestCase {
         XCTAssertEqual(replay.kind, .replay)
         XCTAssertEqual(replay.result, .failed)
         XCTAssertTrue(replay.message?.contains("shutdown") ?? false, replay.message ?? "")
-        XCTAssertTrue(replay.registers.contains { $0.status == .notAttempted })
+        XCTAssertTrue(replay.registers.contains { $0.status == .replay(.notAttempted) })
         XCTAssertTrue(eventually(timeout: 5) { daemon.stderr.contains("stopped shutdown before") }, daemon.stderr)
     }
 

@@ -26,19 +26,19 @@ final class ReplayEventJSONTests: XCTestCase {
         var stepped = intent
         stepped.beforeWrite = [WriteStep(address: 1536, value: 6868), WriteStep(address: 1537, value: 1)]
         stepped.afterWrite = [WriteStep(address: 2304, value: 0)]
-        let request = JournalRequest(function: .fc16, address: 10, count: 3, registerIds: ["p.a", "p.b\"q\\"])
+        let request = PlannedRequest(function: .fc16, address: 10, count: 3, registerIds: ["p.a", "p.b\"q\\"])
         let table: [(ReplayEvent, UInt)] = [
             (ReplayEvent(.intent, intent: intent), #line),
             (ReplayEvent(.intent, intent: stepped), #line),
             (
                 ReplayEvent(
-                    .step, request: JournalRequest(function: .fc06, address: 2304, count: 1, registerIds: []),
+                    .step, request: PlannedRequest(function: .fc06, address: 2304, count: 1, registerIds: []),
                     answer: .acknowledged, frames: 1, phase: .afterWrite), #line
             ),
             (ReplayEvent(.write, request: request), #line),
             (
                 ReplayEvent(
-                    .write, request: JournalRequest(function: .fc06, address: 1, count: 1, registerIds: []), phase: .beforeWrite),
+                    .write, request: PlannedRequest(function: .fc06, address: 1, count: 1, registerIds: []), phase: .beforeWrite),
                 #line
             ),
             (

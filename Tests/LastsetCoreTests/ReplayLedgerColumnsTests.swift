@@ -30,12 +30,12 @@ final class ReplayLedgerColumnsTests: XCTestCase {
                 endpoint: "tcp://h:1", unit: 1, templateVersion: 1, pageHash: "h", identity: [], onError: onError,
                 registers: registers))
     }
-    private static func req(_ ids: [String], _ address: Int, _ count: Int, _ f: WriteRequest.Function = .fc16) -> JournalRequest {
-        JournalRequest(function: f, address: address, count: count, registerIds: ids)
+    private static func req(_ ids: [String], _ address: Int, _ count: Int, _ f: WriteRequest.Function = .fc16) -> PlannedRequest {
+        PlannedRequest(function: f, address: address, count: count, registerIds: ids)
     }
-    private static func write(_ r: JournalRequest) -> ReplayEvent { ReplayEvent(.write, request: r) }
+    private static func write(_ r: PlannedRequest) -> ReplayEvent { ReplayEvent(.write, request: r) }
     private static func answer(
-        _ a: WriteAnswer, _ r: JournalRequest, frames: Int = 1, code: Int? = nil, message: String? = nil
+        _ a: WriteAnswer, _ r: PlannedRequest, frames: Int = 1, code: Int? = nil, message: String? = nil
     ) -> ReplayEvent {
         ReplayEvent(.answer, request: r, answer: a, frames: frames, exceptionCode: code, message: message)
     }

@@ -369,7 +369,7 @@ struct ReferenceLedger: Sendable {
             if let final = value(p.pointee.finalCheck?.data) { reg.after = final }
             if let r = restored[id] {
                 reg.rollback = AuditRollback(
-                    restored: r.expected, readBack: r.actual, status: AuditRegisterStatus(r.status))
+                    restored: r.expected, readBack: r.actual, status: r.status)
                 // After a rollback the machine holds what the rollback read back (or nothing is known).
                 reg.after = r.actual
             }

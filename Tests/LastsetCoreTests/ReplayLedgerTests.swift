@@ -7,8 +7,8 @@ final class ReplayLedgerTests: XCTestCase {
     private let r = IntentRegister(
         registerId: "r", address: 10, length: 2, expected: .unsigned(7), expectedData: "00000007",
         before: .unsigned(1), beforeData: "00000001")
-    private func request(_ address: Int = 10, _ count: Int = 2, _ function: WriteRequest.Function = .fc16) -> JournalRequest {
-        JournalRequest(function: function, address: address, count: count, registerIds: ["r"])
+    private func request(_ address: Int = 10, _ count: Int = 2, _ function: WriteRequest.Function = .fc16) -> PlannedRequest {
+        PlannedRequest(function: function, address: address, count: count, registerIds: ["r"])
     }
     private func intent() -> ReplayEvent {
         ReplayEvent(
@@ -17,7 +17,7 @@ final class ReplayLedgerTests: XCTestCase {
                 job: "j", time: Date(timeIntervalSince1970: 0), who: "uid:0", pageId: "p", deviceId: "d", device: "d",
                 endpoint: "tcp://h:1", unit: 1, templateVersion: 1, pageHash: "h", identity: [], onError: .stop, registers: [r]))
     }
-    private func answer(_ a: WriteAnswer, _ req: JournalRequest? = nil, frames: Int = 1) -> ReplayEvent {
+    private func answer(_ a: WriteAnswer, _ req: PlannedRequest? = nil, frames: Int = 1) -> ReplayEvent {
         ReplayEvent(.answer, request: req ?? request(), answer: a, frames: frames)
     }
     private func check(_ data: String?, final: Bool = false) -> ReplayEvent {
@@ -73,7 +73,7 @@ final class ReplayLedgerTests: XCTestCase {
         let rollback = ledger.rollbackResults { _, w in .unsigned(UInt64(w.last ?? 0)) }
         XCTAssertEqual(rollback?.restored, true)
         let audit = ledger.auditRegisters { _, w in .unsigned(UInt64(w.last ?? 0)) }
-        XCTAssertEqual(audit.first?.status, .inDoubt)
+        XCTAssertEqual(audit.first?.status, .replay(.inDoubt))
         XCTAssertEqual(audit.first?.written, .unsigned(7))
         XCTAssertEqual(audit.first?.rollback, AuditRollback(restored: .unsigned(1), readBack: .unsigned(1), status: .verified))
         XCTAssertEqual(audit.first?.after, .unsigned(1))
@@ -87,7 +87,7 @@ final class ReplayLedgerTests: XCTestCase {
         }
         func ack(_ ids: [String], _ address: Int) -> ReplayEvent {
             ReplayEvent(
-                .answer, request: JournalRequest(function: .fc16, address: address, count: ids.count, registerIds: ids),
+                .answer, request: PlannedRequest(function: .fc16, address: address, count: ids.count, registerIds: ids),
                 answer: .acknowledged, frames: 1)
         }
         var ledger = ReplayLedger()
@@ -230,21 +230,21 @@ final class ReplayLedgerTests: XCTestCase {
                 registerId: id, address: address, length: 1, expected: .unsigned(5), expectedData: "0005", before: .unsigned(1),
                 beforeData: "0001")
         }
-        let abc = JournalRequest(function: .fc16, address: 20, count: 3, registerIds: ["a", "b", "c"])
-        let bc = JournalRequest(function: .fc16, address: 21, count: 2, registerIds: ["b", "c"])
-        func one(_ id: String, _ address: Int, _ f: WriteRequest.Function = .fc06) -> JournalRequest {
-            JournalRequest(function: f, address: address, count: 1, registerIds: [id])
+        let abc = PlannedRequest(function: .fc16, address: 20, count: 3, registerIds: ["a", "b", "c"])
+        let bc = PlannedRequest(function: .fc16, address: 21, count: 2, registerIds: ["b", "c"])
+        func one(_ id: String, _ address: Int, _ f: WriteRequest.Function = .fc06) -> PlannedRequest {
+            PlannedRequest(function: f, address: address, count: 1, registerIds: [id])
         }
-        func ans(_ r: JournalRequest, _ a: WriteAnswer, code: Int? = nil) -> ReplayEvent {
+        func ans(_ r: PlannedRequest, _ a: WriteAnswer, code: Int? = nil) -> ReplayEvent {
             ReplayEvent(.answer, request: r, answer: a, frames: 1, exceptionCode: code, message: code.map { "exception \($0)" })
         }
-        func replan(_ superseded: JournalRequest, _ rest: [JournalRequest]) -> ReplayEvent {
+        func replan(_ superseded: PlannedRequest, _ rest: [PlannedRequest]) -> ReplayEvent {
             ReplayEvent(.replan, request: superseded, requests: rest, message: "re-planned")
         }
         func check(_ pairs: [(String, String)]) -> ReplayEvent {
             ReplayEvent(.check, checks: pairs.map { JournalCheck(registerId: $0.0, data: $0.1) })
         }
-        let w = { (r: JournalRequest) in ReplayEvent(.write, request: r) }
+        let w = { (r: PlannedRequest) in ReplayEvent(.write, request: r) }
         let table:
             [(name: String, events: [ReplayEvent], statuses: [RegisterStatus], touched: [Int], written: [Bool], line: UInt)] = [
                 (

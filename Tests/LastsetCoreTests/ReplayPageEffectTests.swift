@@ -41,7 +41,14 @@ final class ReplayPageEffectTests: XCTestCase {
     }
 
     private func record(
-        _ kind: AuditKind, _ result: AuditResult, _ statuses: [AuditRegisterStatus], changed: Int? = nil,
+        _ kind: AuditKind, _ result: AuditResult, _ statuses: [RegisterStatus], changed: Int? = nil,
+        rollback: AuditRollbackResult? = nil
+    ) -> AuditRecord {
+        record(kind, result, audit: statuses.map(AuditRegisterStatus.replay), changed: changed, rollback: rollback)
+    }
+
+    private func record(
+        _ kind: AuditKind, _ result: AuditResult, audit statuses: [AuditRegisterStatus], changed: Int? = nil,
         rollback: AuditRollbackResult? = nil
     ) -> AuditRecord {
         AuditRecord(
@@ -70,7 +77,7 @@ final class ReplayPageEffectTests: XCTestCase {
             ("dry run missing a read", record(.dryRun, .planned, [.unchanged, .notAttempted]), .keep),
             ("dry run refused", record(.dryRun, .refused, [.notAttempted]), .keep),
             ("an intent", record(.replay, .started, [.notAttempted]), nil),
-            ("a capture", record(.capture, .archived, [.captured]), nil),
+            ("a capture", record(.capture, .archived, audit: [.captured]), nil),
         ]
         for (name, r, want) in cases {
             XCTAssertEqual(ReplayOutcome(record: r).map(ReplayPageEffect.of), want, name)

@@ -13,7 +13,6 @@ final class RequestPlannerTests: XCTestCase {
     }
 
     private func spans(_ pairs: [(Int, Int)]) -> [AddressSpan] { pairs.map { AddressSpan(address: $0.0, length: $0.1) } }
-    private func reads(_ pairs: [(Int, Int)]) -> [ReadRequest] { pairs.map { ReadRequest(address: $0.0, count: $0.1) } }
 
     // MARK: reads
 
@@ -46,7 +45,7 @@ final class RequestPlannerTests: XCTestCase {
         ]
         for c in table {
             XCTAssertEqual(
-                RequestPlanner.reads(spans(c.spans), limits: limits(read: c.read, gap: c.gap)), reads(c.expected),
+                RequestPlanner.reads(spans(c.spans), limits: limits(read: c.read, gap: c.gap)), spans(c.expected),
                 line: c.line)
         }
     }
@@ -106,12 +105,12 @@ final class RequestPlannerTests: XCTestCase {
     }
 
     /// Every request within the limits, bridging no gap wider than maxGap, and every span read whole.
-    private func assertValid(_ plan: [ReadRequest], covers input: [AddressSpan], limits l: DeviceLimits, line: UInt = #line) {
+    private func assertValid(_ plan: [AddressSpan], covers input: [AddressSpan], limits l: DeviceLimits, line: UInt = #line) {
         var used = Set<Int>()
         for s in input { used.formUnion(s.address..<s.end) }
         for r in plan {
-            XCTAssertLessThanOrEqual(r.count, l.maxReadRegisters, line: line)
-            XCTAssertGreaterThan(r.count, 0, line: line)
+            XCTAssertLessThanOrEqual(r.length, l.maxReadRegisters, line: line)
+            XCTAssertGreaterThan(r.length, 0, line: line)
             XCTAssertTrue(used.contains(r.address) && used.contains(r.end - 1), "\(r) reads unused ends", line: line)
             var gap = 0
             for a in r.address..<r.end {

@@ -16,8 +16,8 @@ final class StepHazardTests: XCTestCase {
                 endpoint: "tcp://h:1", unit: 1, templateVersion: 1, pageHash: "h", identity: [], onError: .stop,
                 registers: [], beforeWrite: before, afterWrite: after))
     }
-    private func request(_ step: WriteStep) -> JournalRequest {
-        JournalRequest(function: .fc06, address: step.address, count: 1, registerIds: [])
+    private func request(_ step: WriteStep) -> PlannedRequest {
+        PlannedRequest(function: .fc06, address: step.address, count: 1, registerIds: [])
     }
     private func sent(_ step: WriteStep, _ phase: StepPhase) -> ReplayEvent {
         ReplayEvent(.write, request: request(step), phase: phase)

@@ -24,7 +24,7 @@ final class AuditLogFaultTests: XCTestCase {
             device: "d", endpoint: "tcp://127.0.0.1:1", unit: 1, identity: [], templateVersion: i, pageHash: "sha256:00",
             result: result, message: nil,
             registers: (0..<registers).map {
-                AuditRegister(registerId: "r\($0)", before: .unsigned(1), after: .unsigned(2), status: .verified)
+                AuditRegister(registerId: "r\($0)", before: .unsigned(1), after: .unsigned(2), status: .replay(.verified))
             }, job: job)
     }
 

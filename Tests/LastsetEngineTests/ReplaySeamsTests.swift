@@ -215,7 +215,7 @@ final class ReplaySeamsTests: XCTestCase {
         let record = try XCTUnwrap(records.last)
         XCTAssertEqual(record.registers.filter { $0.written != nil }.map(\.registerId), (0..<10).map { "r\($0)" })
         XCTAssertEqual(record.registers.filter { $0.rollback != nil }.count, 10)
-        XCTAssertTrue(record.registers[10...].allSatisfy { $0.status == .notAttempted })
+        XCTAssertTrue(record.registers[10...].allSatisfy { $0.status == .replay(.notAttempted) })
     }
 
     // MARK: defect 4
@@ -241,7 +241,7 @@ final class ReplaySeamsTests: XCTestCase {
         let records = try await engine.audit.read().records
         let record = try XCTUnwrap(records.last)
         XCTAssertEqual(record.result, .failed)
-        XCTAssertEqual(record.registers.map(\.status), [.rejected])
+        XCTAssertEqual(record.registers.map(\.status), [.replay(.rejected)])
 
         // A legal value to the same device: one frame, both words.
         try await recapture("single", values: #"{"s.limit": 90000}"#)

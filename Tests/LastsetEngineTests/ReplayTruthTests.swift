@@ -82,7 +82,7 @@ final class ReplayTruthTests: XCTestCase {
         XCTAssertEqual(record.result, .failed)
         XCTAssertEqual(record.rollback, .restored)
         let r1 = try XCTUnwrap(record.registers.first { $0.registerId == "r1" })
-        XCTAssertEqual(r1.status, .mismatch)
+        XCTAssertEqual(r1.status, .replay(.mismatch))
         XCTAssertEqual(r1.before, .unsigned(7))
         XCTAssertEqual(r1.written, .unsigned(500))
         XCTAssertEqual(r1.readBack, .unsigned(100), "what the clamping device held after the write")
@@ -121,7 +121,7 @@ final class ReplayTruthTests: XCTestCase {
 
         let record = try await lastRecord()
         let r4 = try XCTUnwrap(record.registers.first { $0.registerId == "r4" })
-        XCTAssertEqual(r4.status, .inDoubt)
+        XCTAssertEqual(r4.status, .replay(.inDoubt))
         XCTAssertEqual(r4.written, .unsigned(14))
         XCTAssertNotNil(r4.rollback, "in the rollback")
         XCTAssertEqual(record.registers.first { $0.registerId == "r5" }?.written, nil)
@@ -164,7 +164,7 @@ final class ReplayTruthTests: XCTestCase {
         XCTAssertEqual(report.afterWrite.map(\.status), [.notAttempted])
         XCTAssertFalse(drive.writes.contains { $0.address == 2304 }, "no commit after a register changed")
         let record = try await lastRecord()
-        XCTAssertEqual(record.registers.first?.status, .changedLater)
+        XCTAssertEqual(record.registers.first?.status, .replay(.changedLater))
         XCTAssertEqual(record.registers.first?.after, .unsigned(4660))
     }
 

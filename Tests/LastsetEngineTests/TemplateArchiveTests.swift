@@ -304,9 +304,9 @@ final class AuditLogTests: XCTestCase {
             identity: [IdentityValue(registerId: "model", address: 0, valueData: "4142", value: .text("AB"))], templateVersion: 3,
             pageHash: "sha256:00", result: .failed, message: "stopped \"at\" x\nnext line",
             registers: [
-                AuditRegister(registerId: "a", before: .unsigned(65535), after: .signed(-150), status: .verified),
-                AuditRegister(registerId: "b", before: nil, after: nil, status: .notAttempted),
-                AuditRegister(registerId: "c", before: .float(2.5), after: .bytes([1, 2]), status: .mismatch),
+                AuditRegister(registerId: "a", before: .unsigned(65535), after: .signed(-150), status: .replay(.verified)),
+                AuditRegister(registerId: "b", before: nil, after: nil, status: .replay(.notAttempted)),
+                AuditRegister(registerId: "c", before: .float(2.5), after: .bytes([1, 2]), status: .replay(.mismatch)),
             ])
         try await log.append(record)
         var second = record

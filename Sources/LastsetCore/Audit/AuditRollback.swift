@@ -7,10 +7,10 @@ public struct AuditRollback: Codable, Sendable, Hashable {
     /// Read back after the restore (nil when the read failed).
     public var readBack: RegisterValue?
     /// verified when the read-back equals the restored value.
-    public var status: AuditRegisterStatus
+    public var status: RegisterStatus
 
     /// Sets every field.
-    public init(restored: RegisterValue, readBack: RegisterValue?, status: AuditRegisterStatus) {
+    public init(restored: RegisterValue, readBack: RegisterValue?, status: RegisterStatus) {
         self.restored = restored
         self.readBack = readBack
         self.status = status

@@ -1,4 +1,5 @@
-/// A span of registers to read (one register definition's address and length).
+/// A run of consecutive registers: one register definition's words, or what one read request covers
+/// (`RequestPlanner.reads`: `length` registers from `address`).
 public struct AddressSpan: Hashable, Sendable {
     /// First register.
     public var address: Int

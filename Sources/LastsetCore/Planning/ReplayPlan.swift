@@ -52,7 +52,7 @@ public struct ReplayPlan: Sendable, Hashable {
     /// The values to write, in page order.
     public let entries: [PlannedWrite]
     /// The read plan over every entry.
-    public let reads: [ReadRequest]
+    public let reads: [AddressSpan]
     /// The write requests (after any re-planning).
     public private(set) var writes: [WriteRequest]
     /// The limits the writes from `writes` on were planned with (FC06 after a fallback).
@@ -224,7 +224,7 @@ public struct ReplayPlan: Sendable, Hashable {
     }
 
     /// The reads of a final pass over `registerIds` (the capture minimum when every entry was written).
-    public func finalPass(_ registerIds: [String], limits: DeviceLimits) -> [ReadRequest] {
+    public func finalPass(_ registerIds: [String], limits: DeviceLimits) -> [AddressSpan] {
         RequestPlanner.reads(
             registerIds.compactMap { entry($0) }.map { AddressSpan(address: $0.address, length: $0.words.count) },
             limits: limits)

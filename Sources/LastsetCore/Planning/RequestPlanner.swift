@@ -11,7 +11,7 @@ public enum RequestPlanner {
     /// covers every not-yet-covered span any such request could cover. A span longer than
     /// `maxReadRegisters` cannot be read whole: it alone is read in consecutive full-size chunks.
     /// Requests come out sorted by address.
-    public static func reads(_ spans: [AddressSpan], limits: DeviceLimits) -> [ReadRequest] {
+    public static func reads(_ spans: [AddressSpan], limits: DeviceLimits) -> [AddressSpan] {
         let maxCount = Swift.max(1, limits.maxReadRegisters)
         let maxGap = Swift.max(0, limits.maxGap)
         let sorted = spans.filter { $0.length > 0 }.sorted {
@@ -45,7 +45,7 @@ public enum RequestPlanner {
             return reach[lo]
         }
 
-        var requests: [ReadRequest] = []
+        var requests: [AddressSpan] = []
         var covered = [Bool](repeating: false, count: sorted.count)
         var next = 0
         while next < sorted.count {
@@ -58,7 +58,7 @@ public enum RequestPlanner {
                 var address = first.address
                 while address < first.end {
                     let count = Swift.min(maxCount, first.end - address)
-                    requests.append(ReadRequest(address: address, count: count))
+                    requests.append(AddressSpan(address: address, length: count))
                     address += count
                 }
                 covered[next] = true
@@ -75,10 +75,10 @@ public enum RequestPlanner {
                 }
                 j += 1
             }
-            requests.append(ReadRequest(address: first.address, count: end - first.address))
+            requests.append(AddressSpan(address: first.address, length: end - first.address))
             next += 1
         }
-        return requests.sorted { $0.address != $1.address ? $0.address < $1.address : $0.count < $1.count }
+        return requests.sorted { $0.address != $1.address ? $0.address < $1.address : $0.length < $1.length }
     }
 
     /// Writes in the given (page) order; address-contiguous ascending runs merge into one FC16 of at

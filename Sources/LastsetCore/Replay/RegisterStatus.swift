@@ -1,5 +1,5 @@
 /// Outcome for one register of a replay.
-public enum RegisterStatus: String, Codable, Sendable, Hashable {
+public enum RegisterStatus: String, Codable, Sendable, Hashable, CaseIterable {
     /// Written and read back equal.
     case verified
     /// Written, but read back different (e.g. the device clamped it).

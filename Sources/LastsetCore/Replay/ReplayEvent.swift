@@ -30,8 +30,8 @@ public struct ReplayEvent: Codable, Sendable, Hashable {
 
     public var kind: Kind
     public var intent: ReplayIntent?
-    public var request: JournalRequest?
-    public var requests: [JournalRequest]?
+    public var request: PlannedRequest?
+    public var requests: [PlannedRequest]?
     public var answer: WriteAnswer?
     /// Frames sent for this request (retries included).
     public var frames: Int?
@@ -44,7 +44,7 @@ public struct ReplayEvent: Codable, Sendable, Hashable {
 
     /// An event from its parts.
     public init(
-        _ kind: Kind, intent: ReplayIntent? = nil, request: JournalRequest? = nil, requests: [JournalRequest]? = nil,
+        _ kind: Kind, intent: ReplayIntent? = nil, request: PlannedRequest? = nil, requests: [PlannedRequest]? = nil,
         answer: WriteAnswer? = nil, frames: Int? = nil, exceptionCode: Int? = nil, message: String? = nil,
         checks: [JournalCheck]? = nil, status: ReplayStatus? = nil, phase: StepPhase? = nil
     ) {

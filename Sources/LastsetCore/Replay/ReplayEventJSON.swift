@@ -114,7 +114,7 @@ extension IntentRegister {
     }
 }
 
-extension JournalRequest {
+extension PlannedRequest {
     /// Writes the request with sorted keys.
     public func write(to w: inout JSONWriter) {
         w.beginObject()

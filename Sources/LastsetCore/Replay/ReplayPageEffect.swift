@@ -31,7 +31,9 @@ public struct ReplayOutcome: Sendable, Hashable {
 
     /// Statuses of a register a frame may have changed, for a record written before `registersChanged` was
     /// (a register rejected after some of its words were acknowledged is missed there).
-    static let changedStatuses: Set<AuditRegisterStatus> = [.verified, .mismatch, .inDoubt, .unverified, .changedLater]
+    static let changedStatuses: Set<AuditRegisterStatus> = [
+        .replay(.verified), .replay(.mismatch), .replay(.inDoubt), .replay(.unverified), .replay(.changedLater),
+    ]
 
     /// The outcome an audit record gives; nil for a record that is not a replay's or a dry run's end (an
     /// intent, a capture, an import…).
@@ -46,7 +48,7 @@ public struct ReplayOutcome: Sendable, Hashable {
         case (.dryRun, .planned), (.dryRun, .refused), (.dryRun, .failed):
             self.init(
                 dryRun: true, result: r.result,
-                readEveryEntry: r.registers.allSatisfy { $0.status == .unchanged || $0.status == .differs })
+                readEveryEntry: r.registers.allSatisfy { $0.status == .replay(.unchanged) || $0.status == .replay(.differs) })
         default:
             return nil
         }

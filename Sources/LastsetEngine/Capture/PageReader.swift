@@ -171,12 +171,12 @@ enum PageReader {
 
     /// Sends one planned read (inside a batch), splitting it when the device refuses it as merged.
     static func perform(
-        _ request: ReadRequest, spans: [AddressSpan], into out: inout PageReadout, on connection: isolated ModbusConnection,
+        _ request: AddressSpan, spans: [AddressSpan], into out: inout PageReadout, on connection: isolated ModbusConnection,
         target: DeviceTarget
     ) {
         do throws(ModbusError) {
             let words = try connection.readHoldingRegisters(
-                unit: target.unit, address: request.address, count: request.count, options: target.linkOptions)
+                unit: target.unit, address: request.address, count: request.length, options: target.linkOptions)
             out.requests += connection.lastCall.sent
             out.store(words, at: request.address)
         } catch {
@@ -188,18 +188,18 @@ enum PageReader {
                 return lo < hi ? AddressSpan(address: lo, length: hi - lo) : nil
             }
             let code = error.exceptionCode
-            guard code == 0x02 || code == 0x03, request.count > 1, inside.count > 1 || code == 0x03 else {
+            guard code == 0x02 || code == 0x03, request.length > 1, inside.count > 1 || code == 0x03 else {
                 for s in spans where s.address < request.end && request.address < s.end { out.failures[s] = error }
                 return
             }
             var limits = LearnedLimits.shared.effective(target)
             let covered = Set(inside.flatMap { $0.address..<$0.end }).count
-            let bridged = covered < request.count
+            let bridged = covered < request.length
             if code == 0x02 && bridged {
                 limits.maxGap = 0
-                limits.maxReadRegisters = request.count
+                limits.maxReadRegisters = request.length
             } else {
-                limits.maxReadRegisters = max(1, request.count / 2)
+                limits.maxReadRegisters = max(1, request.length / 2)
             }
             let parts = RequestPlanner.reads(inside, limits: limits)
             guard parts.count > 1 else {

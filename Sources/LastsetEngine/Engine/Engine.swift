@@ -194,7 +194,7 @@ public struct Engine: Sendable {
             message: "writing \(intent.registers.count) registers (onError \(intent.onError.rawValue))",
             registers: intent.registers.map {
                 AuditRegister(
-                    registerId: $0.registerId, before: $0.before, after: nil, status: .notAttempted, written: $0.expected)
+                    registerId: $0.registerId, before: $0.before, after: nil, status: .replay(.notAttempted), written: $0.expected)
             }, job: intent.job)
     }
 

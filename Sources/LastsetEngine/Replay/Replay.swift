@@ -235,9 +235,7 @@ public struct Replay {
                     ? "rolled back (onError rollback): every register restored to its value before the replay and verified"
                     : "rolled back (onError rollback), NOT restored: see the rollback")
         }
-        report.plan = (plan?.writes ?? []).map {
-            PlannedRequest(function: $0.function, address: $0.address, count: $0.words.count, registerIds: $0.registerIds)
-        }
+        report.plan = (plan?.writes ?? []).map(PlannedRequest.init)
         report.writeFrames = ledger.writeFrames
         report.requests = readFrames + ledger.writeFrames
         report.lastConfirmed = ledger.lastConfirmed
@@ -407,7 +405,7 @@ public struct Replay {
                 continue
             }
             let value = UInt16(truncatingIfNeeded: step.value)
-            let request = JournalRequest(function: .fc06, address: step.address, count: 1, registerIds: [])
+            let request = PlannedRequest(function: .fc06, address: step.address, count: 1, registerIds: [])
             let intent = ReplayEvent(.write, request: request, phase: phase)
             let unit = target.unit
             let link = target.linkOptions
@@ -670,7 +668,7 @@ public struct Replay {
             plan.replan(from: k, limits: limits, isolatingFirst: isolate)
             record(
                 ReplayEvent(
-                    .replan, request: JournalRequest(request), requests: plan.writes[k...].map(JournalRequest.init),
+                    .replan, request: PlannedRequest(request), requests: plan.writes[k...].map(PlannedRequest.init),
                     message: limits.writeFunction == .fc06 ? "FC06 fallback" : "max \(limits.maxWriteRegisters) per write"))
             windows = plan.windows(from: k, pending: openReads.sorted())
             w = 0
@@ -700,7 +698,7 @@ public struct Replay {
                     break
                 }
                 let request = plan.writes[k]
-                let journal = JournalRequest(request)
+                let journal = PlannedRequest(request)
                 let intent = ReplayEvent(.write, request: journal)
                 if journaling, let sink, !sink.record(intent, true) {
                     out.journalFailed = true
@@ -811,7 +809,7 @@ public struct Replay {
             let answer = WriteAnswer.of(error: error, frames: frames)
             record(
                 ReplayEvent(
-                    .restore, request: JournalRequest(request), answer: answer, frames: frames.sent,
+                    .restore, request: PlannedRequest(request), answer: answer, frames: frames.sent,
                     exceptionCode: error?.exceptionCode.map(Int.init), message: error?.description))
         }
         let spans = touched.map { AddressSpan(address: $0.address, length: $0.length) }
