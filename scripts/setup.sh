@@ -6,7 +6,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-packages=(pkg-config libmodbus-dev libmicrohttpd-dev nettle-dev libsqlite3-dev sqlite3 socat mbpoll strace systemd python3-venv curl bsdutils openssl git openssh-client chromium chromium-driver)
+packages=(pkg-config libmodbus-dev libmicrohttpd-dev nettle-dev libsqlite3-dev sqlite3 socat mbpoll strace systemd python3-venv curl bsdutils openssl git openssh-client openssh-server chromium chromium-driver)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -13,6 +13,8 @@ public struct FleetSettings: Sendable, Hashable {
     /// As written in the config ("60s").
     public var intervalText: String
     public var sshKey: String?
+    /// The known_hosts file ssh checks the hub's host key against (nil: ssh's own files).
+    public var knownHosts: String?
     public var requireSigned: Bool
     public var allowedSigners: String?
     public var signingKey: String?
@@ -32,6 +34,7 @@ public struct FleetSettings: Sendable, Hashable {
         let d = DurationText.parse(intervalText) ?? .seconds(60)
         interval = d > .zero ? d : nil
         sshKey = config.sshKey
+        knownHosts = config.knownHosts
         requireSigned = config.requireSigned ?? false
         allowedSigners = config.allowedSigners
         signingKey = config.signingKey

@@ -28,8 +28,9 @@ struct GitCommand: Sendable {
         var text: String { String(decoding: stdout, as: UTF8.self) }
     }
 
-    /// A git runner for `workTree`; `sshKey` is the identity ssh uses (none: ssh's defaults).
-    init(workTree: String, sshKey: String?, connectTimeoutSeconds: Int = 5) {
+    /// A git runner for `workTree`; `sshKey` is the identity ssh uses and `knownHosts` the file it checks the hub's
+    /// host key against (none: ssh's defaults). A host key that is unknown or changed is always refused.
+    init(workTree: String, sshKey: String?, knownHosts: String? = nil, connectTimeoutSeconds: Int = 5) {
         self.workTree = workTree
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GIT_") && $0.key != "SSH_ASKPASS" }
         env["GIT_TERMINAL_PROMPT"] = "0"
@@ -37,9 +38,11 @@ struct GitCommand: Sendable {
         env["GIT_CONFIG_NOSYSTEM"] = "1"
         env["GIT_ASKPASS"] = "/bin/false"
         env["LC_ALL"] = "C"
+        func quoted(_ path: String) -> String { "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         var ssh =
-            "ssh -o BatchMode=yes -o ConnectTimeout=\(connectTimeoutSeconds) -o ServerAliveInterval=5 -o ServerAliveCountMax=2"
-        if let sshKey { ssh += " -i '\(sshKey.replacingOccurrences(of: "'", with: "'\\''"))' -o IdentitiesOnly=yes" }
+            "ssh -o BatchMode=yes -o StrictHostKeyChecking=yes -o ConnectTimeout=\(connectTimeoutSeconds) -o ServerAliveInterval=5 -o ServerAliveCountMax=2"
+        if let sshKey { ssh += " -i \(quoted(sshKey)) -o IdentitiesOnly=yes" }
+        if let knownHosts { ssh += " -o UserKnownHostsFile=\(quoted(knownHosts))" }
         env["GIT_SSH_COMMAND"] = ssh
         environment = env.map { "\($0.key)=\($0.value)" }.sorted()
         let path = env["PATH"] ?? "/usr/bin:/bin"
@@ -64,30 +67,60 @@ struct GitCommand: Sendable {
 
     private func run(argv: [String], timeout: Duration, stdin: Data?, extra: [String: String]) throws(GitError) -> Output {
         let arguments = Array(argv.dropFirst(3))
+        let child = try spawn(argv: argv, arguments: arguments, withInput: stdin != nil, extra: extra)
+        let deadline = ContinuousClock.now + timeout
+        let (stdout, stderr, expired) = Self.collect(child, input: stdin.map { [UInt8]($0) } ?? [], deadline: deadline)
+        var timedOut = expired
+        var status: Int32 = 0
+        if !timedOut {
+            // Both pipes closed: the child is exiting; it still gets the deadline.
+            while true {
+                let w = waitpid(child.pid, &status, WNOHANG)
+                if w == child.pid || (w < 0 && errno != EINTR) { break }
+                if ContinuousClock.now >= deadline {
+                    timedOut = true
+                    break
+                }
+                usleep(1000)
+            }
+        }
+        if timedOut {
+            kill(-child.pid, SIGKILL)
+            kill(child.pid, SIGKILL)
+            while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
+            throw .timedOut(arguments: arguments, after: timeout)
+        }
+        let exit: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return Output(status: exit, stdout: stdout, stderr: stderr)
+    }
+
+    /// A started git: its pid and the parent's ends of its pipes (`input` -1 when it reads /dev/null).
+    private struct Child {
+        var pid: pid_t
+        var output: Int32
+        var errors: Int32
+        var input: Int32
+    }
+
+    /// Starts git in its own process group with pipes for stdout and stderr (and stdin when `withInput`, else
+    /// /dev/null); no descriptor of the daemon reaches it.
+    private func spawn(argv: [String], arguments: [String], withInput: Bool, extra: [String: String]) throws(GitError)
+        -> Child
+    {
         var outPipe: [Int32] = [-1, -1]
         var errPipe: [Int32] = [-1, -1]
         var inPipe: [Int32] = [-1, -1]
         guard Self.pipeCloexec(&outPipe) else { throw .spawn(arguments: arguments, errno: errno) }
-        guard Self.pipeCloexec(&errPipe) else {
+        guard Self.pipeCloexec(&errPipe), !withInput || Self.pipeCloexec(&inPipe) else {
             let e = errno
-            close(outPipe[0])
-            close(outPipe[1])
+            for fd in outPipe + errPipe where fd >= 0 { close(fd) }
             throw .spawn(arguments: arguments, errno: e)
         }
-        var inputFD: Int32 = -1
-        if stdin != nil {
-            guard Self.pipeCloexec(&inPipe) else {
-                let e = errno
-                for fd in outPipe + errPipe { close(fd) }
-                throw .spawn(arguments: arguments, errno: e)
-            }
-        } else {
-            inputFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        }
+        let inputFD = withInput ? inPipe[0] : open("/dev/null", O_RDONLY | O_CLOEXEC)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin != nil ? inPipe[0] : inputFD, 0)
+        posix_spawn_file_actions_adddup2(&actions, inputFD, 0)
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
         // Nothing of the daemon's (sockets, files) reaches git or ssh.
@@ -106,7 +139,6 @@ struct GitCommand: Sendable {
         posix_spawnattr_setsigdefault(&attr, &defaults)
         posix_spawnattr_setpgroup(&attr, 0)
         posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
         var pid: pid_t = 0
         let cArgs = argv.map { strdup($0) } + [nil]
         let env = extra.isEmpty ? environment : environment + extra.map { "\($0.key)=\($0.value)" }
@@ -118,20 +150,26 @@ struct GitCommand: Sendable {
         let rc = posix_spawn(&pid, executable, &actions, &attr, cArgs, cEnv)
         close(outPipe[1])
         close(errPipe[1])
-        if stdin != nil { close(inPipe[0]) } else { close(inputFD) }
+        close(inputFD)
         guard rc == 0 else {
             close(outPipe[0])
             close(errPipe[0])
-            if stdin != nil { close(inPipe[1]) }
+            if withInput { close(inPipe[1]) }
             throw .spawn(arguments: arguments, errno: rc)
         }
-        let deadline = ContinuousClock.now + timeout
+        return Child(pid: pid, output: outPipe[0], errors: errPipe[0], input: withInput ? inPipe[1] : -1)
+    }
+
+    /// Writes `input` to the child and reads its stdout and stderr until both close or the deadline passes
+    /// (`timedOut`); closes the parent's ends.
+    private static func collect(_ child: Child, input: [UInt8], deadline: ContinuousClock.Instant) -> (
+        stdout: Data, stderr: Data, timedOut: Bool
+    ) {
         var stdout = Data()
         var stderr = Data()
-        var open = [outPipe[0], errPipe[0]]
-        var input = stdin.map { [UInt8]($0) } ?? []
+        var open = [child.output, child.errors]
         var inputOffset = 0
-        var writeFD: Int32 = stdin != nil ? inPipe[1] : -1
+        var writeFD = child.input
         if writeFD >= 0 {
             _ = fcntl(writeFD, F_SETFL, fcntl(writeFD, F_GETFL) | O_NONBLOCK)
             if input.isEmpty {
@@ -162,13 +200,12 @@ struct GitCommand: Sendable {
                     if (w < 0 && errno != EAGAIN && errno != EINTR) || inputOffset >= input.count {
                         close(writeFD)
                         writeFD = -1
-                        input = []
                     }
                     continue
                 }
                 let r = read(p.fd, &buffer, buffer.count)
                 if r > 0 {
-                    if p.fd == outPipe[0] {
+                    if p.fd == child.output {
                         stdout.append(contentsOf: buffer[0..<r])
                     } else {
                         stderr.append(contentsOf: buffer[0..<r])
@@ -181,27 +218,7 @@ struct GitCommand: Sendable {
         }
         for fd in open { close(fd) }
         if writeFD >= 0 { close(writeFD) }
-        var status: Int32 = 0
-        if !timedOut {
-            // Both pipes closed: the child is exiting; it still gets the deadline.
-            while true {
-                let w = waitpid(pid, &status, WNOHANG)
-                if w == pid || (w < 0 && errno != EINTR) { break }
-                if ContinuousClock.now >= deadline {
-                    timedOut = true
-                    break
-                }
-                usleep(1000)
-            }
-        }
-        if timedOut {
-            kill(-pid, SIGKILL)
-            kill(pid, SIGKILL)
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            throw .timedOut(arguments: arguments, after: timeout)
-        }
-        let exit: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Output(status: exit, stdout: stdout, stderr: stderr)
+        return (stdout, stderr, timedOut)
     }
 }
 

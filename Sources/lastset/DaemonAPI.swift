@@ -93,6 +93,12 @@ struct DaemonAPI: Sendable {
         }
     }
 
+    /// `?k=v&…` of the pairs with a value, each value escaped ("" when none has one).
+    static func query(_ pairs: [(String, String?)]) -> String {
+        let given = pairs.compactMap { key, value in value.map { "\(key)=\(escape($0))" } }
+        return given.isEmpty ? "" : "?" + given.joined(separator: "&")
+    }
+
     /// Percent-encodes one path segment or query value (everything but RFC 3986 unreserved characters).
     static func escape(_ text: String) -> String {
         var out = ""

@@ -22,6 +22,8 @@ enum FleetView {
         lines += r.templatesOut.map { "     + \($0)" }
         for refusal in r.refused { lines.append("refused: \(refusal)") }
         for line in r.notApplicable ?? [] { lines.append("kept, not applicable here: \(line)") }
+        for line in r.deleted ?? [] { lines.append("deleted here (another host's tombstone): \(line)") }
+        for line in r.promoted ?? [] { lines.append("promoted on another host: \(line)") }
         if let ahead = r.ahead, let behind = r.behind { lines.append("ahead \(ahead), behind \(behind)") }
         return lines
     }

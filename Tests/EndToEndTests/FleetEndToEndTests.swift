@@ -7,20 +7,20 @@ import XCTest
 /// Three real `lastsetd` hosts sharing templates through a bare hub repository served by `git daemon`
 /// on 127.0.0.1, against pymodbus peers; mbpoll confirms what a replay wrote.
 final class FleetEndToEndTests: XCTestCase {
-    private var peers: [PymodbusPeer] = []
+    var peers: [PymodbusPeer] = []
 
     override func tearDown() {
         for p in peers { p.stop() }
         peers = []
     }
 
-    private func peer(_ values: [Int: [UInt16]]) throws -> PymodbusPeer {
+    func peer(_ values: [Int: [UInt16]]) throws -> PymodbusPeer {
         let p = try PymodbusPeer.startTCP(values: values)
         peers.append(p)
         return p
     }
 
-    private func config(host: String, remote: String, ref: Int, blank: Int, extra: String = "") -> String {
+    func config(host: String, remote: String, ref: Int, blank: Int, extra: String = "") -> String {
         """
         {
           version: 1,
@@ -35,24 +35,30 @@ final class FleetEndToEndTests: XCTestCase {
     }
 
     /// A daemon that has finished the sync it runs at start (so what a test syncs next is its own doing).
-    private func started(_ config: String) throws -> DaemonHarness {
+    func started(_ config: String) throws -> DaemonHarness {
         let host = try DaemonHarness(config: config)
-        let deadline = Date().addingTimeInterval(20)
+        try waitForFirstSync(host)
+        return host
+    }
+
+    /// Waits until a (re)started daemon has finished the sync it runs at start.
+    func waitForFirstSync(_ host: DaemonHarness) throws {
+        let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             let health = try host.decode(HealthInfo.self, try host.api("GET", "/v1/health"))
-            if health.fleet?.lastSync != nil { return host }
+            if health.fleet?.lastSync != nil { return }
             usleep(20_000)
         }
         throw TestSupportError("the daemon's first fleet sync did not finish; stderr:\n\(host.stderr)")
     }
 
-    private func ids(_ host: DaemonHarness) throws -> [String] {
+    func ids(_ host: DaemonHarness) throws -> [String] {
         let out = try host.cli(["--json", "templates", "heating"])
         XCTAssertEqual(out.status, 0, out.stderr)
         return try APICoding.decoder().decode([TemplateListing].self, from: Data(out.stdout.utf8)).map(\.id)
     }
 
-    private func sync(_ host: DaemonHarness) throws -> SyncReport {
+    func sync(_ host: DaemonHarness) throws -> SyncReport {
         let out = try host.cli(["--json", "sync"])
         return try APICoding.decoder().decode(SyncReport.self, from: Data(out.stdout.utf8))
     }

@@ -26,6 +26,16 @@ final class FleetChangeTests: XCTestCase {
             (change("M", "audit/line-7.jsonl"), "this host's"),
             (change("D", "audit/line-1.jsonl"), "deleted"),
             (change("A", "audit/x/line-1.jsonl"), "not audit/<host>.jsonl"),
+            (change("A", "history/heating/delete@line-7-2@line-1.json"), nil),
+            (change("A", "history/heating/promote@line-1-4@line-1.json"), nil),
+            (change("A", "history/heating/delete@line-1-2@line-7.json"), "this host's"),
+            (change("M", "history/heating/delete@line-7-2@line-1.json"), "rewritten"),
+            (change("D", "history/heating/delete@line-7-2@line-1.json"), "removed"),
+            (change("A", "history/heating/delete@line-7-2@line-1.json", mode: "120000"), "only regular files"),
+            (change("A", "history/heating/promote@line-7-4@line-1.json"), "not the name of a fleet record"),
+            (change("A", "history/heating/rename@line-7-2@line-1.json"), "not the name of a fleet record"),
+            (change("A", "history/heating/delete@3@line-1.json"), "not the name of a fleet record"),
+            (change("A", "history/delete@line-7-2@line-1.json"), "not history/<page>/<record file>"),
         ]
         for (c, refusal) in cases {
             switch c.classify(localHost: "line-7") {
@@ -50,5 +60,48 @@ final class FleetChangeTests: XCTestCase {
         XCTAssertEqual(changes?.map { $0.status }, ["A", "M"] as [Character])
         XCTAssertEqual(FleetChange.parse(raw: Data()), [])
         XCTAssertNil(FleetChange.parse(raw: Data("garbage\u{0}".utf8)))
+    }
+
+    func testRecordsAreNamedByWhatTheyHoldAndComeFromDeletesAndPromotes() {
+        let at = Date(timeIntervalSince1970: 1_800_000_000.123)
+        let tombstone = FleetRecord(
+            kind: .delete, pageId: "heating", versionId: "line-a-2", host: "line-b", who: "uid:1000(op)", at: at,
+            reason: "deleted version line-a-2: wrong burner")
+        XCTAssertEqual(tombstone.path, "history/heating/delete@line-a-2@line-b.json")
+        XCTAssertEqual(FleetRecord.Name.parse(fileName: tombstone.name.fileName), tombstone.name)
+        XCTAssertEqual(tombstone.name.version?.host, "line-a")
+        XCTAssertEqual(tombstone.name.version?.number, 2)
+        XCTAssertEqual(
+            try FleetRecord.decode(tombstone.encoded(), pageId: "heating", fileName: tombstone.name.fileName).get(), tombstone)
+        let cases: [(Data, String, String, String)] = [
+            (tombstone.encoded(), "cooling", tombstone.name.fileName, "not its name"),
+            (tombstone.encoded(), "heating", "delete@line-a-3@line-b.json", "not its name"),
+            (Data("{}".utf8), "heating", tombstone.name.fileName, "not a fleet record"),
+            (
+                FleetRecord(kind: .delete, pageId: "heating", versionId: "line-a-2", host: "line-b", who: "", at: at, reason: "r")
+                    .encoded(), "heating", tombstone.name.fileName, "who and why"
+            ),
+        ]
+        for (data, page, name, refusal) in cases {
+            switch FleetRecord.decode(data, pageId: page, fileName: name) {
+            case .success: XCTFail("accepted \(page)/\(name)")
+            case .failure(let r): XCTAssertTrue(r.reason.contains(refusal), "\(r.reason) lacks \(refusal)")
+            }
+        }
+        func audit(_ kind: AuditKind, _ result: AuditResult, _ id: String?) -> AuditRecord {
+            AuditRecord(
+                time: at, kind: kind, who: "uid:1000(op)", pageId: "heating", device: "-", endpoint: "-", unit: 0, identity: [],
+                templateVersion: 2, pageHash: "", result: result, message: "why", registers: [], job: "j",
+                templateVersionId: id)
+        }
+        XCTAssertEqual(FleetRecord.from(audit(.delete, .deleted, "line-a-2"), host: "line-b")?.path, tombstone.path)
+        XCTAssertEqual(
+            FleetRecord.from(audit(.promote, .archived, "line-b-5"), host: "line-b")?.path,
+            "history/heating/promote@line-b-5@line-b.json")
+        XCTAssertNil(FleetRecord.from(audit(.promote, .archived, "line-a-5"), host: "line-b"))
+        XCTAssertNil(FleetRecord.from(audit(.delete, .failed, "line-a-2"), host: "line-b"))
+        XCTAssertNil(FleetRecord.from(audit(.delete, .started, "line-a-2"), host: "line-b"))
+        XCTAssertNil(FleetRecord.from(audit(.delete, .deleted, "2"), host: "line-b"), "a delete from before the fleet")
+        XCTAssertNil(FleetRecord.from(audit(.capture, .archived, "line-b-5"), host: "line-b"))
     }
 }

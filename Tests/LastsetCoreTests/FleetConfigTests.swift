@@ -20,7 +20,7 @@ final class FleetConfigTests: XCTestCase {
                     """
                     fleet: { remote: "ssh://git@hub.plant/lastset.git", interval: "60s", branch: "main", host: "line-7",
                              sshKey: "/etc/lastset/hub_key", requireSigned: true, allowedSigners: "/etc/lastset/allowed_signers",
-                             signingKey: "/etc/lastset/signing_key" },
+                             signingKey: "/etc/lastset/signing_key", knownHosts: "/etc/lastset/hub_known_hosts" },
                     """
                 ).utf8), file: "c")
         XCTAssertEqual(
@@ -28,7 +28,7 @@ final class FleetConfigTests: XCTestCase {
             FleetConfig(
                 remote: "ssh://git@hub.plant/lastset.git", interval: "60s", branch: "main", host: "line-7",
                 sshKey: "/etc/lastset/hub_key", requireSigned: true, allowedSigners: "/etc/lastset/allowed_signers",
-                signingKey: "/etc/lastset/signing_key"))
+                signingKey: "/etc/lastset/signing_key", knownHosts: "/etc/lastset/hub_known_hosts"))
         let minimal = try ConfigLoader.check(Data(config(#"fleet: { remote: "/srv/lastset.git" },"#).utf8), file: "c")
         XCTAssertEqual(minimal.fleet, FleetConfig(remote: "/srv/lastset.git"))
     }
@@ -41,6 +41,7 @@ final class FleetConfigTests: XCTestCase {
             (#"fleet: { remote: "/srv/h.git", interval: "often" },"#, [("fleet.interval", "often")]),
             (#"fleet: { remote: "/srv/h.git", host: "line 7" },"#, [("fleet.host", "line 7")]),
             (#"fleet: { remote: "/srv/h.git", sshKey: "keys/hub" },"#, [("fleet.sshKey", "absolute")]),
+            (#"fleet: { remote: "/srv/h.git", knownHosts: "known_hosts" },"#, [("fleet.knownHosts", "absolute")]),
             (
                 #"fleet: { remote: "/srv/h.git", requireSigned: true },"#,
                 [("fleet.requireSigned", "allowedSigners"), ("fleet.requireSigned", "signingKey")]

@@ -33,6 +33,36 @@ struct FleetHost {
         XCTAssertNil(warning)
         return stored
     }
+
+    /// Deletes a version as `lastset delete` does (the removal and its audit record in one commit), then commits
+    /// its fleet record.
+    func delete(_ ref: TemplateVersionRef, page: String = "heating", reason: String) async throws {
+        let version = try await archive.resolveVersion(pageId: page, ref)
+        let record = AuditRecord(
+            time: Date(), kind: .delete, who: "uid:1000(op)", pageId: page, device: "-", endpoint: "-", unit: 0, identity: [],
+            templateVersion: version.number, pageHash: "", result: .deleted, message: "deleted version \(version.id): \(reason)",
+            registers: [], job: UUID().uuidString, templateVersionId: version.id)
+        _ = try await archive.remove(pageId: page, version: ref) { _ in record }
+        let warning = await fleet.publishRecords()
+        XCTAssertNil(warning)
+    }
+
+    /// The ids of a page's versions here, newest first.
+    func ids(page: String = "heating") async throws -> [String] {
+        try await archive.list(pageId: page).map(\.id)
+    }
+
+    /// Syncs and checks the sync ended ok.
+    func synced(file: StaticString = #filePath, line: UInt = #line) async -> SyncReport {
+        let report = await fleet.sync()
+        XCTAssertEqual(report.result, .ok, "\(name): \(report.message ?? "") \(report.refused)", file: file, line: line)
+        return report
+    }
+
+    /// The same host after a restart: its data directory and repository opened again.
+    func reopened(remote: String, in dir: URL) async throws -> FleetHost {
+        try await FleetHost(name, remote: remote, in: dir)
+    }
 }
 
 final class FleetSyncTests: XCTestCase {
@@ -143,6 +173,127 @@ final class FleetSyncTests: XCTestCase {
         XCTAssertEqual(hubFiles.split(separator: "\n").count, 2, hubFiles)
         XCTAssertEqual(third.ahead, 0)
         XCTAssertEqual(third.behind, 0)
+    }
+
+    /// A delete travels as the version's tombstone (who, when, why) in a commit of its own: every host removes the
+    /// version and keeps its deleted marker, so no later sync, restart or new host brings it back, and no file of
+    /// another host is rewritten or removed on the hub.
+    func testADeleteHoldsOnEveryHostAcrossSyncsRestartsAndNewHosts() async throws {
+        let hub = try HubRepository()
+        var a = try await FleetHost("line-a", remote: hub.fileURL, in: dir)
+        var b = try await FleetHost("line-b", remote: hub.fileURL, in: dir)
+        var c = try await FleetHost("line-c", remote: hub.fileURL, in: dir)
+        try await a.capture(value: 10)
+        try await a.capture(value: 20)
+        for host in [a, b, c] { _ = await host.synced() }
+        let before = try await c.ids()
+        XCTAssertEqual(before, ["line-a-2", "line-a-1"])
+
+        // line-b deletes line-a's version 2: a tombstone of line-b's, never a change to line-a's file.
+        try await b.delete(.id(host: "line-a", number: 2), reason: "setpoint too high for the new burner")
+        let out = await b.fleet.sync()
+        XCTAssertEqual(out.result, .ok, out.message ?? "")
+        let tombstone = try HubRepository.git(["show", "main:history/heating/delete@line-a-2@line-b.json"], in: hub.path)
+        XCTAssertTrue(tombstone.contains("\"who\":\"uid:1000(op)\""), tombstone)
+        XCTAssertTrue(tombstone.contains("setpoint too high for the new burner"), tombstone)
+        let subject = try HubRepository.git(["log", "-1", "--format=%an|%s", "main", "--", "history"], in: hub.path)
+        XCTAssertTrue(subject.hasPrefix("uid:1000(op) on line-b|delete heating line-a-2"), subject)
+
+        for host in [a, c] {
+            let report = await host.fleet.sync()
+            XCTAssertEqual(report.result, .ok, report.message ?? "")
+            XCTAssertEqual(report.deleted?.count, 1, "\(host.name): \(String(describing: report.deleted))")
+            XCTAssertTrue(report.deleted?.first?.hasPrefix("heating/line-a-2 by uid:1000(op) on line-b at ") ?? false)
+            let left = try await host.ids()
+            XCTAssertEqual(left, ["line-a-1"], host.name)
+            let last = try await host.audit.read(limit: 1).records.last
+            let record = try XCTUnwrap(last)
+            XCTAssertEqual(record.kind, .delete)
+            XCTAssertEqual(record.who, "uid:1000(op) on line-b")
+            XCTAssertTrue(record.message?.contains("setpoint too high") ?? false, record.message ?? "")
+        }
+        // More syncs, then every host restarted: the delete holds; line-a never numbers a version 2 again.
+        for _ in 0..<2 { for host in [a, b, c] { _ = await host.synced() } }
+        a = try await a.reopened(remote: hub.fileURL, in: dir)
+        b = try await b.reopened(remote: hub.fileURL, in: dir)
+        c = try await c.reopened(remote: hub.fileURL, in: dir)
+        let third = try await a.capture(value: 30)
+        XCTAssertEqual(third.versionId.id, "line-a-3")
+        for host in [a, b, c, a] { _ = await host.synced() }
+        for host in [a, b, c] {
+            let ids = try await host.ids()
+            XCTAssertEqual(ids, ["line-a-3", "line-a-1"], host.name)
+        }
+        // A host that joins later gets the version's file and its tombstone in one fetch: never archives it.
+        let d = try await FleetHost("line-d", remote: hub.fileURL, in: dir)
+        let joined = await d.fleet.sync()
+        XCTAssertEqual(joined.result, .ok, joined.message ?? "")
+        let joinedIds = try await d.ids()
+        XCTAssertEqual(joinedIds, ["line-a-3", "line-a-1"])
+        // The hub keeps every version file; nothing was ever removed from it.
+        let removed = try HubRepository.git(["log", "--diff-filter=DM", "--name-only", "--format=", "main"], in: hub.path)
+        XCTAssertEqual(removed.trimmingCharacters(in: .whitespacesAndNewlines), "")
+        let files = try HubRepository.git(["ls-tree", "-r", "--name-only", "main", "templates"], in: hub.path)
+        XCTAssertEqual(files.split(separator: "\n").count, 3, files)
+    }
+
+    /// A promote travels as a record of its own (who, when, why): other hosts report it with the version.
+    func testAPromoteTravelsAsARecordOfItsOwn() async throws {
+        let hub = try HubRepository()
+        let a = try await FleetHost("line-a", remote: hub.fileURL, in: dir)
+        let b = try await FleetHost("line-b", remote: hub.fileURL, in: dir)
+        let first = try await a.capture(value: 10)
+        try await a.capture(value: 20)
+        var copy = first
+        copy.provenance = "promoted from version line-a-1"
+        let stored = try await a.archive.store(copy) { t in
+            AuditRecord(
+                time: Date(), kind: .promote, who: "token:ops", pageId: "heating", device: "press-1", endpoint: "-", unit: 1,
+                identity: [], templateVersion: t.version, pageHash: t.pageHash, result: .archived,
+                message: "promoted version line-a-1 as version \(t.versionId.id): back to the summer values", registers: [],
+                job: UUID().uuidString, templateVersionId: t.versionId.id)
+        }
+        let warning = await a.fleet.record(stored, kind: .promote, who: "token:ops")
+        XCTAssertNil(warning)
+        _ = await a.synced()
+        let report = await b.fleet.sync()
+        XCTAssertEqual(report.result, .ok, report.message ?? "")
+        XCTAssertEqual(report.templatesIn.count, 3)
+        XCTAssertEqual(report.promoted?.count, 1)
+        XCTAssertTrue(
+            report.promoted?.first?.hasPrefix("heating/line-a-3 by token:ops on line-a at ") ?? false,
+            "\(String(describing: report.promoted))")
+        XCTAssertTrue(report.promoted?.first?.hasSuffix("back to the summer values") ?? false)
+        let latest = try await b.archive.load(pageId: "heating")
+        XCTAssertEqual(latest.versionId.id, "line-a-3")
+    }
+
+    /// A record rewritten on the hub (a tombstone edited to name another version) is refused with the fetch.
+    func testARecordWhoseContentIsNotItsNameIsRefused() async throws {
+        let hub = try HubRepository()
+        let a = try await FleetHost("line-a", remote: hub.fileURL, in: dir)
+        let b = try await FleetHost("line-b", remote: hub.fileURL, in: dir)
+        try await a.capture(value: 10)
+        try await a.capture(value: 20)
+        _ = await a.synced()
+        _ = await b.synced()
+        // Someone with write access to the hub plants a tombstone of line-a-1 under a name that says line-a-2.
+        let work = dir.appendingPathComponent("intruder")
+        try HubRepository.git(["clone", "-q", hub.fileURL, work.path], in: dir)
+        let record = FleetRecord(
+            kind: .delete, pageId: "heating", versionId: "line-a-1", host: "line-z", who: "uid:0", at: Date(), reason: "x")
+        let folder = work.appendingPathComponent("history/heating")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try record.encoded().write(to: folder.appendingPathComponent("delete@line-a-2@line-z.json"))
+        try HubRepository.git(["add", "-A"], in: work)
+        try HubRepository.git(["commit", "-q", "-m", "forged"], in: work)
+        try HubRepository.git(["push", "-q", "origin", "HEAD:main"], in: work)
+        let report = await b.fleet.sync()
+        XCTAssertEqual(report.result, .refused)
+        XCTAssertEqual(report.refused.map(\.path), ["history/heating/delete@line-a-2@line-z.json"])
+        XCTAssertTrue(report.refused.first?.reason.contains("not its name") ?? false, "\(report.refused)")
+        let kept = try await b.ids()
+        XCTAssertEqual(kept, ["line-a-2", "line-a-1"])
     }
 
     func testATemplateWhoseChecksumFailsOnTheHubIsRefusedAndNotUsed() async throws {

@@ -36,33 +36,38 @@ public final class HubRepository: @unchecked Sendable {
             "--enable=receive-pack", "--informative-errors", "--verbose",
         ]
         p.environment = Self.environment
-        // stderr goes to a file (no pipe to fill, no dispatch source to outlive the process); the
-        // readiness line is awaited there.
-        let log = root.appendingPathComponent("daemon-\(port).log")
+        try Self.start(
+            p, log: root.appendingPathComponent("daemon-\(port).log"), ready: "Ready to rumble",
+            what: "git daemon on 127.0.0.1:\(port)")
+        lock.withLock {
+            daemon = p
+            self.port = port
+        }
+        return "git://127.0.0.1:\(port)/hub.git"
+    }
+
+    /// Starts a server whose stderr (and stdout) go to `log` — no pipe to fill, no dispatch source to outlive the
+    /// process — and waits (15 s at most) until `ready` appears there; kills it and throws when it does not.
+    public static func start(_ p: Process, log: URL, ready: String, what: String) throws {
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let sink = try FileHandle(forWritingTo: log)
         defer { try? sink.close() }
         p.standardError = sink
-        p.standardOutput = FileHandle.nullDevice
+        p.standardOutput = sink
         p.standardInput = FileHandle.nullDevice
         try p.run()
         let deadline = Date().addingTimeInterval(15)
         var seen = ""
         while Date() < deadline {
             seen = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            if seen.contains("Ready to rumble") || !p.isRunning { break }
+            if seen.contains(ready) || !p.isRunning { break }
             usleep(5_000)
         }
-        guard seen.contains("Ready to rumble") else {
+        guard seen.contains(ready) else {
             kill(p.processIdentifier, SIGKILL)
             p.waitForExit(timeout: 5)
-            throw TestSupportError("git daemon on 127.0.0.1:\(port) did not become ready: \(seen)")
+            throw TestSupportError("\(what) did not become ready: \(seen)")
         }
-        lock.withLock {
-            daemon = p
-            self.port = port
-        }
-        return "git://127.0.0.1:\(port)/hub.git"
     }
 
     /// The served URL (after `serve`).

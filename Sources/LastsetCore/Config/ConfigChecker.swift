@@ -103,7 +103,7 @@ struct ConfigChecker {
         let host = string(f, "host", in: path)
         if let h = host { safeId(h, join(path, "host"), what: "host") }
         var files: [String: String] = [:]
-        for key in ["sshKey", "allowedSigners", "signingKey"] {
+        for key in ["sshKey", "allowedSigners", "signingKey", "knownHosts"] {
             guard let file = string(f, key, in: path) else { continue }
             if !file.hasPrefix("/") { add(join(path, key), .string(file), "must be an absolute path") }
             files[key] = file
@@ -120,7 +120,7 @@ struct ConfigChecker {
         guard let remote else { return nil }
         return FleetConfig(
             remote: remote, interval: interval, branch: branch, host: host, sshKey: files["sshKey"], requireSigned: requireSigned,
-            allowedSigners: files["allowedSigners"], signingKey: files["signingKey"])
+            allowedSigners: files["allowedSigners"], signingKey: files["signingKey"], knownHosts: files["knownHosts"])
     }
 
     mutating func api(_ value: JSONValue, _ path: String) -> APIConfig? {

@@ -12,6 +12,9 @@ public struct FleetConfig: Codable, Sendable, Hashable {
     public var host: String?
     /// Private key ssh uses to reach the hub.
     public var sshKey: String?
+    /// The known_hosts file holding the hub's host key (ssh checks it: `StrictHostKeyChecking=yes`); default:
+    /// ssh's own (`~/.ssh/known_hosts`, `/etc/ssh/ssh_known_hosts`).
+    public var knownHosts: String?
     /// Use only commits signed by a key in `allowedSigners`.
     public var requireSigned: Bool?
     /// git's SSH allowed-signers file (`principal key-type key` lines).
@@ -22,8 +25,9 @@ public struct FleetConfig: Codable, Sendable, Hashable {
     /// A fleet section.
     public init(
         remote: String, interval: String? = nil, branch: String? = nil, host: String? = nil, sshKey: String? = nil,
-        requireSigned: Bool? = nil, allowedSigners: String? = nil, signingKey: String? = nil
+        requireSigned: Bool? = nil, allowedSigners: String? = nil, signingKey: String? = nil, knownHosts: String? = nil
     ) {
+        self.knownHosts = knownHosts
         self.remote = remote
         self.interval = interval
         self.branch = branch
@@ -35,5 +39,7 @@ public struct FleetConfig: Codable, Sendable, Hashable {
     }
 
     /// Every key the section accepts.
-    public static let keys = ["remote", "interval", "branch", "host", "sshKey", "requireSigned", "allowedSigners", "signingKey"]
+    public static let keys = [
+        "remote", "interval", "branch", "host", "sshKey", "requireSigned", "allowedSigners", "signingKey", "knownHosts",
+    ]
 }

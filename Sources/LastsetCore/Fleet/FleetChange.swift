@@ -4,10 +4,11 @@ import Foundation
 /// --no-renames --no-abbrev` reports it, and what Lastset makes of it.
 ///
 /// The repository holds `templates/<page>/<version file>` (each host adds only files named with its
-/// own host) and `audit/<host>.jsonl` (each host appends only to its own). So an incoming change from
-/// another host is either a new template file of that host or an append to that host's audit file;
-/// anything else under `templates/` or `audit/` (a rewritten or deleted version, a symlink, a file in
-/// this host's namespace) is refused before it is merged. Other paths are ignored.
+/// own host), `history/<page>/<record file>` (each host adds only its own deletes' and promotes' records:
+/// `FleetRecord`) and `audit/<host>.jsonl` (each host appends only to its own). So an incoming change from
+/// another host is a new template file of that host, a new record of that host or an append to that host's
+/// audit file; anything else under `templates/`, `history/` or `audit/` (a rewritten or deleted version or
+/// record, a symlink, a file in this host's namespace) is refused before it is merged. Other paths are ignored.
 public struct FleetChange: Sendable, Hashable {
     /// git's status letter: `A`dded, `M`odified, `D`eleted, `T`ype changed.
     public var status: Character
@@ -31,6 +32,8 @@ public struct FleetChange: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
         /// A new template version of another host.
         case template(pageId: String, fileName: String, version: TemplateVersion)
+        /// A new delete or promote record of another host.
+        case record(pageId: String, name: FleetRecord.Name)
         /// Another host's audit file, created or appended to.
         case audit(host: String)
         /// Not a path Lastset uses.
@@ -59,8 +62,11 @@ public struct FleetChange: Sendable, Hashable {
     /// What this change is when it comes from the hub to `localHost`, or why it is refused.
     public func classify(localHost: String) -> Result<Kind, FleetRefusal> {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard let top = parts.first, top == "templates" || top == "audit" else { return .success(.ignored) }
+        guard let top = parts.first, top == "templates" || top == "audit" || top == FleetRecord.folder else {
+            return .success(.ignored)
+        }
         func refuse(_ why: String) -> Result<Kind, FleetRefusal> { .failure(FleetRefusal(path: path, reason: why)) }
+        if top == FleetRecord.folder { return classifyRecord(parts, localHost: localHost) }
         if top == "templates" {
             guard parts.count == 3, SafeName.isValid(parts[1]) else { return refuse("not templates/<page>/<version file>") }
             guard let version = TemplateVersion.parse(fileName: parts[2]), let host = version.host else {
@@ -83,6 +89,23 @@ public struct FleetChange: Sendable, Hashable {
         guard status == "A" || status == "M" else { return refuse("audit file of \(host) deleted or replaced") }
         guard newMode == "100644" else { return refuse("mode \(newMode): only regular files are accepted") }
         return .success(.audit(host: host))
+    }
+
+    /// `history/<page>/<kind>@<version>@<host>.json`: only added, only by another host, a regular file.
+    private func classifyRecord(_ parts: [String], localHost: String) -> Result<Kind, FleetRefusal> {
+        func refuse(_ why: String) -> Result<Kind, FleetRefusal> { .failure(FleetRefusal(path: path, reason: why)) }
+        guard parts.count == 3, SafeName.isValid(parts[1]) else { return refuse("not history/<page>/<record file>") }
+        guard let name = FleetRecord.Name.parse(fileName: parts[2]) else {
+            return refuse("not the name of a fleet record (<delete|promote>@<host>-<n>@<host>.json)")
+        }
+        guard name.host != localHost else { return refuse("a record in this host's (\(localHost)) namespace, written elsewhere") }
+        switch status {
+        case "A": break
+        case "D": return refuse("the \(name.kind.rawValue) record of \(name.versionId) removed: records are never removed")
+        default: return refuse("the \(name.kind.rawValue) record of \(name.versionId) rewritten: a record never changes")
+        }
+        guard newMode == "100644" else { return refuse("mode \(newMode): only regular files are accepted") }
+        return .success(.record(pageId: parts[1], name: name))
     }
 }
 

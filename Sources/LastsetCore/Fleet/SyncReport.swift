@@ -37,6 +37,11 @@ public struct SyncReport: Codable, Sendable, Hashable {
     /// Versions that came in and were archived (they are history) but do not apply to this host's page:
     /// `page/id: why` (nil when none).
     public var notApplicable: [String]?
+    /// Versions removed here by another host's delete record (its tombstone), each as `FleetRecord.summary`
+    /// (nil when none).
+    public var deleted: [String]?
+    /// Promote records of other hosts that came in, each as `FleetRecord.summary` (nil when none).
+    public var promoted: [String]?
     /// Commits this host has that the hub has not (after the sync), when known.
     public var ahead: Int?
     /// Commits the hub has that this host has not merged, when known.

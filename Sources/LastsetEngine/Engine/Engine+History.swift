@@ -25,9 +25,10 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
 
 extension Engine {
     /// Makes an older version the latest again: archives its content as the next version, with a note of
-    /// where it came from. The new version and its audit record are one commit: both or neither.
-    public func promote(page: CompiledPage, version ref: TemplateVersionRef, who: String) async throws(HistoryError)
-        -> Template
+    /// where it came from. The new version and its audit record are one commit: both or neither. `reason` (the
+    /// operator's why) ends the record's message, which a fleet carries to every host (`FleetRecord`).
+    public func promote(page: CompiledPage, version ref: TemplateVersionRef, who: String, reason: String? = nil)
+        async throws(HistoryError) -> Template
     {
         let source: Template
         let latest: Template
@@ -54,7 +55,8 @@ extension Engine {
                 archived.result = .archived
                 archived.templateVersion = stored.version
                 archived.templateVersionId = stored.versionId.id
-                archived.message = "promoted version \(source.versionId.id) as version \(stored.versionId.id)"
+                archived.message =
+                    "promoted version \(source.versionId.id) as version \(stored.versionId.id)" + (reason.map { ": \($0)" } ?? "")
                 return archived
             }
         } catch {
@@ -74,9 +76,11 @@ extension Engine {
 
     /// Deletes a version. Refused while a device is recorded as holding it, unless `force`. The removal (its
     /// number kept as a deleted marker) and its audit record are one commit: both or neither. A corrupt version
-    /// can be deleted.
-    public func deleteVersion(page: CompiledPage, version ref: TemplateVersionRef, force: Bool, who: String)
-        async throws(HistoryError) -> VersionDeletion
+    /// can be deleted. `reason` (the operator's why) ends the record's message, which a fleet carries to every host
+    /// as the version's tombstone (`FleetRecord`).
+    public func deleteVersion(
+        page: CompiledPage, version ref: TemplateVersionRef, force: Bool, who: String, reason: String? = nil
+    ) async throws(HistoryError) -> VersionDeletion
     {
         let version: TemplateVersion
         do {
@@ -102,7 +106,8 @@ extension Engine {
         let record = AuditRecord(
             time: Date(), kind: .delete, who: who, pageId: page.id, device: "-", endpoint: "-",
             unit: loaded?.source.unit ?? 0, identity: loaded?.source.identity ?? [], templateVersion: version.number,
-            pageHash: loaded?.pageHash ?? "", result: .deleted, message: "deleted version \(version.id)\(forced)",
+            pageHash: loaded?.pageHash ?? "", result: .deleted,
+            message: "deleted version \(version.id)\(forced)" + (reason.map { ": \($0)" } ?? ""),
             registers: [], job: UUID().uuidString, templateVersionId: version.id)
         do {
             _ = try await archive.remove(pageId: page.id, version: ref) { _ in

@@ -241,6 +241,8 @@ public actor TemplateArchive {
         case added(TemplateVersion)
         /// The very same file was already here.
         case present(TemplateVersion)
+        /// Not archived: the version was deleted here (its deleted marker: a delete, or another host's tombstone).
+        case deleted(TemplateVersion)
     }
 
     /// Archives a fleet template file under its own name, as fetched: its checksum, page, host, number and
@@ -272,6 +274,11 @@ public actor TemplateArchive {
                     "SELECT archived_at, file FROM template_version WHERE page_id = ? AND host = ? AND number = ?",
                     .text(pageId), .text(vHost), .integer(version.number)
                 ) { row in (row.int(0), row.data(1)) }
+                let marked = try c.first(
+                    "SELECT 1 FROM template_deleted WHERE page_id = ? AND host = ? AND number = ?", .text(pageId),
+                    .text(vHost), .integer(version.number)
+                ) { _ in true } ?? false
+                if marked && existing == nil { return .success((.deleted(version), [])) }
                 if let (at, file) = existing {
                     if at.map(Int64.init) == archivedAt, file == data { return .success((.present(version), [])) }
                     let same = Self.version(host: vHost, number: version.number, archivedAt: at)
@@ -331,6 +338,43 @@ public actor TemplateArchive {
         // Removed by another request since it was resolved.
         guard removed else { throw .notFound(pageId: pageId, version: v.id) }
         return v
+    }
+
+    /// Honours a delete made on another host (its fleet record, the version's tombstone): removes the version
+    /// when it is here and leaves its deleted marker either way, so it is never adopted again. `record` (this host's
+    /// audit record of the removal) is in the same commit, written only when a version was removed. Returns whether
+    /// one was.
+    public func markDeleted(
+        pageId: String, host vHost: String, number: Int, at: Date, record: AuditRecord
+    ) async throws(ArchiveError) -> Bool {
+        try checkName(pageId)
+        let row = AuditLog.Row(record)
+        let when = RecordStore.milliseconds(at)
+        let removed: [TemplateVersion]
+        do {
+            removed = try await database.write { c in
+                var gone: [TemplateVersion] = []
+                try c.rows(
+                    "SELECT archived_at FROM template_version WHERE page_id = ? AND host = ? AND number = ?", .text(pageId),
+                    .text(vHost), .integer(number)
+                ) { r in
+                    gone.append(Self.version(host: vHost, number: number, archivedAt: r.int(0)))
+                    return true
+                }
+                try c.run(
+                    "DELETE FROM template_version WHERE page_id = ? AND host = ? AND number = ?", .text(pageId), .text(vHost),
+                    .integer(number))
+                try c.run(
+                    "INSERT OR IGNORE INTO template_deleted (page_id, host, number, deleted_at) VALUES (?, ?, ?, ?)",
+                    .text(pageId), .text(vHost), .integer(number), .integer(when))
+                if !gone.isEmpty { try AuditLog.insert(row, on: c) }
+                return gone
+            }
+        } catch {
+            throw .storage(StorageError.of(error, database.path))
+        }
+        for v in removed { forget(Self.cacheKey(pageId, v)) }
+        return !removed.isEmpty
     }
 
     // MARK: Decoded-template cache

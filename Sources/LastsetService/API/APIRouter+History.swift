@@ -26,8 +26,9 @@ extension APIRouter {
             guard let version = try versionNumber(route[3]) else {
                 throw APIError.badRequest("bad_version", "promote needs a version, not \"latest\"")
             }
+            let reason = try historyReason(request)
             do {
-                let stored = try await engine.promote(page: page, version: version, who: who)
+                let stored = try await engine.promote(page: page, version: version, who: who, reason: reason)
                 publish(stored, kind: .promote, who: who)
                 return .json(201, stored, encoder: APICoding.encoder())
             } catch {
@@ -39,10 +40,12 @@ extension APIRouter {
                 throw APIError.badRequest("bad_version", "delete needs a version, not \"latest\"")
             }
             let force = request.query["force"].map(isTrue) ?? false
+            let reason = try historyReason(request)
             do {
-                return .json(
-                    200, try await engine.deleteVersion(page: page, version: version, force: force, who: who),
-                    encoder: APICoding.encoder())
+                let deletion = try await engine.deleteVersion(
+                    page: page, version: version, force: force, who: who, reason: reason)
+                publishRecords()
+                return .json(200, deletion, encoder: APICoding.encoder())
             } catch {
                 throw await historyError(error)
             }
@@ -62,6 +65,16 @@ extension APIRouter {
         ("GET", ["pages", "*", "templates", "*", "diff"]), ("POST", ["pages", "*", "templates", "*", "promote"]),
         ("DELETE", ["pages", "*", "templates", "*"]), ("POST", ["devices", "*", "apply"]),
     ]
+
+    /// `?reason=`: why a version is deleted or promoted (1…500 printable characters), carried in its audit record
+    /// and, in a fleet, in its record on every host.
+    private func historyReason(_ request: HTTPRequest) throws -> String? {
+        guard let reason = request.query["reason"] else { return nil }
+        guard (1...500).contains(reason.count),
+            !reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { throw APIError.badRequest("bad_parameter", "reason \"\(reason.prefix(80))\" must be 1...500 printable characters") }
+        return reason
+    }
 
     private func historyError(_ error: HistoryError) async -> Error {
         switch error {

@@ -714,6 +714,14 @@ final class APIRouter: Sendable {
         }
     }
 
+    /// Commits this host's delete and promote records to the fleet repository without holding up the answer (the
+    /// next sync commits anything left behind).
+    func publishRecords() {
+        guard let fleet else { return }
+        let log = fleetLog
+        Task { if let warning = await fleet.publishRecords() { log(warning) } }
+    }
+
     /// Holds the target for a job of `kind` (release it with `registry.release(target.lock)`): 409 `device_busy`
     /// while another job holds it, 409 `line_settings` when its serial line may not be used with the settings the
     /// target asks for (`LineAccess`). Either way nothing has been sent.

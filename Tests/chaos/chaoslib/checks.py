@@ -851,12 +851,16 @@ def after_sync(runner, host: str, report: dict):
                 a = w.versions[p].get(vid)
                 if a is None:
                     raise Violation("e", f"B lists {p} {vid}, which neither B nor A archived")
-                mine = copy.copy(a)  # B's copy: a delete on A does not delete it on B
+                mine = copy.copy(a)  # B's copy: deleted here only when A's tombstone reaches B
                 mine.deleted = False
                 w.b_versions[p][vid] = mine
             for vid, v in w.b_versions[p].items():
                 if not v.deleted and vid not in ids:
-                    raise Violation("e", f"B: {p} {vid} was archived on B and is gone")
+                    # A delete on A travels as the version's tombstone: B removes its copy once A pushed it.
+                    a = w.versions[p].get(vid)
+                    if a is None or not a.deleted:
+                        raise Violation("e", f"B: {p} {vid} was archived on B and is gone")
+                    v.deleted = True
         return
     # A: everything B pushed is archived here now; A's own versions are on the hub.
     for p in model.PAGE_ORDER:

@@ -1,0 +1,81 @@
+import Foundation
+
+/// What a fetch from the hub changed, checked before anything of it is merged: every path by `FleetChange`'s
+/// rules, then the content of every new file — a template's checksum and that its name is what it holds, a
+/// delete or promote record's content and name (`FleetRecord`), an audit file only appended to. Any refusal
+/// refuses the whole fetch.
+public struct IncomingChanges: Sendable {
+    /// New template versions of other hosts.
+    public var templateChanges: [(change: FleetChange, pageId: String, version: TemplateVersion)] = []
+    /// New delete and promote records of other hosts.
+    public var recordChanges: [(change: FleetChange, pageId: String, name: FleetRecord.Name)] = []
+    /// Other hosts' audit files, created or appended to.
+    public var auditChanges: [FleetChange] = []
+    /// Every problem found, path by path.
+    public var refusals: [FleetRefusal] = []
+    /// Audit lines appended (after `verify`).
+    public var auditLines = 0
+
+    /// The changes `changes` classified for `localHost` (contents not yet checked: `verify`).
+    public init(changes: [FleetChange], localHost: String) {
+        for change in changes {
+            switch change.classify(localHost: localHost) {
+            case .failure(let refusal): refusals.append(refusal)
+            case .success(.template(let page, _, let version)): templateChanges.append((change, page, version))
+            case .success(.record(let page, let name)): recordChanges.append((change, page, name))
+            case .success(.audit): auditChanges.append(change)
+            case .success(.ignored): break
+            }
+        }
+    }
+
+    /// `page/id` of every new template version.
+    public var templates: [String] { templateChanges.map { "\($0.pageId)/\($0.version.id)" } }
+
+    /// The blobs `verify` needs: every new file, and an audit file's old content.
+    public var blobIds: [String] {
+        templateChanges.map(\.change.newBlob) + recordChanges.map(\.change.newBlob)
+            + auditChanges.flatMap { [$0.newBlob] + ($0.status == "M" ? [$0.oldBlob] : []) }
+    }
+
+    /// Checks every new file's content (`blobs`: by blob id); adds a refusal per problem.
+    public mutating func verify(blobs: [String: Data]) {
+        for (change, page, version) in templateChanges {
+            guard let data = blobs[change.newBlob] else {
+                refusals.append(FleetRefusal(path: change.path, reason: "blob missing from the fetch"))
+                continue
+            }
+            do {
+                let s = try TemplateFile.summary(data)
+                let named = TemplateVersion(number: s.version, host: s.host, archivedAt: s.archivedAt)
+                if s.pageId != page || named != version {
+                    refusals.append(
+                        FleetRefusal(
+                            path: change.path,
+                            reason: "the file holds page \"\(s.pageId)\" version \(named.fileName), not its name"))
+                }
+            } catch {
+                refusals.append(FleetRefusal(path: change.path, reason: "template refused: \(error.reason)"))
+            }
+        }
+        for (change, page, name) in recordChanges {
+            guard let data = blobs[change.newBlob] else {
+                refusals.append(FleetRefusal(path: change.path, reason: "blob missing from the fetch"))
+                continue
+            }
+            if case .failure(let refusal) = FleetRecord.decode(data, pageId: page, fileName: name.fileName) {
+                refusals.append(refusal)
+            }
+        }
+        for change in auditChanges {
+            let new = blobs[change.newBlob] ?? Data()
+            let old = change.status == "M" ? (blobs[change.oldBlob] ?? Data()) : Data()
+            guard new.count >= old.count, new.prefix(old.count) == old else {
+                refusals.append(
+                    FleetRefusal(path: change.path, reason: "audit records rewritten or removed (only appends are accepted)"))
+                continue
+            }
+            auditLines += new.dropFirst(old.count).reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+        }
+    }
+}
