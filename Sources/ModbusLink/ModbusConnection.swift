@@ -140,7 +140,7 @@ public actor ModbusConnection {
     }
 
     /// Runs one request with retries of transient faults and bounded exponential backoff.
-    private func perform(request: String, unit: Int, isWrite: Bool, options: LinkOptions, _ call: (OpaquePointer) -> Int32)
+    func perform(request: String, unit: Int, isWrite: Bool, options: LinkOptions, _ call: (OpaquePointer) -> Int32)
         throws(ModbusError)
     {
         var attempt = 0

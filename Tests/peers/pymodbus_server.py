@@ -39,6 +39,12 @@ same words). Faults are injected through SimDevice(action=...), the hook pymodbu
                             release               ends the hold
   --fault-free-unit N     requests to unit N see none of the faults (an inspector's reads of a faulty device)
   --unit N                answer only unit N (default: every unit)
+  --units N,N,...         answer only these units, each with its own register block (a line of several devices);
+                          every other unit gets no answer at all, FC43 included (as on a real serial line)
+  --identity FILE.json    the FC43/14 device identification (ModbusDeviceIdentification): object name or id
+                          -> text, e.g. {"VendorName": "Acme", "ProductCode": "PRS-200", "0x81": "line 7"}
+                          (names: VendorName ProductCode MajorMinorRevision VendorUrl ProductName ModelName
+                          UserApplicationName; private objects 0x80..0xFF)
   --exit-after-writes N   the Nth write request is logged, then the process dies without answering it
                           (a device killed right after storing a write)
 """
@@ -55,6 +61,7 @@ import sys
 import time
 
 from pymodbus.constants import ExcCodes
+from pymodbus.pdu.device import ModbusDeviceIdentification
 from pymodbus.server import ModbusSerialServer, ModbusTcpServer
 from pymodbus.server.requesthandler import ServerRequestHandler
 from pymodbus.simulator import DataType, SimData, SimDevice
@@ -67,6 +74,7 @@ def parse_args() -> argparse.Namespace:
     where.add_argument("--rtu", help="serial device (e.g. one end of a socat pty pair)")
     p.add_argument("--baud", type=int, default=19200)
     p.add_argument("--unit", type=int, default=0, help="unit id served (0 = every unit)")
+    p.add_argument("--units", help="comma-separated unit ids served (others get no answer)")
     p.add_argument("--size", type=int, default=4096, help="number of registers (addresses 0..size-1)")
     p.add_argument("--values", help="JSON file of initial words")
     p.add_argument("--max-read", type=int)
@@ -82,6 +90,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--write-log", help="file receiving one JSON line per write request")
     p.add_argument("--arrival-log", help="file receiving one JSON line per request on arrival")
     p.add_argument("--exit-after-writes", type=int)
+    p.add_argument("--identity", help="JSON file: the FC43/14 device identification objects")
     p.add_argument("--frame-log", help="file receiving one JSON line per request")
     p.add_argument("--control", action="store_true", help="read commands from stdin")
     p.add_argument("--fault-free-unit", type=int, help="requests to this unit see no fault (an inspector's reads)")
@@ -101,6 +110,23 @@ def fault_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-write", type=int)
     p.add_argument("--clamp", action="append", default=[], metavar="ADDR:MAX")
     return p
+
+
+IDENTIFICATION_NAMES = ["VendorName", "ProductCode", "MajorMinorRevision", "VendorUrl", "ProductName", "ModelName",
+                        "UserApplicationName"]
+
+
+def load_identity(path: str | None) -> ModbusDeviceIdentification | None:
+    """The --identity file as pymodbus' device identification (object id -> text)."""
+    if not path:
+        return None
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    info = {}
+    for key, text in data.items():
+        object_id = IDENTIFICATION_NAMES.index(key) if key in IDENTIFICATION_NAMES else int(key, 0)
+        info[object_id] = text
+    return ModbusDeviceIdentification(info=info)
 
 
 def load_values(path: str | None, size: int) -> list[int]:
@@ -239,7 +265,7 @@ current_unit = [0]
 current_peer = ["-"]
 
 
-def make_handler_class(drop_after: int | None):
+def make_handler_class(drop_after: int | None, units: set[int] | None):
     class Handler(ServerRequestHandler):
         """Counts requests per connection; closes the connection instead of answering past the limit."""
 
@@ -249,6 +275,10 @@ def make_handler_class(drop_after: int | None):
             if not self.last_pdu:
                 return
             current_unit[0] = self.last_pdu.dev_id
+            if units is not None and self.last_pdu.dev_id not in units:
+                # pymodbus answers FC43 for any unit (its identification is not per device): a missing device
+                # answers nothing, as on a real line.
+                return
             peername = self.transport.get_extra_info("peername") if self.transport else None
             current_peer[0] = f"{peername[0]}:{peername[1]}" if peername else "-"
             if drop_after is not None:
@@ -311,18 +341,24 @@ control_tasks: list[asyncio.Task] = []
 async def main() -> None:
     args = parse_args()
     faults = Faults(args)
-    device = SimDevice(
-        id=args.unit,
-        simdata=SimData(address=0, values=load_values(args.values, args.size), datatype=DataType.REGISTERS),
-        action=faults.action,
-    )
-    handler_class = make_handler_class(args.drop_after)
+    units = sorted({int(u) for u in args.units.split(",")}) if args.units else None
+    devices = [
+        SimDevice(
+            id=unit,
+            simdata=SimData(address=0, values=load_values(args.values, args.size), datatype=DataType.REGISTERS),
+            action=faults.action,
+        )
+        for unit in (units or [args.unit])
+    ]
+    device = devices if units else devices[0]
+    handler_class = make_handler_class(args.drop_after, set(units) if units else None)
 
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
-        server = ModbusTcpServer(device, address=(host or "127.0.0.1", int(port)))
+        server = ModbusTcpServer(device, address=(host or "127.0.0.1", int(port)), identity=load_identity(args.identity))
     else:
-        server = ModbusSerialServer(device, port=args.rtu, baudrate=args.baud, reconnect_delay=0.1)
+        server = ModbusSerialServer(device, port=args.rtu, baudrate=args.baud, reconnect_delay=0.1,
+                                    identity=load_identity(args.identity))
     server.callback_new_connection = lambda: handler_class(
         server, server.trace_packet, server.trace_pdu, server.trace_connect)
     await server.serve_forever(background=True)

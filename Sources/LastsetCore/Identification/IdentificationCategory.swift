@@ -1,0 +1,21 @@
+/// The Read Device ID code of an FC43/14 request: a stream of one category's objects, or one object.
+public enum IdentificationCategory: UInt8, Codable, Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// 01: the basic objects (VendorName, ProductCode, MajorMinorRevision), which every device that has FC43 holds.
+    case basic = 0x01
+    /// 02: basic and regular objects (0x00–0x7F).
+    case regular = 0x02
+    /// 03: basic, regular and extended (private) objects.
+    case extended = 0x03
+
+    /// `basic`, `regular`, `extended`.
+    public var description: String {
+        switch self {
+        case .basic: return "basic"
+        case .regular: return "regular"
+        case .extended: return "extended"
+        }
+    }
+
+    /// Ordered by what they hold (basic < regular < extended).
+    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}
