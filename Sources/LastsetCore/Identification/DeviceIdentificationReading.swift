@@ -12,6 +12,11 @@ public struct DeviceIdentificationReading: Sendable {
         public var category: IdentificationCategory
         /// The first object asked for.
         public var objectId: UInt8
+        /// A request for `category` from `objectId`.
+        public init(category: IdentificationCategory, objectId: UInt8) {
+            self.category = category
+            self.objectId = objectId
+        }
         /// The request PDU.
         public var pdu: [UInt8] { DeviceIdentificationAnswer.request(category, from: objectId) }
     }
