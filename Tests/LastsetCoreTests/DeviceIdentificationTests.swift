@@ -109,7 +109,10 @@ final class DeviceIdentificationParsingTests: XCTestCase {
             ("header", Array(rtu.prefix(5)), .atLeast(8)),
             ("first object header missing", Array(rtu.prefix(8)), .atLeast(10)),
             ("whole", rtu, .complete(rtu.count)),
-            ("one object past 256 bytes", [17, 0x2B, 0x0E, 3, 0x83, 0, 0, 2, 0x80, 250], .invalid("the objects run past the 256 bytes of an RTU frame")),
+            (
+                "one object past 256 bytes", [17, 0x2B, 0x0E, 3, 0x83, 0, 0, 2, 0x80, 250],
+                .invalid("the objects run past the 256 bytes of an RTU frame")
+            ),
         ]
         for (name, bytes, need) in cases { XCTAssertEqual(IdentificationFrame.rtu(bytes), need, name) }
         // The second object's header is what takes the frame past 256 bytes.

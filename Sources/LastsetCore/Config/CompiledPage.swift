@@ -36,6 +36,8 @@ public struct CompiledPage: Sendable {
     public var title: String? { definition.title }
     /// Identity registers (empty when none).
     public var identity: [IdentityRegister] { definition.identity ?? [] }
+    /// Identification objects (FC43/14) of the identity (empty when none).
+    public var identityObjects: [IdentityObject] { definition.identityObjects ?? [] }
     /// Steps before the writes (unlock).
     public var beforeWrite: [WriteStep] { definition.beforeWrite ?? [] }
     /// Steps after every write verified (commit).

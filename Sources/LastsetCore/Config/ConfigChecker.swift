@@ -254,15 +254,26 @@ struct ConfigChecker {
         let description = string(fields, "description", in: path)
 
         var identity: [IdentityRegister]?
+        var identityObjects: [IdentityObject]?
         if let list = array(fields, "identity", in: path) {
-            identity = []
+            var registers: [(IdentityRegister, Int)] = []
+            var objects: [(IdentityObject, Int)] = []
             for (i, item) in list.enumerated() {
-                if let r = identityRegister(item, "\(path).identity[\(i)]") { identity?.append(r) }
+                if case .object(let f) = item, f["object"] != nil {
+                    if let o = identityObject(item, "\(path).identity[\(i)]") { objects.append((o, i)) }
+                } else if let r = identityRegister(item, "\(path).identity[\(i)]") {
+                    registers.append((r, i))
+                }
             }
-            let built = identity ?? []
+            // Only what the config lists: a page with objects alone has no `identity` registers (its hash unchanged).
+            identity = registers.isEmpty && !objects.isEmpty ? nil : registers.map(\.0)
+            identityObjects = objects.isEmpty ? nil : objects.map(\.0)
             duplicates(
-                built.map(\.registerId), paths: built.indices.map { "\(path).identity[\($0)].registerId" },
+                registers.map(\.0.registerId), paths: registers.map { "\(path).identity[\($0.1)].registerId" },
                 what: "identity registerId")
+            duplicates(
+                objects.map(\.0.object.name), paths: objects.map { "\(path).identity[\($0.1)].object" },
+                what: "identity object")
         }
         let beforeWrite = steps(fields, "beforeWrite", in: path)
         let afterWrite = steps(fields, "afterWrite", in: path)
@@ -309,7 +320,7 @@ struct ConfigChecker {
         guard problems.count == before, let id else { return nil }
         return PageDefinition(
             id: id, title: title, identity: identity, beforeWrite: beforeWrite, afterWrite: afterWrite,
-            registers: registers, unsetStyle: unsetStyle, description: description)
+            registers: registers, unsetStyle: unsetStyle, description: description, identityObjects: identityObjects)
     }
 
     mutating func register(_ value: JSONValue, _ path: String) -> RegisterDefinition? {
@@ -392,6 +403,26 @@ struct ConfigChecker {
             add(join(path, p.key), p.value, p.message)
         }
         return problems.count == before ? identity : nil
+    }
+
+    mutating func identityObject(_ value: JSONValue, _ path: String) -> IdentityObject? {
+        let before = problems.count
+        guard let fields = object(value, path, keys: ["object", "match"]) else { return nil }
+        let name = string(fields, "object", in: path, required: true)
+        let match = string(fields, "match", in: path)
+        var object: IdentificationObjectId?
+        if let name {
+            object = IdentificationObjectId(name: name)
+            if object == nil {
+                add(
+                    join(path, "object"), .string(name),
+                    "unknown identification object (expected one of "
+                        + IdentificationObjectId.standardNames.joined(separator: ", ") + ", or a private object 0x80…0xFF)")
+            }
+        }
+        if let match, let problem = IdentityObject.patternProblem(match) { add(join(path, "match"), .string(match), problem) }
+        guard problems.count == before, let object else { return nil }
+        return IdentityObject(object: object, match: match)
     }
 
     mutating func steps(_ fields: [String: JSONValue], _ key: String, in path: String) -> [WriteStep]? {

@@ -5,6 +5,9 @@ public struct PageDefinition: Codable, Sendable, Hashable {
     public var title: String?
     /// Registers that must match the template's source before a replay.
     public var identity: [IdentityRegister]?
+    /// Device identification objects (FC43/14) that must match before a replay; in the config they are listed in
+    /// `identity` beside the registers (`{object: "ProductCode"}`).
+    public var identityObjects: [IdentityObject]?
     public var beforeWrite: [WriteStep]?
     public var afterWrite: [WriteStep]?
     /// Registers in write order.
@@ -17,8 +20,10 @@ public struct PageDefinition: Codable, Sendable, Hashable {
     public init(
         id: String, title: String? = nil, identity: [IdentityRegister]? = nil,
         beforeWrite: [WriteStep]? = nil, afterWrite: [WriteStep]? = nil,
-        registers: [RegisterDefinition], unsetStyle: UnsetStyle? = nil, description: String? = nil
+        registers: [RegisterDefinition], unsetStyle: UnsetStyle? = nil, description: String? = nil,
+        identityObjects: [IdentityObject]? = nil
     ) {
+        self.identityObjects = identityObjects
         self.unsetStyle = unsetStyle
         self.description = description
         self.id = id

@@ -89,7 +89,8 @@ public struct DeviceIdentificationAnswer: Sendable, Hashable {
                 throw IdentificationError(.objectOrder, "object \(id) is \(id.category), not in a \(asked) answer")
             }
             if let previous = objects.last, previous.id >= id {
-                throw IdentificationError(.objectOrder, "object \(id) follows \(previous.id): objects must come in increasing order")
+                throw IdentificationError(
+                    .objectOrder, "object \(id) follows \(previous.id): objects must come in increasing order")
             }
             objects.append(IdentificationObject(id: id, value: Array(pdu[(at + 2)..<(at + 2 + length)])))
             at += 2 + length

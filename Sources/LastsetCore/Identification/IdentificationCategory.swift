@@ -16,6 +16,22 @@ public enum IdentificationCategory: UInt8, Codable, Sendable, Hashable, Comparab
         }
     }
 
+    /// Encoded as its name (`"extended"`).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
+    }
+
+    /// Decoded from its name.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        let name = try c.decode(String.self)
+        guard let category = [Self.basic, .regular, .extended].first(where: { $0.description == name }) else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "unknown category \"\(name)\"")
+        }
+        self = category
+    }
+
     /// Ordered by what they hold (basic < regular < extended).
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 }

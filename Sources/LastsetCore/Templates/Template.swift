@@ -100,6 +100,18 @@ extension PageDefinition {
             }
             w.endArray()
         }
+        // Only a page that names identification objects has the key: every other page keeps its hash.
+        if let objects = identityObjects {
+            w.key("identityObjects")
+            w.beginArray()
+            for o in objects {
+                w.beginObject()
+                if let match = o.match { w.field("match", match) }
+                w.field("object", o.object.name)
+                w.endObject()
+            }
+            w.endArray()
+        }
         w.key("registers")
         w.beginArray()
         for r in registers { r.writeCanonical(to: &w) }

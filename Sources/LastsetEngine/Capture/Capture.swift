@@ -46,6 +46,13 @@ public enum Capture {
                     value: RegisterCodec.decode(words, as: reg.definition)))
         }
 
+        if !page.identityObjects.isEmpty {
+            let (values, problems, requests) = await identityObjectValues(page.identityObjects, from: target)
+            identityValues += values
+            report.problems += problems
+            report.requests += requests
+        }
+
         var entries: [TemplateEntry] = []
         for register in page.registers {
             let def = register.definition
@@ -107,4 +114,33 @@ public enum Capture {
             return (report, nil)
         }
     }
+
+    /// The identification objects' values (FC43/14), recorded in the template's source identity as `fc43:<name>`;
+    /// an object the device does not have, or a failed read, is a problem: nothing is archived.
+    static func identityObjectValues(_ objects: [IdentityObject], from target: DeviceTarget) async -> (
+        [IdentityValue], [CaptureProblem], Int
+    ) {
+        let (read, requests) = await IdentificationReader.read(objects, from: target)
+        var values: [IdentityValue] = []
+        var problems: [CaptureProblem] = []
+        for object in objects {
+            let rule: String
+            switch read {
+            case .success(let identification):
+                if let found = identification.object(object.object) {
+                    values.append(object.recorded(found))
+                    continue
+                }
+                rule = "identity object \(object.object): the device has no such identification object"
+            case .failure(let error):
+                rule = "identity read failed: \(error)"
+            }
+            problems.append(
+                CaptureProblem(
+                    registerId: object.recordedId, address: Int(object.object.rawValue), valueData: nil, value: nil, rule: rule,
+                    cause: .identityReadFailed))
+        }
+        return (values, problems, requests)
+    }
+
 }

@@ -330,8 +330,8 @@ public struct Replay {
     /// The target's identity registers must hold what the template's source held.
     private mutating func checkIdentity() async -> Bool {
         let identity = page.identity
-        guard !identity.isEmpty else { return true }
-        progress?(JobProgress(phase: .checkingIdentity, done: 0, total: identity.count))
+        guard !identity.isEmpty || !page.identityObjects.isEmpty else { return true }
+        progress?(JobProgress(phase: .checkingIdentity, done: 0, total: identity.count + page.identityObjects.count))
         let readout = await PageReader.read(
             identity.map { AddressSpan(address: $0.address, length: $0.type.registerCount) }, from: target)
         readFrames += readout.requests
@@ -355,10 +355,36 @@ public struct Replay {
             ok = ok && check.matches
             report.identity.append(check)
         }
+        if !page.identityObjects.isEmpty {
+            ok = await checkIdentityObjects() && ok
+        }
         if !ok {
             report.status = .refused
             let bad = report.identity.filter { !$0.matches }.map { "\($0.registerId): \($0.message ?? "")" }
             report.reason = "identity mismatch, nothing written: " + bad.joined(separator: "; ")
+        }
+        return ok
+    }
+
+    /// The target's identification objects (FC43/14) must hold what the template's source held, or match the
+    /// page's pattern (`IdentityObject.check`). Returns whether all of them do.
+    private mutating func checkIdentityObjects() async -> Bool {
+        let objects = page.identityObjects
+        let (read, requests) = await IdentificationReader.read(objects, from: target)
+        readFrames += requests
+        var ok = true
+        for object in objects {
+            let recorded = template.source.identity.first { $0.registerId == object.recordedId }
+            var check: IdentityCheck
+            switch read {
+            case .success(let identification):
+                check = object.check(recorded: recorded, actual: identification.object(object.object))
+            case .failure(let error):
+                check = IdentityCheck(registerId: object.recordedId, expected: recorded?.value, matches: false)
+                check.message = "cannot read: \(error)"
+            }
+            ok = ok && check.matches
+            report.identity.append(check)
         }
         return ok
     }

@@ -219,6 +219,7 @@ final class APIRouter: Sendable {
             let body = Array(MetricsText.render(await registry.statuses()).utf8)
             return HTTPResponse(status: 200, headers: ["Content-Type": MetricsText.contentType], body: body)
         }
+        if match("GET", "identify") != nil { return json(200, try await identify(query: request.query)) }
         if match("GET", "devices") != nil {
             return json(200, await withDeviceState(registry.statuses()))
         }
@@ -384,7 +385,7 @@ final class APIRouter: Sendable {
         ("GET", ["pages", "*", "templates", "*", "file"]), ("POST", ["pages", "*", "capture"]),
         ("POST", ["pages", "*", "apply"]),
         ("GET", ["pages", "*", "diff"]), ("GET", ["jobs"]), ("GET", ["jobs", "*"]), ("GET", ["audit"]),
-        ("GET", ["conformance"]), ("GET", ["pages", "*", "rollout"]),
+        ("GET", ["conformance"]), ("GET", ["pages", "*", "rollout"]), ("GET", ["identify"]),
     ]
 
     /// `POST /v1/backup`: a consistent copy of `lastset.db` made now (SQLite's online backup, jobs keep running),
@@ -652,14 +653,7 @@ final class APIRouter: Sendable {
             (snapshot, resolvedPage) = try await jobSnapshot(device: d, page: id)
             target = snapshot.target
         case (nil, let e?):
-            let endpoint: Endpoint
-            do {
-                endpoint = try Endpoint.parse(e)
-            } catch {
-                throw APIError.badRequest("bad_endpoint", error.description)
-            }
-            let unit = body.unit ?? 1
-            guard (1...247).contains(unit) else { throw APIError.badRequest("bad_unit", "unit \(unit) is not in 1...247") }
+            let (endpoint, unit) = try adHocTarget(endpoint: e, unit: body.unit ?? 1)
             let (adHoc, configured, config) = await registry.adHoc(endpoint: endpoint, unit: unit)
             target = adHoc
             // The page as the same generation has it; a configured machine reached by another spelling keeps its
@@ -698,6 +692,18 @@ final class APIRouter: Sendable {
             }
             return JobOutcome(replay: report)
         }
+    }
+
+    /// An ad-hoc target's endpoint and unit, checked: 400 `bad_endpoint` or `bad_unit` naming the value.
+    func adHocTarget(endpoint text: String, unit: Int) throws -> (Endpoint, Int) {
+        let endpoint: Endpoint
+        do {
+            endpoint = try Endpoint.parse(text)
+        } catch {
+            throw APIError.badRequest("bad_endpoint", error.description)
+        }
+        guard (1...247).contains(unit) else { throw APIError.badRequest("bad_unit", "unit \(unit) is not in 1...247") }
+        return (endpoint, unit)
     }
 
     /// Commits a version this host just archived to the fleet repository, without holding up the job
