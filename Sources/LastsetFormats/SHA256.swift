@@ -13,10 +13,15 @@ public struct SHA256: Sendable {
     public static func hex<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
         var h = SHA256()
         h.update(bytes)
+        return h.finalizeHex()
+    }
+
+    /// The digest as 64 lower-case hex digits (the context starts over afterwards).
+    public mutating func finalizeHex() -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text = [UInt8]()
         text.reserveCapacity(64)
-        for b in h.finalize() {
+        for b in finalize() {
             text.append(digits[Int(b >> 4)])
             text.append(digits[Int(b & 0x0F)])
         }

@@ -17,4 +17,7 @@ public enum AuditKind: String, Codable, Sendable, Hashable, CaseIterable {
     /// Audit records past the configured retention exported to a file of `<data>/audit-archive/` and removed
     /// from the database (the daemon's own job: `who` is `lastsetd`, no page or device; `message` names the file).
     case retention
+    /// An administrator acknowledged a break of the audit log's hash chain (`lastset audit acknowledge`): the
+    /// daemon writes again; `message` lists what was found and why it was acknowledged. No page or device.
+    case chainAcknowledged = "chain-acknowledged"
 }

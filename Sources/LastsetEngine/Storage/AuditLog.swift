@@ -59,11 +59,15 @@ public final class AuditLog: Sendable {
 
     /// Inserts `row` inside the caller's transaction (with the version it belongs to, or alone); folds the intent
     /// it completes.
-    static func insert(_ row: Row, on c: Connection) throws(DatabaseError) {
+    static func insert(_ row: Row, on c: Connection) throws {
+        let (prev, hash) = try AuditChainStore.link(json: row.json, kind: row.kind, on: c)
         try c.run(
-            "INSERT INTO audit_record (time, kind, result, page_id, device, who, job, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO audit_record (time, kind, result, page_id, device, who, job, record, prev, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             .integer(row.time), .text(row.kind), .text(row.result), .text(row.pageId), .text(row.device), .text(row.who),
-            .text(row.job), .text(row.json))
+            .text(row.job), .text(row.json), .text(prev), .text(hash))
+        try AuditChainStore.advance(
+            to: AuditChainHead(seq: c.lastInsertRowID, hash: hash),
+            acknowledged: row.kind == AuditKind.chainAcknowledged.rawValue, on: c)
         if row.completes, let job = row.job {
             try c.run(
                 "UPDATE audit_record SET folded = 1 WHERE job = ? AND result = ? AND folded = 0", .text(job),

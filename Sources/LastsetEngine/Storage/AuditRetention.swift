@@ -278,6 +278,7 @@ public final class AuditRetention: Sendable {
             try await database.write { c in
                 var removed = 0
                 for seq in seqs {
+                    try AuditChainStore.prune(seq: seq, file: file.name, on: c)
                     removed += try c.run("DELETE FROM audit_record WHERE seq = ?", .integer(seq), operation: "prune")
                 }
                 guard removed == seqs.count else {

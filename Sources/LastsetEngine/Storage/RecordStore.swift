@@ -88,6 +88,26 @@ public enum RecordStore {
             ) STRICT, WITHOUT ROWID;
             CREATE INDEX device_state_by_version ON device_page_state (page_id, applied_version_id);
             """,
+            // 3: the audit log's hash chain (issue 24): each record's link to the one before it (`prev`) and its own
+            // hash; the links of records removed by retention; the head the daemon wrote last, and whether a
+            // verification found the chain broken (writes are refused until an administrator acknowledges it).
+            // Rows of earlier releases are chained in `seq` order when the store opens (`AuditChainStore.backfill`).
+            """
+            ALTER TABLE audit_record ADD COLUMN prev TEXT;
+            ALTER TABLE audit_record ADD COLUMN hash TEXT;
+            CREATE TABLE audit_pruned (
+                seq INTEGER PRIMARY KEY,
+                prev TEXT NOT NULL,
+                hash TEXT NOT NULL,
+                file TEXT NOT NULL
+            ) STRICT;
+            CREATE TABLE audit_chain (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                head_seq INTEGER NOT NULL,
+                head_hash TEXT NOT NULL,
+                broken TEXT
+            ) STRICT;
+            """,
         ])
 
     /// Opens (creating, migrating) `<data>/lastset.db`. A damaged database is refused with what to do.
@@ -97,8 +117,9 @@ public enum RecordStore {
         } catch {
             throw .storage(error)
         }
+        let database: Database
         do {
-            return try Database(directory: dataDirectory, fileName: fileName, schema: schema)
+            database = try Database(directory: dataDirectory, fileName: fileName, schema: schema)
         } catch {
             let keptAside = dataDirectory.appendingPathComponent(keptAsideName)
             var isDirectory: ObjCBool = false
@@ -106,6 +127,12 @@ public enum RecordStore {
                 FileManager.default.fileExists(atPath: keptAside.path, isDirectory: &isDirectory) && isDirectory.boolValue
             throw .database(error, dataDirectory: dataDirectory.path, keptAside: hasKeptAside ? keptAside.path : nil)
         }
+        do {
+            try database.writeNow { c in try AuditChainStore.backfill(c) }
+        } catch {
+            throw .migration("cannot chain the audit records written before the hash chain: \(error)")
+        }
+        return database
     }
 
     /// Milliseconds since 1970, as the database keeps times (the records' own precision).
