@@ -89,6 +89,7 @@ enum TextView {
             ("devices", String(health.devices)),
             ("pages", String(health.pages)),
             ("running jobs", String(health.runningJobs)),
+            ("audit chain", health.auditChainBroken.map { "BROKEN, nothing is written: \($0)" } ?? "intact"),
         ]).map { String($0.dropFirst(2)) }
         if !runningJobs.isEmpty {
             var table = Table([

@@ -66,6 +66,7 @@ final class FakeDaemonTests: XCTestCase {
             devices       3
             pages         2
             running jobs  1
+            audit chain   intact
 
             JOB  KIND   PAGE     DEVICE   PHASE    PROGRESS  STARTED
             j1   apply  heating  press-2  writing       2/4  2027-01-15T08:00:00.000Z

@@ -14,10 +14,13 @@ public struct HealthInfo: Codable, Sendable, Hashable {
     public var runningJobs: Int
     /// The fleet (this host, its hub, the last sync); nil without a `fleet` section.
     public var fleet: FleetStatus?
+    /// What broke the audit log's hash chain, while nothing is written until an administrator acknowledges it; nil
+    /// when the chain is intact (`lastset audit verify`).
+    public var auditChainBroken: String?
 
     public init(
         status: HealthStatus, version: String, startedAt: Date, configFile: String, dataDirectory: String, devices: Int, pages: Int,
-        runningJobs: Int
+        runningJobs: Int, auditChainBroken: String? = nil
     ) {
         self.status = status
         self.version = version
@@ -28,5 +31,6 @@ public struct HealthInfo: Codable, Sendable, Hashable {
         self.pages = pages
         self.runningJobs = runningJobs
         self.fleet = nil
+        self.auditChainBroken = auditChainBroken
     }
 }

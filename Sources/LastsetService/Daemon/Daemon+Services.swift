@@ -46,6 +46,7 @@ extension Daemon {
                 }, stop: { server.stop() }),
             SystemdWatchdog(notifier: notifier, selfCheck: selfCheck, log: log),
             AuditRetentionLoop(retention: AuditRetention(database: engine.database), registry: registry, log: log),
+            AuditChainCheck(audit: engine.audit, log: log),
         ]
         if let fleet = start.fleet { services.append(FleetSyncLoop(fleet: fleet, log: log)) }
         services += [
@@ -80,7 +81,7 @@ extension Daemon {
             HealthInfo(
                 status: .ok, version: version, startedAt: startedAt, configFile: configPath, dataDirectory: dataDirectory.path,
                 devices: await registry.config.devices.count, pages: await registry.config.pages.count,
-                runningJobs: await jobs.runningCount)
+                runningJobs: await jobs.runningCount, auditChainBroken: try? await start.engine.audit.chainBroken())
         }
         let startedListen = start.config.api?.tcp
         let startedAPI = start.config.api
