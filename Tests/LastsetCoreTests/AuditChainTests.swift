@@ -18,7 +18,7 @@ final class AuditChainTests: XCTestCase {
                 unit: 1, identity: [], templateVersion: i, pageHash: "sha256:00",
                 result: job == nil ? .archived : (started ? .started : .succeeded), message: "record \(i)",
                 registers: [
-                    AuditRegister(registerId: "speed", before: .unsigned(1), after: .unsigned(UInt64(i)), status: .verified)
+                    AuditRegister(registerId: "speed", before: .unsigned(1), after: .unsigned(UInt64(i)), status: .replay(.verified))
                 ], job: job)
         }
     }

@@ -25,7 +25,7 @@ final class AuditChainStoreTests: XCTestCase {
             time: Date(timeIntervalSince1970: 1_800_000_000 + Double(i)), kind: .replay, who: "uid:\(i)", pageId: "p",
             device: "d", endpoint: "tcp://127.0.0.1:1", unit: 1, identity: [], templateVersion: i, pageHash: "sha256:00",
             result: result, message: "record \(i)",
-            registers: [AuditRegister(registerId: "r", before: .unsigned(1), after: .unsigned(UInt64(i)), status: .verified)],
+            registers: [AuditRegister(registerId: "r", before: .unsigned(1), after: .unsigned(UInt64(i)), status: .replay(.verified))],
             job: job)
     }
 
