@@ -182,7 +182,7 @@ final class ConnectionGuard: Sendable {
 
     /// Answers 503 `too_many_connections` on a socket no request has been read from yet, and shuts it down.
     private static func refuse(_ fd: Int32, _ refusal: SocketConnectionLimits.Refusal) {
-        let response = HTTPResponse.error(503, code: "too_many_connections", message: refusal.description)
+        let response = HTTPResponse.error(503, code: .tooManyConnections, message: refusal.description)
         var bytes = Array(
             "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: \(response.body.count)\r\nConnection: close\r\n\r\n"
                 .utf8)

@@ -123,26 +123,26 @@ public struct HTTPAuth: Sendable {
             return .denied(Self.unauthorized("a bearer token or a session (POST /v1/session) is required", invalid: false))
         }
         guard let session = sessions.lookup(id, now: now) else {
-            return .denied(.error(401, code: "unauthorized", message: "the session has ended or expired; sign in again"))
+            return .denied(.error(401, code: .unauthorized, message: "the session has ended or expired; sign in again"))
         }
         // A token revoked by a reload ends every session opened with it.
         guard let token = tokens.first(where: { $0.name == session.tokenName && $0.digest == session.digest }) else {
             sessions.end(id)
             return .denied(
-                .error(401, code: "unauthorized", message: "the token \"\(session.tokenName)\" of this session was revoked"))
+                .error(401, code: .unauthorized, message: "the token \"\(session.tokenName)\" of this session was revoked"))
         }
         if !Self.isSafe(request.method) {
             guard request.headers["Origin"] != nil else {
                 return .denied(
                     .error(
-                        403, code: "forbidden_origin",
+                        403, code: .forbiddenOrigin,
                         message: "a browser request that changes state must carry the console's Origin"))
             }
             let presented = Array((request.headers[Self.csrfHeader] ?? "").utf8)
             guard Self.constantTimeEquals(Array(session.csrfToken.utf8), presented) else {
                 return .denied(
                     .error(
-                        403, code: "csrf_failed",
+                        403, code: .csrfFailed,
                         message: "the \(Self.csrfHeader) header is missing or does not match this session"))
             }
         }
@@ -153,11 +153,11 @@ public struct HTTPAuth: Sendable {
     /// `Set-Cookie` value to send; nil with the refusal when the secret matches no token.
     public func signIn(_ request: HTTPRequest, secret: String, now: Date = Date()) -> Result<(Session, String), HTTPError> {
         if case .unix = request.peer {
-            return .failure(HTTPError(.error(400, code: "no_sessions", message: "sessions are for the TCP listener's browsers")))
+            return .failure(HTTPError(.error(400, code: .noSessions, message: "sessions are for the TCP listener's browsers")))
         }
         if let refusal = browserContextRefusal(request) { return .failure(HTTPError(refusal)) }
         guard let token = match(Array(secret.utf8)) else {
-            return .failure(HTTPError(.error(401, code: "unauthorized", message: "the token is not valid")))
+            return .failure(HTTPError(.error(401, code: .unauthorized, message: "the token is not valid")))
         }
         let session = sessions.create(tokenName: token.name, role: token.role, digest: token.digest, now: now)
         return .success((session, sessionCookie(session.id, maxAge: Int(sessions.lifetime.components.seconds))))
@@ -191,7 +191,7 @@ public struct HTTPAuth: Sendable {
         if !groups.isDisjoint(with: roles.viewerGroups ?? []) { return .allowed(Principal(name: name, role: .viewer)) }
         return .denied(
             .error(
-                403, code: "no_role",
+                403, code: .noRole,
                 message:
                     "\(name) is in none of the groups api.roles names (groups: \(account.groups.sorted().joined(separator: ", ")))"
             ))
@@ -201,7 +201,7 @@ public struct HTTPAuth: Sendable {
     public func hostRefusal(_ request: HTTPRequest) -> HTTPResponse? {
         let host = request.headers["Host"] ?? ""
         guard allowedHosts.contains(host.lowercased()) else {
-            return .error(403, code: "forbidden_host", message: "Host \"\(host)\" is not accepted on this listener")
+            return .error(403, code: .forbiddenHost, message: "Host \"\(host)\" is not accepted on this listener")
         }
         return nil
     }
@@ -210,7 +210,7 @@ public struct HTTPAuth: Sendable {
     private func browserContextRefusal(_ request: HTTPRequest) -> HTTPResponse? {
         if let refusal = hostRefusal(request) { return refusal }
         if let origin = request.headers["Origin"], !allowedOrigins.contains(origin.lowercased()) {
-            return .error(403, code: "forbidden_origin", message: "Origin \"\(origin)\" is not accepted")
+            return .error(403, code: .forbiddenOrigin, message: "Origin \"\(origin)\" is not accepted")
         }
         return nil
     }
@@ -229,7 +229,7 @@ public struct HTTPAuth: Sendable {
     private static func isSafe(_ method: String) -> Bool { method == "GET" || method == "HEAD" }
 
     private static func unauthorized(_ message: String, invalid: Bool) -> HTTPResponse {
-        var response = HTTPResponse.error(401, code: "unauthorized", message: message)
+        var response = HTTPResponse.error(401, code: .unauthorized, message: message)
         response.headers["WWW-Authenticate"] = invalid ? "Bearer error=\"invalid_token\"" : "Bearer"
         return response
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LastsetCore
 
 /// A complete HTTP response produced by the application handler.
 public struct HTTPResponse: Sendable, Equatable {
@@ -27,11 +28,16 @@ public struct HTTPResponse: Sendable, Equatable {
             body.append(0x0A)
             return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: body)
         } catch {
-            return .error(500, code: "encoding_failed", message: "cannot encode the response: \(error)")
+            return .error(500, code: .encodingFailed, message: "cannot encode the response: \(error)")
         }
     }
 
     /// The API's error shape: `{"error":{"code":"<stable code>","message":"<human text>"}}`.
+    public static func error(_ status: Int, code: APIErrorCode, message: String) -> HTTPResponse {
+        error(status, code: code.rawValue, message: message)
+    }
+
+    /// An error body with a code outside `APIErrorCode` (test servers, fakes); the daemon answers with the typed one.
     public static func error(_ status: Int, code: String, message: String) -> HTTPResponse {
         json(status, HTTPErrorBody(error: .init(code: code, message: message)))
     }

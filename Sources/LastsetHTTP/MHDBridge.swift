@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Dispatch
 import Glibc
+import LastsetCore
 
 /// Immutable per-listener state handed to libmicrohttpd as its callback context.
 ///
@@ -86,7 +87,7 @@ enum MHDBridge {
             if let reason = state.badTarget {
                 state.responded = true
                 listener.connections.handling(socketContext)
-                var response = HTTPResponse.error(400, code: "bad_path", message: reason)
+                var response = HTTPResponse.error(400, code: .badPath, message: reason)
                 response.headers["Connection"] = "close"
                 return queue(response, on: connection)
             }
@@ -192,13 +193,13 @@ enum MHDBridge {
             done.signal()
         }
         done.wait()
-        return slot.response ?? .error(500, code: "internal", message: "the handler returned no response")
+        return slot.response ?? .error(500, code: .internal, message: "the handler returned no response")
     }
 
     private static func tooLarge(_ length: Int?, limit: Int) -> HTTPResponse {
         let size = length.map { "\($0)-byte" } ?? "chunked"
         var response = HTTPResponse.error(
-            413, code: "body_too_large", message: "the \(size) request body exceeds the limit of \(limit) bytes")
+            413, code: .bodyTooLarge, message: "the \(size) request body exceeds the limit of \(limit) bytes")
         response.headers["Connection"] = "close"
         return response
     }

@@ -3,40 +3,9 @@ import XCTest
 
 @testable import LastsetCore
 
-/// The roles table, the access part of the config and the audit filter, table-driven.
+/// The access part of the config and the audit filter, table-driven (the roles of the routes: `RouteTableTests`,
+/// and for the daemon's own table `APIRouteTableTests`).
 final class APIAccessTests: XCTestCase {
-    func testRequiredRoles() {
-        let cases: [(String, String, Bool, APIRole?)] = [
-            ("GET", "/health", false, .viewer),
-            ("GET", "/devices", false, .viewer),
-            ("GET", "/pages/heating/templates/3/file", false, .viewer),
-            ("GET", "/pages/heating/diff", false, .viewer),
-            ("GET", "/audit", false, .viewer),
-            ("HEAD", "/jobs", false, .viewer),
-            ("POST", "/pages/heating/apply", true, .viewer),
-            ("POST", "/pages/heating/apply", false, .operator),
-            ("POST", "/pages/heating/capture", true, .operator),
-            ("POST", "/devices/press-b/apply", true, .viewer),
-            ("POST", "/devices/press-b/apply", false, .operator),
-            ("POST", "/pages/heating/promote", true, .operator),
-            ("DELETE", "/pages/heating/templates/3", false, .operator),
-            ("GET", "/pages/heating/templates/3/diff", false, .viewer),
-            ("POST", "/pages/heating/templates", false, .operator),
-            ("POST", "/import", false, .operator),
-            ("DELETE", "/jobs/1", false, .operator),
-            ("PUT", "/pages/heating", false, .operator),
-            ("POST", "/session", false, nil),
-            ("DELETE", "/session", false, nil),
-            ("GET", "/session", false, nil),
-        ]
-        for (method, path, dryRun, expected) in cases {
-            let route = path.split(separator: "/").map(String.init)
-            XCTAssertEqual(
-                APIAccess.requiredRole(method: method, route: route, dryRun: dryRun), expected, "\(method) \(path) \(dryRun)")
-        }
-        XCTAssertLessThan(APIRole.viewer, APIRole.operator)
-    }
-
     func testLoopbackAddresses() {
         for (host, expected) in [
             ("127.0.0.1", true), ("127.3.2.1", true), ("localhost", true), ("::1", true), ("[::1]", true),

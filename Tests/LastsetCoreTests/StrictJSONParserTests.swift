@@ -152,7 +152,7 @@ final class StrictJSONParserTests: XCTestCase {
                 _ = try RequestBody.fields(Array(body.utf8), shape: shape)
                 XCTAssertNil(code, body)
             } catch {
-                XCTAssertEqual(error.code, code, "\(body): \(error)")
+                XCTAssertEqual(error.code.rawValue, code, "\(body): \(error)")
             }
         }
     }

@@ -18,26 +18,59 @@ public enum RequestBody {
         }
     }
 
-    /// The body's fields, after every strict check; throws the first broken rule.
-    public static func fields(_ body: [UInt8], shape: Shape) throws(RequestBodyError) -> [String: JSONValue] {
-        guard !body.isEmpty else { throw RequestBodyError(code: "bad_json", message: "the request needs a JSON body") }
-        let value: JSONValue
+    /// A body read once by the strict parser: the access check (is it a dry run?) and the decoding both use it.
+    public struct Parsed: Sendable {
+        /// The body as received.
+        public let bytes: [UInt8]
+        /// The parsed value, or why the body is not strict JSON.
+        public let value: Result<JSONValue, RequestBodyError>
+
+        /// Parses `bytes` (strict JSON, at most 16 levels deep and 1 MiB).
+        public init(_ bytes: [UInt8]) {
+            self.bytes = bytes
+            do throws(RequestBodyError) {
+                value = .success(try RequestBody.parse(bytes))
+            } catch {
+                value = .failure(error)
+            }
+        }
+
+        /// Whether the body asks for a dry run: an object whose `dryRun` is exactly `true`. A body the strict
+        /// parser refuses (a repeated key included) is none.
+        public var isDryRun: Bool {
+            if case .success(.object(let fields)) = value { return fields["dryRun"] == .bool(true) }
+            return false
+        }
+    }
+
+    private static func parse(_ body: [UInt8]) throws(RequestBodyError) -> JSONValue {
+        guard !body.isEmpty else { throw RequestBodyError(code: .badJSON, message: "the request needs a JSON body") }
         do throws(JSONSyntaxError) {
-            value = try StrictJSONParser.parse(body, syntax: .json, limits: .init(maxDepth: 16, maxBytes: 1 << 20))
+            return try StrictJSONParser.parse(body, syntax: .json, limits: .init(maxDepth: 16, maxBytes: 1 << 20))
         } catch {
             let duplicate = error.isDuplicateKey
             throw RequestBodyError(
-                code: duplicate ? "duplicate_key" : "bad_json",
+                code: duplicate ? .duplicateKey : .badJSON,
                 message: duplicate ? "\(error.message) at line \(error.line), column \(error.column)" : "malformed JSON: \(error)"
             )
         }
+    }
+
+    /// The body's fields, after every strict check; throws the first broken rule.
+    public static func fields(_ body: [UInt8], shape: Shape) throws(RequestBodyError) -> [String: JSONValue] {
+        try fields(Parsed(body), shape: shape)
+    }
+
+    /// The fields of a parsed body, after every strict check; throws the first broken rule.
+    public static func fields(_ body: Parsed, shape: Shape) throws(RequestBodyError) -> [String: JSONValue] {
+        let value = try body.value.get()
         guard case .object(let fields) = value else {
-            throw RequestBodyError(code: "bad_json", message: "the body must be a JSON object, not \(value.typeName)")
+            throw RequestBodyError(code: .badJSON, message: "the body must be a JSON object, not \(value.typeName)")
         }
         let unknown = fields.keys.filter { !shape.keys.contains($0) }.sorted()
         guard unknown.isEmpty else {
             throw RequestBodyError(
-                code: "unknown_key",
+                code: .unknownKey,
                 message:
                     "unknown key\(unknown.count == 1 ? "" : "s") \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")); expected \(shape.keys.sorted().joined(separator: ", "))"
             )
@@ -46,12 +79,12 @@ public enum RequestBody {
             let v = fields[key]!
             if v == .null {
                 throw RequestBodyError(
-                    code: "null_value", message: "\"\(key)\" is null; give a value or leave the key out (null is never a default)"
+                    code: .nullValue, message: "\"\(key)\" is null; give a value or leave the key out (null is never a default)"
                 )
             }
             if shape.booleans.contains(key), case .bool = v {
             } else if shape.booleans.contains(key) {
-                throw RequestBodyError(code: "bad_json", message: "\"\(key)\" must be true or false, not \(v.abbreviated())")
+                throw RequestBodyError(code: .badJSON, message: "\"\(key)\" must be true or false, not \(v.abbreviated())")
             }
         }
         return fields
@@ -61,11 +94,11 @@ public enum RequestBody {
 /// A request body refused by `RequestBody`: a stable error code and a message quoting the problem.
 public struct RequestBodyError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Stable code for the API's error body (`bad_json`, `duplicate_key`, `null_value`, `unknown_key`).
-    public var code: String
+    public var code: APIErrorCode
     /// What is wrong.
     public var message: String
     /// An error from its parts.
-    public init(code: String, message: String) {
+    public init(code: APIErrorCode, message: String) {
         self.code = code
         self.message = message
     }

@@ -5,6 +5,18 @@ import LastsetHTTP
 
 /// The conformance routes: what each device page holds and whether it still does (docs/API.md).
 extension APIRouter {
+    /// `GET /v1/conformance` (`?page=` narrows to one page: 400 `invalid_name`, 404 `unknown_page`).
+    func showConformance(_ call: APICall) async throws -> HTTPResponse {
+        let pageId = call.query("page")
+        if let pageId { _ = try await page(pageId) }
+        return .api(200, await conformance(page: pageId))
+    }
+
+    /// `GET /v1/pages/{page}/rollout`.
+    func showRollout(_ call: APICall) async throws -> HTTPResponse {
+        .api(200, await rollout(page: try await page(call.parameter("page"))))
+    }
+
     /// Every device page's conformance (`page` narrows to one page), in config order.
     func conformance(page pageId: String?) async -> [PageConformance] {
         let config = await registry.config
@@ -21,7 +33,7 @@ extension APIRouter {
         return out
     }
 
-    /// `GET /v1/pages/{page}/rollout`.
+    /// The page's rollout: each device's standing against the latest version.
     func rollout(page: CompiledPage) async -> Rollout {
         let latest = try? await engine.archive.load(pageId: page.id).versionId.id
         var devices: [RolloutDevice] = []

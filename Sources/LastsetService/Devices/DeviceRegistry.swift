@@ -240,6 +240,15 @@ actor DeviceRegistry {
         states[id] = s
     }
 
+    /// Records what a job's report tells of the device's health (nothing when the job never reached it).
+    func record(_ contact: DeviceContact, device id: String) {
+        switch contact {
+        case .answered: recordSuccess(id)
+        case .lost(let error): recordFailure(id, error: error)
+        case .none: break
+        }
+    }
+
     /// Conformance of polled device pages: device id → page id → last verdict.
     private var conformance: [String: [String: PageConformance]] = [:]
 
