@@ -1,8 +1,8 @@
 import Foundation
+import LastsetFormats
 import XCTest
 
 @testable import LastsetCore
-import LastsetFormats
 
 /// The strict parser accepts what Foundation's JSON5 decoder accepts (the same values), says where
 /// text stops being valid, and refuses what Foundation hides (repeated keys) or traps on (invalid UTF-8).

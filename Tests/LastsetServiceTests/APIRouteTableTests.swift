@@ -23,7 +23,9 @@ final class APIRouteTableTests: XCTestCase {
 
     /// GitHub's anchor of a heading `METHOD PATH`: lower case, letters, digits, spaces as hyphens.
     private static func anchor(_ heading: String) -> String {
-        String(heading.lowercased().compactMap { c -> Character? in c == " " ? "-" : (c.isLetter || c.isNumber || c == "-" ? c : nil) })
+        String(
+            heading.lowercased().compactMap { c -> Character? in c == " " ? "-" : (c.isLetter || c.isNumber || c == "-" ? c : nil)
+            })
     }
 
     private static var tableRows: [IndexRow] {
@@ -131,7 +133,9 @@ final class APIRouteTableTests: XCTestCase {
         let engine = try Engine(dataDirectory: data)
         addTeardownBlock { engine.close() }
         return APIRouter(registry: DeviceRegistry(config: config), jobs: JobTable(), engine: engine, auth: auth) {
-            HealthInfo(status: .ok, version: "test", startedAt: Date(), configFile: "", dataDirectory: "", devices: 1, pages: 1, runningJobs: 0)
+            HealthInfo(
+                status: .ok, version: "test", startedAt: Date(), configFile: "", dataDirectory: "", devices: 1, pages: 1,
+                runningJobs: 0)
         }
     }
 
@@ -161,12 +165,14 @@ final class APIRouteTableTests: XCTestCase {
         let sample = ["page": "p", "version": "1", "id": "press-a"]
         var paths: [String: [String]] = [:]
         for route in APIRouter.table.routes {
-            let path = "/" + route.pattern.segments.map { segment -> String in
-                switch segment {
-                case .literal(let text): return text
-                case .parameter(let name): return sample[name] ?? name
-                }
-            }.joined(separator: "/")
+            let path =
+                "/"
+                + route.pattern.segments.map { segment -> String in
+                    switch segment {
+                    case .literal(let text): return text
+                    case .parameter(let name): return sample[name] ?? name
+                    }
+                }.joined(separator: "/")
             paths[path, default: []].append(route.method.rawValue)
             guard route.access != .session else { continue }
             let viewer = await send(router, route.method.rawValue, path, secret: Self.viewerSecret)
@@ -208,10 +214,12 @@ final class APIRouteTableTests: XCTestCase {
             XCTAssertEqual(answer.status, status, "\(method) \(path)")
             XCTAssertEqual(answer.code, code, "\(method) \(path)")
         }
-        let dry = await send(router, "POST", "/v1/pages/p/apply", secret: Self.viewerSecret, body: #"{"device":"nope","dryRun":true}"#)
+        let dry = await send(
+            router, "POST", "/v1/pages/p/apply", secret: Self.viewerSecret, body: #"{"device":"nope","dryRun":true}"#)
         XCTAssertEqual(dry.code, "unknown_device")
         let doubled = await send(
-            router, "POST", "/v1/pages/p/apply", secret: Self.viewerSecret, body: #"{"device":"nope","dryRun":false,"dryRun":true}"#)
+            router, "POST", "/v1/pages/p/apply", secret: Self.viewerSecret,
+            body: #"{"device":"nope","dryRun":false,"dryRun":true}"#)
         XCTAssertEqual(doubled.code, "forbidden_role", "a repeated dryRun is no dry run")
         // A whole-machine dry run too (the page has no template: the job ends at once, nothing sent).
         let allAtOnce = await send(

@@ -1,4 +1,5 @@
 import LastsetFormats
+
 /// The strict reading of an API request body, before it is decoded into its type.
 ///
 /// A null, a repeated key, an unknown key or a safety-relevant flag that is not exactly `true` or

@@ -22,12 +22,13 @@ public struct RoutePattern: Hashable, Sendable, CustomStringConvertible {
 
     /// The pattern as written: `/v1/pages/{page}`.
     public var description: String {
-        "/" + segments.map { segment in
-            switch segment {
-            case .literal(let text): return text
-            case .parameter(let name): return "{\(name)}"
-            }
-        }.joined(separator: "/")
+        "/"
+            + segments.map { segment in
+                switch segment {
+                case .literal(let text): return text
+                case .parameter(let name): return "{\(name)}"
+                }
+            }.joined(separator: "/")
     }
 
     /// The parameters `path` (a request's segments) gives this pattern; nil when it does not match.

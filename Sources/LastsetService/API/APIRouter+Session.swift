@@ -13,7 +13,8 @@ extension APIRouter {
             return .api(
                 200,
                 SessionInfo(
-                    signedIn: true, principal: p.name, role: p.role, csrfToken: session?.csrfToken, expiresAt: session?.expiresAt))
+                    signedIn: true, principal: p.name, role: p.role, csrfToken: session?.csrfToken, expiresAt: session?.expiresAt)
+            )
         case .denied(let response) where response.status == 401:
             return .api(200, SessionInfo(signedIn: false))
         case .denied(let response):
