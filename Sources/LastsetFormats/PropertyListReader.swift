@@ -181,21 +181,7 @@ private struct BinaryPlistReader {
                 throw fail(
                     index, "unsupported marker 0x\(String(marker, radix: 16)) (null and fill objects are not used by archives)")
             }
-        case 0x1:
-            let n = Int(marker & 0x0F)
-            switch n {
-            case 0, 1, 2:
-                value = .integer(Int64(try uint(start + 1, 1 << n, limit: tableOffset, index)))
-            case 3:
-                value = .integer(Int64(bitPattern: try uint(start + 1, 8, limit: tableOffset, index)))
-            case 4:
-                // 128-bit: accepted when it fits 64 bits signed.
-                let high = try uint(start + 1, 8, limit: tableOffset, index)
-                let low = try uint(start + 9, 8, limit: tableOffset, index)
-                guard high == 0, low <= UInt64(Int64.max) else { throw fail(index, "integer does not fit 64 bits") }
-                value = .integer(Int64(low))
-            default: throw fail(index, "integer of 2^\(n) bytes is not supported")
-            }
+        case 0x1: value = .integer(try integer(marker, at: start, index))
         case 0x2:
             switch marker & 0x0F {
             case 2: value = .real(Double(Float(bitPattern: UInt32(try uint(start + 1, 4, limit: tableOffset, index)))))
@@ -209,49 +195,83 @@ private struct BinaryPlistReader {
             let (n, at) = try length(marker, at: start, index)
             guard n <= tableOffset - at else { throw fail(index, "data of \(n) bytes runs past the object area") }
             value = .data(Array(b[at..<at + n]))
-        case 0x5:
-            let (n, at) = try length(marker, at: start, index)
-            guard n <= tableOffset - at else { throw fail(index, "string of \(n) bytes runs past the object area") }
-            let bytes = b[at..<at + n]
-            guard let s = String(validating: bytes, as: UTF8.self) else { throw fail(index, "string is not ASCII/UTF-8") }
-            value = .string(s)
-        case 0x6:
-            let (n, at) = try length(marker, at: start, index)
-            guard n <= (tableOffset - at) / 2 else { throw fail(index, "string of \(n) UTF-16 units runs past the object area") }
-            var units: [UInt16] = []
-            units.reserveCapacity(n)
-            for i in 0..<n { units.append(UInt16(b[at + 2 * i]) << 8 | UInt16(b[at + 2 * i + 1])) }
-            value = .string(String(decoding: units, as: UTF16.self))
+        case 0x5, 0x6: value = .string(try string(marker, at: start, index))
         case 0x8:
             let size = Int(marker & 0x0F) + 1
             guard size <= 8 else { throw fail(index, "reference of \(size) bytes is not supported") }
             value = .uid(try uint(start + 1, size, limit: tableOffset, index))
-        case 0xA, 0xC:
-            let (n, at) = try length(marker, at: start, index)
-            var items: [PropertyList] = []
-            items.reserveCapacity(Swift.min(n, 4096))
-            for r in try refs(n, at: at, index) { items.append(try object(r, depth: depth + 1)) }
-            value = .array(items)
-        case 0xD:
-            let (n, at) = try length(marker, at: start, index)
-            guard n <= (tableOffset - at) / (2 * refSize) else {
-                throw fail(index, "dictionary of \(n) pairs runs past the object area")
-            }
-            let keys = try refs(n, at: at, index)
-            let values = try refs(n, at: at + n * refSize, index)
-            var dict: [String: PropertyList] = [:]
-            for (k, v) in zip(keys, values) {
-                guard case .string(let key) = try object(k, depth: depth + 1) else {
-                    throw fail(index, "dictionary key (object \(k)) is not a string")
-                }
-                guard dict[key] == nil else { throw fail(index, "dictionary has the key \"\(key)\" twice") }
-                dict[key] = try object(v, depth: depth + 1)
-            }
-            value = .dictionary(dict)
+        case 0xA, 0xC: value = .array(try array(marker, at: start, index, depth: depth))
+        case 0xD: value = .dictionary(try dictionary(marker, at: start, index, depth: depth))
         default:
             throw fail(index, "unknown marker 0x\(String(marker, radix: 16))")
         }
         memo[index] = value
         return value
+    }
+
+    /// An integer object (1, 2, 4 or 8 bytes; 16 when it fits 64 bits signed).
+    private func integer(_ marker: UInt8, at start: Int, _ index: Int) throws(PropertyListError) -> Int64 {
+        let n = Int(marker & 0x0F)
+        switch n {
+        case 0, 1, 2:
+            return Int64(try uint(start + 1, 1 << n, limit: tableOffset, index))
+        case 3:
+            return Int64(bitPattern: try uint(start + 1, 8, limit: tableOffset, index))
+        case 4:
+            // 128-bit: accepted when it fits 64 bits signed.
+            let high = try uint(start + 1, 8, limit: tableOffset, index)
+            let low = try uint(start + 9, 8, limit: tableOffset, index)
+            guard high == 0, low <= UInt64(Int64.max) else { throw fail(index, "integer does not fit 64 bits") }
+            return Int64(low)
+        default: throw fail(index, "integer of 2^\(n) bytes is not supported")
+        }
+    }
+
+    /// A string object: ASCII/UTF-8 (marker 0x5_) or UTF-16 big-endian (0x6_).
+    private func string(_ marker: UInt8, at start: Int, _ index: Int) throws(PropertyListError) -> String {
+        let (n, at) = try length(marker, at: start, index)
+        if marker >> 4 == 0x5 {
+            guard n <= tableOffset - at else { throw fail(index, "string of \(n) bytes runs past the object area") }
+            let bytes = b[at..<at + n]
+            guard let s = String(validating: bytes, as: UTF8.self) else { throw fail(index, "string is not ASCII/UTF-8") }
+            return s
+        }
+        guard n <= (tableOffset - at) / 2 else { throw fail(index, "string of \(n) UTF-16 units runs past the object area") }
+        var units: [UInt16] = []
+        units.reserveCapacity(n)
+        for i in 0..<n { units.append(UInt16(b[at + 2 * i]) << 8 | UInt16(b[at + 2 * i + 1])) }
+        return String(decoding: units, as: UTF16.self)
+    }
+
+    /// An array (or set) object: its items, read one level deeper.
+    private mutating func array(_ marker: UInt8, at start: Int, _ index: Int, depth: Int) throws(PropertyListError)
+        -> [PropertyList]
+    {
+        let (n, at) = try length(marker, at: start, index)
+        var items: [PropertyList] = []
+        items.reserveCapacity(Swift.min(n, 4096))
+        for r in try refs(n, at: at, index) { items.append(try object(r, depth: depth + 1)) }
+        return items
+    }
+
+    /// A dictionary object: string keys (each once) and their values, read one level deeper.
+    private mutating func dictionary(_ marker: UInt8, at start: Int, _ index: Int, depth: Int) throws(PropertyListError)
+        -> [String: PropertyList]
+    {
+        let (n, at) = try length(marker, at: start, index)
+        guard n <= (tableOffset - at) / (2 * refSize) else {
+            throw fail(index, "dictionary of \(n) pairs runs past the object area")
+        }
+        let keys = try refs(n, at: at, index)
+        let values = try refs(n, at: at + n * refSize, index)
+        var dict: [String: PropertyList] = [:]
+        for (k, v) in zip(keys, values) {
+            guard case .string(let key) = try object(k, depth: depth + 1) else {
+                throw fail(index, "dictionary key (object \(k)) is not a string")
+            }
+            guard dict[key] == nil else { throw fail(index, "dictionary has the key \"\(key)\" twice") }
+            dict[key] = try object(v, depth: depth + 1)
+        }
+        return dict
     }
 }

@@ -5,26 +5,54 @@
 public enum PropertyListWriter {
     /// The binary plist bytes of `value`.
     public static func binary(_ value: PropertyList) -> [UInt8] {
-        var objects: [[UInt8]] = []
-        var strings: [String: Int] = [:]
         // Objects are numbered depth-first (the top object is 0); containers are filled in once their
         // children have numbers, so references are known when a container is encoded.
-        var refSizeGuess = 1
-        func count(_ v: PropertyList) -> Int {
-            switch v {
-            case .array(let a): return 1 + a.reduce(0) { $0 + count($1) }
-            case .dictionary(let d): return 1 + d.reduce(0) { $0 + 1 + count($1.value) }
-            default: return 1
-            }
-        }
-        let upperBound = count(value)
-        while upperBound >= 1 << (8 * refSizeGuess) { refSizeGuess += 1 }
-        let refSize = refSizeGuess
+        var refSize = 1
+        let upperBound = objectCount(value)
+        while upperBound >= 1 << (8 * refSize) { refSize += 1 }
+        var objects = Objects(refSize: refSize)
+        _ = objects.add(value)
 
-        func add(_ v: PropertyList) -> Int {
+        var file = PropertyListReader.binaryMagic
+        var offsets: [Int] = []
+        offsets.reserveCapacity(objects.encoded.count)
+        for o in objects.encoded {
+            offsets.append(file.count)
+            file += o
+        }
+        let tableOffset = file.count
+        var offsetSize = 1
+        while tableOffset >= 1 << (8 * offsetSize) { offsetSize += 1 }
+        for o in offsets { file += bigEndian(UInt64(o), offsetSize) }
+        file += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)]
+        file += bigEndian(UInt64(objects.encoded.count), 8)
+        file += bigEndian(0, 8)
+        file += bigEndian(UInt64(tableOffset), 8)
+        return file
+    }
+
+    /// How many objects `value` makes at most (strings not shared): what the reference size must count to.
+    private static func objectCount(_ v: PropertyList) -> Int {
+        switch v {
+        case .array(let a): return 1 + a.reduce(0) { $0 + objectCount($1) }
+        case .dictionary(let d): return 1 + d.reduce(0) { $0 + 1 + objectCount($1.value) }
+        default: return 1
+        }
+    }
+
+    /// The objects of a file being written, each encoded, in number order; equal strings share one.
+    private struct Objects {
+        let refSize: Int
+        var encoded: [[UInt8]] = []
+        var strings: [String: Int] = [:]
+
+        init(refSize: Int) { self.refSize = refSize }
+
+        /// Numbers `v` (and its children, depth-first) and encodes it; returns its number.
+        mutating func add(_ v: PropertyList) -> Int {
             if case .string(let s) = v, let existing = strings[s] { return existing }
-            let index = objects.count
-            objects.append([])
+            let index = encoded.count
+            encoded.append([])
             var out: [UInt8] = []
             switch v {
             case .string(let s):
@@ -53,37 +81,21 @@ public enum PropertyListWriter {
                 out.append(0x80 | UInt8(size - 1))
                 out += bigEndian(u, size)
             case .array(let items):
-                let refs = items.map(add)
+                var refs: [Int] = []
+                for item in items { refs.append(add(item)) }
                 marker(0xA0, refs.count, &out)
                 for r in refs { out += bigEndian(UInt64(r), refSize) }
             case .dictionary(let d):
                 let keys = d.keys.sorted()
-                let keyRefs = keys.map { add(.string($0)) }
-                let valueRefs = keys.map { add(d[$0]!) }
+                var refs: [Int] = []
+                for key in keys { refs.append(add(.string(key))) }
+                for key in keys { refs.append(add(d[key]!)) }
                 marker(0xD0, keys.count, &out)
-                for r in keyRefs + valueRefs { out += bigEndian(UInt64(r), refSize) }
+                for r in refs { out += bigEndian(UInt64(r), refSize) }
             }
-            objects[index] = out
+            encoded[index] = out
             return index
         }
-        _ = add(value)
-
-        var file = PropertyListReader.binaryMagic
-        var offsets: [Int] = []
-        offsets.reserveCapacity(objects.count)
-        for o in objects {
-            offsets.append(file.count)
-            file += o
-        }
-        let tableOffset = file.count
-        var offsetSize = 1
-        while tableOffset >= 1 << (8 * offsetSize) { offsetSize += 1 }
-        for o in offsets { file += bigEndian(UInt64(o), offsetSize) }
-        file += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)]
-        file += bigEndian(UInt64(objects.count), 8)
-        file += bigEndian(0, 8)
-        file += bigEndian(UInt64(tableOffset), 8)
-        return file
     }
 
     private static func bigEndian(_ v: UInt64, _ size: Int) -> [UInt8] {

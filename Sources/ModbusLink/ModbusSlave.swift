@@ -301,10 +301,7 @@ public final class ModbusSlave: @unchecked Sendable {
     private func handle(_ ctx: OpaquePointer, query: [UInt8], length: Int, peer: String?) {
         let offset = Int(modbus_get_header_length(ctx))
         guard length >= offset + 1 else { return }
-        func word(_ at: Int) -> Int { at + 1 < length ? Int(query[at]) << 8 | Int(query[at + 1]) : 0 }
         let unit = Int(query[offset - 1])
-        let function = query[offset]
-        let address = word(offset + 1)
         let faults = lock.withLock { () -> SlaveFaults in
             requests += 1
             return unit == inspectionUnit ? SlaveFaults() : currentFaults
@@ -313,59 +310,20 @@ public final class ModbusSlave: @unchecked Sendable {
             let (s, atto) = faults.responseDelay.components
             usleep(UInt32(s) * 1_000_000 + UInt32(atto / 1_000_000_000_000))
         }
-        var count = 0
-        var values: [UInt16] = []
-        var exception: UInt8? = nil
-        switch function {
-        case 3, 4:
-            count = word(offset + 3)
-            if let max = faults.maxReadRegisters, count > max { exception = 3 }
-        case 6:
-            count = 1
-            values = [UInt16(word(offset + 3))]
-        case 16:
-            count = word(offset + 3)
-            values = (0..<count).map { UInt16(word(offset + 6 + 2 * $0)) }
-            if faults.refuseFC16 { exception = 1 }
-        default:
-            break
-        }
-        if exception == nil, count > 0 {
-            for a in address..<(address + count) {
-                if let code = faults.exceptions[a] {
-                    exception = code
-                    break
-                }
-            }
-        }
-        if exception == nil, function == 16 {
-            // A whole 32-bit value above its limit is an illegal data value; half of one cannot be judged.
-            for (a, limit) in faults.maxU32 where a >= address && a + 1 < address + count {
-                let value = UInt32(values[a - address]) << 16 | UInt32(values[a - address + 1])
-                if value > limit {
-                    exception = 3
-                    break
-                }
-            }
-        }
-        if function == 6 || function == 16 {
-            let write = SlaveWrite(function: function, unit: unit, address: address, values: values, exception: exception)
+        let request = Request(query: query, length: length, offset: offset)
+        let exception = Self.exception(for: request, under: faults)
+        if request.isWrite {
+            let write = SlaveWrite(
+                function: request.function, unit: unit, address: request.address, values: request.values,
+                exception: exception)
             lock.withLock { received.append(write) }
             writeObserver?(write)
         }
         if let frameObserver {
-            var words = values
-            if (function == 3 || function == 4) && exception == nil {
-                // The words modbus_reply is about to answer (it reads the same tables under the same lock).
-                words = lock.withLock {
-                    let table = function == 3 ? mapping.pointee.tab_registers! : mapping.pointee.tab_input_registers!
-                    return (address..<min(address + count, 65536)).map { table[$0] }
-                }
-            }
             frameObserver(
                 SlaveFrame(
-                    function: function, unit: unit, address: address, count: count, values: words, exception: exception,
-                    peer: peer))
+                    function: request.function, unit: unit, address: request.address, count: request.count,
+                    values: answeredWords(request, exception: exception), exception: exception, peer: peer))
         }
         if let exception {
             modbus_reply_exception(ctx, query, UInt32(exception))
@@ -373,14 +331,82 @@ public final class ModbusSlave: @unchecked Sendable {
         }
         lock.withLock {
             _ = modbus_reply(ctx, query, Int32(length), mapping)
-            if function == 6 || function == 16 {
-                for (a, limit) in faults.clamps where a >= address && a < address + count && a < 65536 {
-                    if mapping.pointee.tab_registers[a] > limit { mapping.pointee.tab_registers[a] = limit }
-                }
-                for (a, resets) in faults.dependents where a >= address && a < address + count {
-                    for (other, value) in resets where other < 65536 { mapping.pointee.tab_registers[other] = value }
-                }
+            if request.isWrite { applyAfterWrite(request, faults) }
+        }
+    }
+
+    /// The parts of a request the faults and the frame log look at.
+    private struct Request {
+        let function: UInt8
+        let address: Int
+        /// Registers read or written (0 for other functions).
+        let count: Int
+        /// The words written (FC06, FC16).
+        let values: [UInt16]
+
+        init(query: [UInt8], length: Int, offset: Int) {
+            func word(_ at: Int) -> Int { at + 1 < length ? Int(query[at]) << 8 | Int(query[at + 1]) : 0 }
+            function = query[offset]
+            address = word(offset + 1)
+            switch function {
+            case 3, 4:
+                count = word(offset + 3)
+                values = []
+            case 6:
+                count = 1
+                values = [UInt16(word(offset + 3))]
+            case 16:
+                let n = word(offset + 3)
+                count = n
+                values = (0..<n).map { UInt16(word(offset + 6 + 2 * $0)) }
+            default:
+                count = 0
+                values = []
             }
+        }
+
+        var isWrite: Bool { function == 6 || function == 16 }
+    }
+
+    /// The exception the faults make the request answer, if any: a read over `maxReadRegisters`, a refused FC16, an
+    /// address with an exception, a whole 32-bit value above its limit.
+    private static func exception(for request: Request, under faults: SlaveFaults) -> UInt8? {
+        let (function, address, count, values) = (request.function, request.address, request.count, request.values)
+        if function == 3 || function == 4, let max = faults.maxReadRegisters, count > max { return 3 }
+        if function == 16 && faults.refuseFC16 { return 1 }
+        if count > 0 {
+            for a in address..<(address + count) {
+                if let code = faults.exceptions[a] { return code }
+            }
+        }
+        if function == 16 {
+            // A whole 32-bit value above its limit is an illegal data value; half of one cannot be judged.
+            for (a, limit) in faults.maxU32 where a >= address && a + 1 < address + count {
+                let value = UInt32(values[a - address]) << 16 | UInt32(values[a - address + 1])
+                if value > limit { return 3 }
+            }
+        }
+        return nil
+    }
+
+    /// The words the frame log shows: those written, or those a read is about to be answered with.
+    private func answeredWords(_ request: Request, exception: UInt8?) -> [UInt16] {
+        guard (request.function == 3 || request.function == 4) && exception == nil else { return request.values }
+        // The words modbus_reply is about to answer (it reads the same tables under the same lock).
+        return lock.withLock {
+            let table = request.function == 3 ? mapping.pointee.tab_registers! : mapping.pointee.tab_input_registers!
+            return (request.address..<min(request.address + request.count, 65536)).map { table[$0] }
+        }
+    }
+
+    /// After a write is answered: the clamps and the registers a write resets (called under the lock).
+    private func applyAfterWrite(_ request: Request, _ faults: SlaveFaults) {
+        let (address, count) = (request.address, request.count)
+        for (a, limit) in faults.clamps where a >= address && a < address + count && a < 65536 {
+            if mapping.pointee.tab_registers[a] > limit { mapping.pointee.tab_registers[a] = limit }
+        }
+        for (a, resets) in faults.dependents where a >= address && a < address + count {
+            for (other, value) in resets where other < 65536 { mapping.pointee.tab_registers[other] = value }
         }
     }
 

@@ -28,22 +28,7 @@ public enum IOSArchive {
         } catch {
             throw IOSArchiveError("not a readable iOS archive: \(error.reason)")
         }
-        let items: [PropertyList]
-        do throws(PropertyListError) {
-            guard case .dictionary(let fields) = try archive.object(archive.root) else {
-                throw PropertyListError("the root object is not an NSArray")
-            }
-            let (name, _) = try archive.className(of: fields)
-            guard name == "NSArray" || name == "NSMutableArray" else {
-                throw PropertyListError("the root object is an \(name), not an NSArray of \(registerClass)")
-            }
-            guard case .array(let list)? = fields["NS.objects"] else {
-                throw PropertyListError("the root \(name) has no NS.objects list")
-            }
-            items = list
-        } catch {
-            throw IOSArchiveError("not an archive of \(registerClass) objects: \(error.reason)")
-        }
+        let items = try rootItems(of: archive)
         var memo: [Int: KeyedArchive.Value] = [:]
         var registers: [ArchivedRegister] = []
         var problems: [IOSArchiveProblem] = []
@@ -66,46 +51,76 @@ public enum IOSArchive {
                     IOSArchiveProblem(entry: i, registerId: nil, message: "is \(value.kindName), not an \(registerClass)"))
                 continue
             }
-            var entryProblems: [String] = []
-            func text(_ key: String) -> String? {
-                switch fields[key] {
-                case nil, .null?: return nil
-                case .string(let s)?: return s
-                case let other?:
-                    entryProblems.append("\(key) is \(other.kindName), expected a string")
-                    return nil
-                }
-            }
-            let registerId = text("registerId")
-            let name = text("name")
-            var address: Int?
-            switch fields["address"] {
-            case nil, .null?: break
-            case .integer(let a)?: address = Int(a)
-            case let other?: entryProblems.append("address is \(other.kindName), expected an integer")
-            }
-            var valueData: [UInt8]?
-            switch fields["valueData"] {
-            case nil, .null?: break
-            case .data(let d)?: valueData = d
-            case let other?: entryProblems.append("valueData is \(other.kindName), expected data")
-            }
-            var lastDate: Date?
-            switch fields["lastDate"] {
-            case nil, .null?: break
-            case .date(let t)? where t.isFinite && abs(t) < 1e11: lastDate = Date(timeIntervalSinceReferenceDate: t)
-            case .date(let t)?: entryProblems.append("lastDate \(t) is not a usable time")
-            case let other?: entryProblems.append("lastDate is \(other.kindName), expected an NSDate")
-            }
-            for p in entryProblems { problems.append(IOSArchiveProblem(entry: i, registerId: registerId, message: p)) }
-            if entryProblems.isEmpty {
-                registers.append(
-                    ArchivedRegister(
-                        index: i, registerId: registerId, name: name, address: address, valueData: valueData,
-                        lastDate: lastDate))
+            switch register(entry: i, fields) {
+            case .success(let register): registers.append(register)
+            case .failure(let entryProblems): problems += entryProblems.problems
             }
         }
         return (registers, problems)
+    }
+
+    /// The references in the root array's `NS.objects`: the root must be an NSArray or NSMutableArray.
+    private static func rootItems(of archive: KeyedArchive) throws(IOSArchiveError) -> [PropertyList] {
+        do throws(PropertyListError) {
+            guard case .dictionary(let fields) = try archive.object(archive.root) else {
+                throw PropertyListError("the root object is not an NSArray")
+            }
+            let (name, _) = try archive.className(of: fields)
+            guard name == "NSArray" || name == "NSMutableArray" else {
+                throw PropertyListError("the root object is an \(name), not an NSArray of \(registerClass)")
+            }
+            guard case .array(let list)? = fields["NS.objects"] else {
+                throw PropertyListError("the root \(name) has no NS.objects list")
+            }
+            return list
+        } catch {
+            throw IOSArchiveError("not an archive of \(registerClass) objects: \(error.reason)")
+        }
+    }
+
+    /// One `SARegister`'s fields as a register; every field of the wrong kind is a problem of the entry.
+    private static func register(entry i: Int, _ fields: [String: KeyedArchive.Value]) -> Result<
+        ArchivedRegister, IOSArchiveError
+    > {
+        var entryProblems: [String] = []
+        func text(_ key: String) -> String? {
+            switch fields[key] {
+            case nil, .null?: return nil
+            case .string(let s)?: return s
+            case let other?:
+                entryProblems.append("\(key) is \(other.kindName), expected a string")
+                return nil
+            }
+        }
+        let registerId = text("registerId")
+        let name = text("name")
+        var address: Int?
+        switch fields["address"] {
+        case nil, .null?: break
+        case .integer(let a)?: address = Int(a)
+        case let other?: entryProblems.append("address is \(other.kindName), expected an integer")
+        }
+        var valueData: [UInt8]?
+        switch fields["valueData"] {
+        case nil, .null?: break
+        case .data(let d)?: valueData = d
+        case let other?: entryProblems.append("valueData is \(other.kindName), expected data")
+        }
+        var lastDate: Date?
+        switch fields["lastDate"] {
+        case nil, .null?: break
+        case .date(let t)? where t.isFinite && abs(t) < 1e11: lastDate = Date(timeIntervalSinceReferenceDate: t)
+        case .date(let t)?: entryProblems.append("lastDate \(t) is not a usable time")
+        case let other?: entryProblems.append("lastDate is \(other.kindName), expected an NSDate")
+        }
+        guard entryProblems.isEmpty else {
+            return .failure(
+                IOSArchiveError(
+                    problems: entryProblems.map { IOSArchiveProblem(entry: i, registerId: registerId, message: $0) }))
+        }
+        return .success(
+            ArchivedRegister(
+                index: i, registerId: registerId, name: name, address: address, valueData: valueData, lastDate: lastDate))
     }
 
     /// The template an archive gives for `page`: every registerId mapped to the page's register (address
@@ -134,60 +149,23 @@ public enum IOSArchive {
             func problem(_ message: String) {
                 problems.append(IOSArchiveProblem(entry: record.index, registerId: record.registerId, message: message))
             }
-            guard let id = record.registerId else {
-                problem(
-                    "registerId is nil, so the entry cannot be matched to a register"
-                        + (record.address.map { " (address \($0))" } ?? ""))
-                continue
-            }
-            guard let register = page.register(id) else {
-                problem("page \"\(page.id)\" has no register with this registerId")
-                continue
-            }
-            if let first = seen[id] {
-                problem("registerId appears a second time (first at entry \(first))")
-                continue
-            }
-            seen[id] = record.index
-            let def = register.definition
-            let k = register.position
-            guard let address = record.address else {
-                problem("address is missing; the page has \(id) at \(def.address)")
-                continue
-            }
-            guard address == def.address else {
-                problem("address is \(address); the page has \(id) at \(def.address)")
+            let register: CompiledRegister
+            switch match(record, on: page, seen: &seen) {
+            case .success(let matched): register = matched
+            case .failure(let refusal):
+                problem(refusal.message)
                 continue
             }
             if let d = record.lastDate { newest = max(newest ?? d, d) }
-            // As a capture does: identity/communication and read-only registers are never cloned.
-            if case .skipped(let reason) = register.eligibility {
-                skipped.append((k, SkippedRegister(registerId: id, address: def.address, reason: reason)))
-                continue
-            }
-            guard let data = record.valueData else {
-                skipped.append((k, SkippedRegister(registerId: id, address: def.address, reason: .unset)))
-                continue
-            }
-            guard data.count == def.length * 2 else {
-                problem(
-                    "valueData is \(data.count) bytes; \(id) is \(def.type) (\(def.length * 2) bytes, \(def.length) register\(def.length == 1 ? "" : "s"))"
-                )
-                continue
-            }
-            let words = [UInt16](bigEndianBytes: data)
-            switch page.classify(words, of: register) {
-            case .skip(let reason):
-                skipped.append((k, SkippedRegister(registerId: id, address: def.address, reason: reason)))
-            case .invalid(let rule):
-                let value = RegisterCodec.decode(words, as: def)
-                problem("value \(value) (0x\(data.hexString)) \(rule)")
-            case .archive:
-                entries.append(
+            switch place(record, as: register, on: page) {
+            case .entry(let entry): entries.append((register.position, entry))
+            case .skipped(let reason):
+                skipped.append(
                     (
-                        k,
-                        TemplateEntry(register: register, words: words, lastDate: record.lastDate ?? .distantPast)
+                        register.position,
+                        SkippedRegister(registerId: register.registerId, address: register.address, reason: reason)
                     ))
+            case .problem(let message): problem(message)
             }
         }
         guard problems.isEmpty else {
@@ -205,6 +183,72 @@ public enum IOSArchive {
             entries: entries.sorted { $0.0 < $1.0 }.map(\.1), skipped: skipped.sorted { $0.0 < $1.0 }.map(\.1),
             provenance: provenance
         ).roundedToMilliseconds()
+    }
+
+    /// Why an archive entry cannot be matched to a register of the page.
+    private struct Mismatch: Error {
+        var message: String
+    }
+
+    /// The page's register the entry names: its registerId must be on the page (once) and its address agree.
+    private static func match(_ record: ArchivedRegister, on page: CompiledPage, seen: inout [String: Int]) -> Result<
+        CompiledRegister, Mismatch
+    > {
+        guard let id = record.registerId else {
+            return .failure(
+                Mismatch(
+                    message: "registerId is nil, so the entry cannot be matched to a register"
+                        + (record.address.map { " (address \($0))" } ?? "")))
+        }
+        guard let register = page.register(id) else {
+            return .failure(Mismatch(message: "page \"\(page.id)\" has no register with this registerId"))
+        }
+        if let first = seen[id] {
+            return .failure(Mismatch(message: "registerId appears a second time (first at entry \(first))"))
+        }
+        seen[id] = record.index
+        let def = register.definition
+        guard let address = record.address else {
+            return .failure(Mismatch(message: "address is missing; the page has \(id) at \(def.address)"))
+        }
+        guard address == def.address else {
+            return .failure(Mismatch(message: "address is \(address); the page has \(id) at \(def.address)"))
+        }
+        return .success(register)
+    }
+
+    /// What an entry matched to its register becomes.
+    private enum Placement {
+        /// A template entry.
+        case entry(TemplateEntry)
+        /// Skipped, as a capture skips it.
+        case skipped(SkipReason)
+        /// Refused: its value does not fit the register.
+        case problem(String)
+    }
+
+    /// The entry's value judged as a capture judges it: identity/communication and read-only registers are never
+    /// cloned, a nil value is "not set", the rest must be archivable.
+    private static func place(_ record: ArchivedRegister, as register: CompiledRegister, on page: CompiledPage)
+        -> Placement
+    {
+        let def = register.definition
+        if case .skipped(let reason) = register.eligibility { return .skipped(reason) }
+        guard let data = record.valueData else { return .skipped(.unset) }
+        guard data.count == def.length * 2 else {
+            return .problem(
+                "valueData is \(data.count) bytes; \(def.registerId) is \(def.type) (\(def.length * 2) bytes, \(def.length) register\(def.length == 1 ? "" : "s"))"
+            )
+        }
+        let words = [UInt16](bigEndianBytes: data)
+        switch page.classify(words, of: register) {
+        case .skip(let reason): return .skipped(reason)
+        case .invalid(let rule):
+            let value = RegisterCodec.decode(words, as: def)
+            return .problem("value \(value) (0x\(data.hexString)) \(rule)")
+        case .archive:
+            return .entry(TemplateEntry(register: register, words: words, lastDate: record.lastDate ?? .distantPast))
+        }
     }
 
     /// Identity values for `page` from `NAME=VALUE` text: text for string registers, hex for raw,

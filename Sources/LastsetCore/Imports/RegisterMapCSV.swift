@@ -93,20 +93,55 @@ public enum RegisterMapCSV {
         throws(CSVImportError) -> Imported
     {
         var problems: [CSVProblem] = []
-        var assumptions: [String] = []
-        func add(_ line: Int, _ column: String, _ value: String?, _ message: String) {
-            problems.append(CSVProblem(line: line, column: column, value: value.map(JSONValue.quote) ?? "", message: message))
-        }
         if !SafeName.isValid(pageId) {
-            add(
-                0, "pageId", pageId,
-                "page id must match [A-Za-z0-9][A-Za-z0-9._-]* and be at most \(SafeName.maxLength) characters")
+            problems.append(
+                CSVProblem(
+                    line: 0, column: "pageId", value: JSONValue.quote(pageId),
+                    message: "page id must match [A-Za-z0-9][A-Za-z0-9._-]* and be at most \(SafeName.maxLength) characters"))
         }
         let rows = parse(text)
         guard let header = rows.first else {
             throw CSVImportError(problems: problems + [CSVProblem(line: 1, column: "", value: "", message: "no header row")])
         }
-        // Header: canonical names or vendors' names; case, spaces and punctuation ignored.
+        let (index, renamed) = readHeader(header, into: &problems)
+        guard problems.isEmpty else { throw CSVImportError(problems: problems) }
+        let dataRows = rows.dropFirst().filter { !$0.fields.allSatisfy(isBlank) }
+        let (style, assumptions) = assumptions(addressing: addressing, index: index, renamed: renamed, rows: dataRows)
+
+        var registers: [RegisterDefinition] = []
+        var ids: [(id: String, line: Int)] = []
+        var spans: [(register: RegisterDefinition, line: Int)] = []
+        for row in dataRows {
+            let read = readRow(row, columns: header.fields.count, index: index, pageId: pageId, style: style)
+            problems += read.problems
+            if let id = read.registerId { ids.append((id, row.line)) }
+            if let span = read.span { spans.append((span, row.line)) }
+            if let register = read.register { registers.append(register) }
+        }
+        // Duplicates and overlaps, reported on the later line.
+        problems += duplicateProblems(ids) + overlapProblems(spans)
+        if registers.isEmpty && problems.isEmpty {
+            problems.append(CSVProblem(line: header.line, column: "", value: "", message: "no register rows"))
+        }
+        guard problems.isEmpty else {
+            throw CSVImportError(problems: problems.sorted { $0.line < $1.line })
+        }
+        return Imported(page: PageDefinition(id: pageId, title: title, registers: registers), assumptions: assumptions)
+    }
+
+    /// Whether a field holds only spaces.
+    private static func isBlank(_ field: String) -> Bool { field.trimmingCharacters(in: .whitespaces).isEmpty }
+
+    /// The header's columns: canonical names or vendors' names (case, spaces and punctuation ignored), each column's
+    /// position, and the vendors' names read as canonical ones (`"Register" as address`). An unknown, repeated or
+    /// missing required column is a problem.
+    private static func readHeader(_ header: (line: Int, fields: [String]), into problems: inout [CSVProblem])
+        -> (index: [String: Int], renamed: [String])
+    {
+        func add(_ column: String, _ value: String?, _ message: String) {
+            problems.append(
+                CSVProblem(line: header.line, column: column, value: value.map(JSONValue.quote) ?? "", message: message))
+        }
         var index: [String: Int] = [:]
         var canonical = Dictionary(uniqueKeysWithValues: columns.map { (normalize($0), $0) })
         for (alias, name) in vendorNames { canonical[alias] = name }
@@ -116,30 +151,35 @@ public enum RegisterMapCSV {
             let key = normalize(raw)
             if let name = canonical[key] {
                 if index[name] != nil {
-                    add(header.line, name, raw, "column appears twice")
+                    add(name, raw, "column appears twice")
                 } else {
                     index[name] = i
                     if key != normalize(name) { renamed.append("\"\(raw.trimmingCharacters(in: .whitespaces))\" as \(name)") }
                 }
             } else if !ignored.contains(key) && !key.isEmpty {
                 add(
-                    header.line, raw, raw,
+                    raw, raw,
                     "unknown column; known columns: " + columns.joined(separator: ", ")
                         + " (and vendors' names for them: Register, Parameter, Data Type, R/W, Default, Range, Units, Multiplier, …)"
                 )
             }
         }
         for name in requiredColumns where index[name] == nil {
-            add(header.line, name, nil, "required column \"\(name)\" is missing")
+            add(name, nil, "required column \"\(name)\" is missing")
         }
-        guard problems.isEmpty else { throw CSVImportError(problems: problems) }
-        if !renamed.isEmpty { assumptions.append("columns read " + renamed.joined(separator: ", ")) }
+        return (index, renamed)
+    }
 
-        // Addressing is decided over the whole list: Modicon notation only when every address has it.
-        let dataRows = rows.dropFirst().filter { !$0.fields.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) }
+    /// How the addresses are read (decided over the whole list: Modicon notation only when every address has it), and
+    /// every assumption the import makes, for the user to check.
+    private static func assumptions(
+        addressing: Addressing, index: [String: Int], renamed: [String], rows: [(line: Int, fields: [String])]
+    ) -> (Addressing, [String]) {
+        var assumptions: [String] = []
+        if !renamed.isEmpty { assumptions.append("columns read " + renamed.joined(separator: ", ")) }
         var style = addressing
         if style == .auto, let a = index["address"] {
-            let values = dataRows.compactMap { row -> Int64? in
+            let values = rows.compactMap { row -> Int64? in
                 guard a < row.fields.count else { return nil }
                 let t = row.fields[a].trimmingCharacters(in: .whitespaces)
                 return t.lowercased().hasPrefix("0x") ? -1 : parseInteger(t)
@@ -167,199 +207,87 @@ public enum RegisterMapCSV {
         if index["range"] != nil || index["factoryDefault"] != nil {
             assumptions.append("Range and Default are raw register values (before Scale)")
         }
+        return (style, assumptions)
+    }
 
-        var registers: [RegisterDefinition] = []
-        var idRows: [(String, Int)] = []
-        var spanRows: [(RegisterDefinition, Int)] = []
-        for row in rows.dropFirst() {
-            if row.fields.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) { continue }
-            let extra = row.fields.dropFirst(header.fields.count)
-            if !extra.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
-                add(
-                    row.line, "", row.fields[header.fields.count...].joined(separator: ","),
-                    "row has \(row.fields.count) fields, the header has \(header.fields.count)")
-                continue
-            }
-            func cell(_ name: String) -> String? {
-                guard let i = index[name], i < row.fields.count else { return nil }
-                let v = row.fields[i].trimmingCharacters(in: .whitespaces)
-                return v.isEmpty ? nil : v
-            }
-            let before = problems.count
-            let line = row.line
+    /// What one data row gave.
+    private struct RowRead {
+        /// Its problems, in column order.
+        var problems: [CSVProblem] = []
+        /// The registerId it names (for the duplicate check, made even when the row has other problems).
+        var registerId: String?
+        /// Its address span (for the overlap check, likewise).
+        var span: RegisterDefinition?
+        /// The register, when the row has no problem.
+        var register: RegisterDefinition?
+    }
 
-            var address: Int?
-            if let a = cell("address") {
-                address = parseInteger(a).flatMap { Int(exactly: $0) }
-                if address == nil {
-                    add(line, "address", a, "not an address; write decimal (1536) or hex (0x600)")
-                } else if let n = address, !a.lowercased().hasPrefix("0x") {
-                    switch style {
-                    case .oneBased:
-                        if n < 1 { add(line, "address", a, "register numbers counted from 1 start at 1") }
-                        address = n - 1
-                    case .modicon:
-                        if (30001...39999).contains(n) || (300001...365536).contains(n) {
-                            add(line, "address", a, "an input register (3xxxx) cannot be written; only holding registers (4xxxx)")
-                        } else if (40001...49999).contains(n) {
-                            address = n - 40001
-                        } else if (400001...465536).contains(n) {
-                            address = n - 400001
-                        } else {
-                            add(line, "address", a, "not a Modicon holding-register number (40001…49999 or 400001…465536)")
-                        }
-                    case .auto, .pdu: break
-                    }
-                }
-            } else {
-                add(line, "address", nil, "address is empty")
-            }
-            let name = cell("name")
-            if name == nil { add(line, "name", nil, "name is empty") }
-            var type: RegisterType?
-            if let t = cell("type") {
-                var length: Int?
-                if let l = cell("length") {
-                    length = Int(l)
-                    if length == nil || length! < 1 { add(line, "length", l, "length must be a number of registers (1 or more)") }
-                }
-                switch vendorType(t, registers: length) {
-                case .success(let v): type = v
-                case .failure(let error): add(line, "type", t, error.message)
-                }
-                if let type, let length, length != type.registerCount {
-                    add(
-                        line, "length", String(length),
-                        "\(type) takes \(type.registerCount) register(s), the length column says \(length)")
-                }
-            } else {
-                add(line, "type", nil, "type is empty")
-            }
-            var registerId = cell("registerId")
-            if registerId == nil, let name {
-                let slug = slugify(name)
-                if slug.isEmpty {
-                    add(line, "name", name, "cannot derive a registerId from this name; fill the registerId column")
-                } else {
-                    registerId = "\(pageId).\(slug)"
-                }
-            }
-            var access: Access?
-            if let a = cell("access") {
-                switch a.lowercased().filter({ !$0.isWhitespace }) {
-                case "rw", "r/w", "w", "wo", "readwrite", "read/write", "write", "holding": access = .rw
-                case "ro", "r", "r/o", "read", "readonly", "read-only", "input": access = .ro
-                default: add(line, "access", a, "access must be rw or ro (R/W, RW, W; R, RO)")
-                }
-            }
-            func number(_ column: String) -> ExactNumber? {
-                guard let text = cell(column) else { return nil }
-                if let n = parseExact(text) { return n }
-                add(line, column, text, "not a number")
-                return nil
-            }
-            var min = number("min")
-            var max = number("max")
-            if let r = cell("range") {
-                if let (lo, hi) = parseRange(r) {
-                    if (min != nil && min != lo) || (max != nil && max != hi) {
-                        add(line, "range", r, "range disagrees with the min/max columns")
-                    }
-                    min = lo
-                    max = hi
-                } else {
-                    add(line, "range", r, "range must be two numbers, e.g. 0-7, -200..900 or 1 to 247")
-                }
-            }
-            var scale: Double?
-            if let text = cell("scale") {
-                if let n = parseNumber(text.lowercased().hasPrefix("x") ? String(text.dropFirst()) : text) {
-                    scale = n
-                } else if let slash = text.firstIndex(of: "/"), let a = parseNumber(String(text[..<slash])),
-                    let b = parseNumber(String(text[text.index(after: slash)...])), b != 0
-                {
-                    scale = a / b
-                } else {
-                    add(line, "scale", text, "not a number (0.1, x10 or 1/10)")
-                }
-            }
-            var enumValues: [ExactNumber]?
-            if let e = cell("enum") {
-                enumValues = []
-                for part in e.split(separator: "|", omittingEmptySubsequences: false) {
-                    let p = part.trimmingCharacters(in: .whitespaces)
-                    if let n = parseExact(p) {
-                        enumValues?.append(n)
-                    } else {
-                        add(line, "enum", p, "enum values are numbers separated by |")
-                    }
-                }
-            }
-            var clone: Bool?
-            if let c = cell("clone") {
-                switch c.lowercased() {
-                case "true", "yes", "y", "1": clone = true
-                case "false", "no", "n", "0": clone = false
-                default: add(line, "clone", c, "clone must be true or false")
-                }
-            }
-            func order(_ column: String) -> String? {
-                guard let o = cell(column) else { return nil }
-                guard ["big", "little"].contains(o.lowercased()) else {
-                    add(line, column, o, "\(column) must be big or little")
-                    return nil
-                }
-                return o.lowercased()
-            }
-            let wordOrder = order("wordOrder").flatMap(WordOrder.init(rawValue:))
-            let byteOrder = order("byteOrder").flatMap(ByteOrder.init(rawValue:))
-            var unset: RegisterValue?
-            if let u = cell("unset"), let type {
-                unset = unsetValue(u, type)
-                if unset == nil {
-                    add(line, "unset", u, type.isNumeric ? "unset must be a number" : "unset of \(type) must be hex bytes")
-                }
-            }
-            var factoryDefault: RegisterValue?
-            if let d = cell("factoryDefault"), let type {
-                factoryDefault = unsetValue(d, type).map { RegisterRules.normalized($0, for: type) }
-                if factoryDefault == nil {
-                    add(
-                        line, "factoryDefault", d,
-                        type.isNumeric ? "default must be a number" : "default of \(type) must be hex bytes")
-                }
-            }
-            // Duplicates and overlaps are checked over every row that names them, even a row with other
-            // problems: every problem in one run.
-            if let registerId { idRows.append((registerId, line)) }
-            if let address, let type, RegisterRules.addressProblems(address: address, type: type).isEmpty {
-                spanRows.append(
-                    (RegisterDefinition(registerId: registerId ?? "line \(line)", address: address, type: type), line))
-            }
-            guard problems.count == before, let address, let type, let registerId else { continue }
-            let r = RegisterDefinition(
-                registerId: registerId, name: name, address: address, type: type, wordOrder: wordOrder,
-                byteOrder: byteOrder, unset: unset, min: min, max: max, enum: enumValues, scale: scale,
-                unit: cell("unit"), access: access, clone: clone, factoryDefault: factoryDefault,
-                description: cell("description"))
-            let ruleProblems = RegisterRules.problems(of: r)
-            for p in ruleProblems {
-                let column = p.key.hasPrefix("enum[") ? "enum" : p.key
-                problems.append(CSVProblem(line: line, column: column, value: p.value.abbreviated(), message: p.message))
-            }
-            if ruleProblems.isEmpty { registers.append(r) }
+    /// Reads one data row (`columns`: the header's field count) into a register.
+    private static func readRow(
+        _ row: (line: Int, fields: [String]), columns: Int, index: [String: Int], pageId: String, style: Addressing
+    ) -> RowRead {
+        if !row.fields.dropFirst(columns).allSatisfy(isBlank) {
+            let extra = row.fields[columns...].joined(separator: ",")
+            let message = "row has \(row.fields.count) fields, the header has \(columns)"
+            return RowRead(problems: [CSVProblem(line: row.line, column: "", value: JSONValue.quote(extra), message: message)])
         }
+        var cells = CSVRowReader(line: row.line, fields: row.fields, index: index)
+        let address = cells.address(style)
+        let name = cells.cell("name")
+        if name == nil { cells.add("name", nil, "name is empty") }
+        let type = cells.type()
+        let registerId = cells.registerId(name: name, pageId: pageId)
+        let access = cells.access()
+        let bounds = cells.bounds()
+        let scale = cells.scale()
+        let enumValues = cells.enumValues()
+        let clone = cells.clone()
+        let wordOrder = cells.order("wordOrder").flatMap(WordOrder.init(rawValue:))
+        let byteOrder = cells.order("byteOrder").flatMap(ByteOrder.init(rawValue:))
+        let unset = cells.unset(type)
+        let factoryDefault = cells.factoryDefault(type)
+        var read = RowRead(problems: cells.problems, registerId: registerId)
+        if let address, let type, RegisterRules.addressProblems(address: address, type: type).isEmpty {
+            read.span = RegisterDefinition(registerId: registerId ?? "line \(row.line)", address: address, type: type)
+        }
+        guard read.problems.isEmpty, let address, let type, let registerId else { return read }
+        let register = RegisterDefinition(
+            registerId: registerId, name: name, address: address, type: type, wordOrder: wordOrder,
+            byteOrder: byteOrder, unset: unset, min: bounds.min, max: bounds.max, enum: enumValues, scale: scale,
+            unit: cells.cell("unit"), access: access, clone: clone, factoryDefault: factoryDefault,
+            description: cells.cell("description"))
+        let ruleProblems = RegisterRules.problems(of: register)
+        for p in ruleProblems {
+            let column = p.key.hasPrefix("enum[") ? "enum" : p.key
+            read.problems.append(CSVProblem(line: row.line, column: column, value: p.value.abbreviated(), message: p.message))
+        }
+        if ruleProblems.isEmpty { read.register = register }
+        return read
+    }
 
-        // Duplicates and overlaps, reported on the later line.
+    /// A registerId named a second time, on the later line.
+    private static func duplicateProblems(_ ids: [(id: String, line: Int)]) -> [CSVProblem] {
         var seen: [String: Int] = [:]
-        for (id, line) in idRows {
+        var problems: [CSVProblem] = []
+        for (id, line) in ids {
             if let first = seen[id] {
-                add(line, "registerId", id, "duplicate registerId (first on line \(first))")
+                problems.append(
+                    CSVProblem(
+                        line: line, column: "registerId", value: JSONValue.quote(id),
+                        message: "duplicate registerId (first on line \(first))"))
             } else {
                 seen[id] = line
             }
         }
-        let byAddress = spanRows.sorted { $0.0.address != $1.0.address ? $0.0.address < $1.0.address : $0.1 < $1.1 }
+        return problems
+    }
+
+    /// Registers whose address spans overlap, on the later line.
+    private static func overlapProblems(_ spans: [(register: RegisterDefinition, line: Int)]) -> [CSVProblem] {
+        let byAddress = spans.sorted {
+            $0.register.address != $1.register.address ? $0.register.address < $1.register.address : $0.line < $1.line
+        }
+        var problems: [CSVProblem] = []
         var furthest: (RegisterDefinition, Int)?
         for (r, line) in byAddress {
             if let (f, fLine) = furthest, r.address < f.endAddress {
@@ -373,13 +301,7 @@ public enum RegisterMapCSV {
             }
             if furthest == nil || r.endAddress > furthest!.0.endAddress { furthest = (r, line) }
         }
-        if registers.isEmpty && problems.isEmpty {
-            add(header.line, "", nil, "no register rows")
-        }
-        guard problems.isEmpty else {
-            throw CSVImportError(problems: problems.sorted { $0.line < $1.line })
-        }
-        return Imported(page: PageDefinition(id: pageId, title: title, registers: registers), assumptions: assumptions)
+        return problems
     }
 
     /// A type as vendors write it (`UINT16`, `INT32`, `FLOAT32`, `STRING` with a length, …) or as Lastset does.
@@ -528,7 +450,7 @@ public enum RegisterMapCSV {
     }
 
     /// Decimal or `0x` hex, with an optional sign.
-    private static func parseInteger(_ text: String) -> Int64? {
+    static func parseInteger(_ text: String) -> Int64? {
         var t = Substring(text)
         var negative = false
         if t.hasPrefix("-") {
@@ -549,7 +471,7 @@ public enum RegisterMapCSV {
     }
 
     /// A bound's number, exactly: an integer (decimal or 0x hex, s64 to u64) as itself, else a finite real.
-    private static func parseExact(_ text: String) -> ExactNumber? {
+    static func parseExact(_ text: String) -> ExactNumber? {
         if let i = parseInteger(text) { return ExactNumber(i) }
         if text.allSatisfy(\.isASCII), let u = UInt64(text.hasPrefix("+") ? String(text.dropFirst()) : text) {
             return ExactNumber(u)
@@ -557,13 +479,13 @@ public enum RegisterMapCSV {
         return parseNumber(text).map { ExactNumber($0) }
     }
 
-    private static func parseNumber(_ text: String) -> Double? {
+    static func parseNumber(_ text: String) -> Double? {
         if let i = parseInteger(text) { return Double(i) }
         guard let d = Double(text), d.isFinite else { return nil }
         return d
     }
 
-    private static func unsetValue(_ text: String, _ type: RegisterType) -> RegisterValue? {
+    static func unsetValue(_ text: String, _ type: RegisterType) -> RegisterValue? {
         switch type {
         case .string:
             return .text(text)

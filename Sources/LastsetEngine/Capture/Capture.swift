@@ -29,7 +29,31 @@ public enum Capture {
             return (report, nil)
         }
 
-        var identityValues: [IdentityValue] = []
+        var identityValues = identityValues(identity, from: readout, into: &report)
+        if !page.identityObjects.isEmpty {
+            let (values, problems, requests) = await identityObjectValues(page.identityObjects, from: target)
+            identityValues += values
+            report.problems += problems
+            report.requests += requests
+        }
+        let entries = entries(of: page, from: readout, readAt: readAt, into: &report)
+        report.entryCount = entries.count
+        guard report.problems.isEmpty else { return (report, nil) }
+
+        let template = Template(
+            pageId: page.id, pageHash: pageHash, version: 0, capturedAt: readAt, capturedBy: who,
+            source: TemplateSource(
+                deviceId: target.deviceId, endpoint: target.endpoint.description, unit: target.unit, identity: identityValues),
+            entries: entries, skipped: report.skipped)
+        let stored = await store(template, of: page, in: archive, record: record, into: &report)
+        return (report, stored)
+    }
+
+    /// The identity registers' values; a read that failed is a problem.
+    private static func identityValues(
+        _ identity: [IdentityRegister], from readout: PageReadout, into report: inout CaptureReport
+    ) -> [IdentityValue] {
+        var values: [IdentityValue] = []
         for reg in identity {
             let span = AddressSpan(address: reg.address, length: reg.type.registerCount)
             guard let words = readout.words(for: span) else {
@@ -40,19 +64,19 @@ public enum Capture {
                         cause: .identityReadFailed))
                 continue
             }
-            identityValues.append(
+            values.append(
                 IdentityValue(
                     registerId: reg.registerId, address: reg.address, valueData: words.bigEndianBytes.hexString,
                     value: RegisterCodec.decode(words, as: reg.definition)))
         }
+        return values
+    }
 
-        if !page.identityObjects.isEmpty {
-            let (values, problems, requests) = await identityObjectValues(page.identityObjects, from: target)
-            identityValues += values
-            report.problems += problems
-            report.requests += requests
-        }
-
+    /// The template's entries: each register read and archivable; one that is not is skipped (with the reason) or a
+    /// problem (its read failed, or it breaks its rule).
+    private static func entries(
+        of page: CompiledPage, from readout: PageReadout, readAt: Date, into report: inout CaptureReport
+    ) -> [TemplateEntry] {
         var entries: [TemplateEntry] = []
         for register in page.registers {
             let def = register.definition
@@ -81,37 +105,38 @@ public enum Capture {
             }
             entries.append(TemplateEntry(register: register, words: words, lastDate: readAt))
         }
-        report.entryCount = entries.count
-        guard report.problems.isEmpty else { return (report, nil) }
+        return entries
+    }
 
-        let template = Template(
-            pageId: page.id, pageHash: pageHash, version: 0, capturedAt: readAt, capturedBy: who,
-            source: TemplateSource(
-                deviceId: target.deviceId, endpoint: target.endpoint.description, unit: target.unit, identity: identityValues),
-            entries: entries, skipped: report.skipped)
+    /// Archives the template when it fits its own page and differs from the latest version; the report says what
+    /// happened. Returns the stored template, or nil when nothing was archived.
+    private static func store(
+        _ template: Template, of page: CompiledPage, in archive: TemplateArchive,
+        record: (@Sendable (Template) -> AuditRecord)?, into report: inout CaptureReport
+    ) async -> Template? {
         // The one admission decision, as every import and replay makes it: what is archived fits the page it
         // was read from (a capture that did not would be a defect here, refused rather than archived).
         let admission = TemplateAdmission.admit(template, to: page)
         guard admission.isAdmissible, admission.leftOut.isEmpty else {
             report.error = "the capture does not fit its own page, nothing archived: \(admission.refusalText)"
-            return (report, nil)
+            return nil
         }
         // The same content as the latest version is not a new version: history stays meaningful.
         if let latest = try? await archive.load(pageId: page.id), TemplateComparison.sameContent(template, as: latest) {
             report.unchanged = true
             report.version = latest.version
             report.versionId = latest.versionId.id
-            return (report, nil)
+            return nil
         }
         do {
             let stored = try await archive.store(template, record: record)
             report.archived = true
             report.version = stored.version
             report.versionId = stored.versionId.id
-            return (report, stored)
+            return stored
         } catch {
             report.error = "cannot archive the capture or record it, nothing archived: \(error)"
-            return (report, nil)
+            return nil
         }
     }
 

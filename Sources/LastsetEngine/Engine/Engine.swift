@@ -1,7 +1,7 @@
 import Foundation
 import LastsetCore
-import LastsetStore
 import LastsetFormats
+import LastsetStore
 
 /// The template engine: capture, archive, replay, each recorded in the audit log. Fails closed: a
 /// replay writes no frame unless its intent is recorded, and a capture or import archives nothing unless its
@@ -105,10 +105,38 @@ public struct Engine: Sendable {
         progress: ProgressHandler? = nil
     ) async -> ReplayReport {
         let job = UUID().uuidString
+        let slot = JournalSlot()
+        var (report, ledger) = await Replay.run(
+            page: page, template: template, to: target, options: options, progress: progress,
+            sink: replaySink(job: job, slot: slot), job: job, who: who)
+        let record = Self.outcomeRecord(
+            report, ledger, page: page, template: template, target: target, options: options, who: who, job: job)
+        // What the outcome does to the page's recorded state, decided from the outcome record itself, as the
+        // rebuild from the audit log decides it.
+        let effect = ReplayOutcome(record: record).map(ReplayPageEffect.of) ?? .keep
+        let state: DevicePageState?
+        switch effect {
+        case .applied:
+            state = DeviceStateStore.applied(
+                device: record.device, pageId: record.pageId,
+                AppliedTemplate(
+                    template: template, entries: ledger.appliedEntries, appliedAt: record.time, appliedBy: who, job: job))
+        case .partiallyWritten: state = await deviceState.marked(UnverifiedMark.failedReplay(record))
+        case .clearsMark: state = await deviceState.cleared(device: record.device, pageId: record.pageId)
+        case .keep, .interrupted: state = nil
+        }
+        if let warning = await commitOutcome(record, state: state, job: job, journaled: slot.get() != nil) {
+            report.warnings.append(warning)
+        }
+        return report
+    }
+
+    /// Where a replay's intent and events go: its intent (the audit intent record and the journal's intent) is one
+    /// durable commit before the first write frame; its events go to the journal entry that commit opened.
+    private func replaySink(job: String, slot: JournalSlot) -> ReplaySink {
         let database = self.database
         let journal = self.journal
-        let slot = JournalSlot()
-        let sink = ReplaySink(
+        return ReplaySink(
             begin: { intent in
                 // Both rows made on this task; the writer only inserts them.
                 let auditRow = AuditLog.Row(Self.intentRecord(intent, kind: .replay))
@@ -127,8 +155,13 @@ public struct Engine: Sendable {
                 guard let entry = slot.get() else { return true }
                 return entry.append(event, beforeFrame: beforeFrame)
             })
-        var (report, ledger) = await Replay.run(
-            page: page, template: template, to: target, options: options, progress: progress, sink: sink, job: job, who: who)
+    }
+
+    /// The outcome record of a replay, derived from its ledger like the report.
+    private static func outcomeRecord(
+        _ report: ReplayReport, _ ledger: ReplayLedger, page: CompiledPage, template: Template, target: DeviceTarget,
+        options: ReplayOptions, who: String, job: String
+    ) -> AuditRecord {
         let definitions = Dictionary(page.registers.map { ($0.registerId, $0.definition) }, uniquingKeysWith: { a, _ in a })
         let registers = ledger.auditRegisters(dryRun: options.dryRun) { id, words in
             definitions[id].map { RegisterCodec.decode(words, as: $0) } ?? .bytes(words.bigEndianBytes)
@@ -151,25 +184,16 @@ public struct Engine: Sendable {
             record.beforeWrite = report.beforeWrite.isEmpty ? nil : report.beforeWrite
             record.afterWrite = report.afterWrite.isEmpty ? nil : report.afterWrite
         }
-        // What the outcome does to the page's recorded state, decided from the outcome record itself, as the
-        // rebuild from the audit log decides it.
-        let effect = ReplayOutcome(record: record).map(ReplayPageEffect.of) ?? .keep
-        let state: DevicePageState?
-        switch effect {
-        case .applied:
-            state = DeviceStateStore.applied(
-                device: record.device, pageId: record.pageId,
-                AppliedTemplate(
-                    template: template, entries: ledger.appliedEntries, appliedAt: record.time, appliedBy: who, job: job))
-        case .partiallyWritten: state = await deviceState.marked(UnverifiedMark.failedReplay(record))
-        case .clearsMark: state = await deviceState.cleared(device: record.device, pageId: record.pageId)
-        case .keep, .interrupted: state = nil
-        }
-        // The outcome, the state it sets and the journal's end: one commit. When it fails, the journal stays and the
-        // next start records the replay as interrupted.
+        return record
+    }
+
+    /// The outcome, the state it sets and the journal's end: one commit. When it fails, the journal stays and the
+    /// next start records the replay as interrupted; returns the report's warning saying so.
+    private func commitOutcome(_ record: AuditRecord, state: DevicePageState?, job: String, journaled: Bool) async
+        -> String?
+    {
         let outcomeRow = AuditLog.Row(record)
         let stateRow = state.map(DeviceStateStore.Row.init)
-        let journaled = slot.get() != nil
         do {
             try await database.write { c in
                 try AuditLog.insert(outcomeRow, on: c)
@@ -177,12 +201,11 @@ public struct Engine: Sendable {
                 if journaled { try ReplayJournal.remove(job: job, on: c) }
             }
             if let state { await deviceState.remember(state) }
+            return nil
         } catch {
-            report.warnings.append(
-                "audit log: \(StorageError.of(error, database.path)) (the outcome and the device state are not recorded"
-                    + (journaled ? "; the next start records this replay as interrupted)" : ")"))
+            return "audit log: \(StorageError.of(error, database.path)) (the outcome and the device state are not recorded"
+                + (journaled ? "; the next start records this replay as interrupted)" : ")")
         }
-        return report
     }
 
     /// The intent record a replay appends to the audit log before its first write frame.
@@ -295,7 +318,8 @@ public struct Engine: Sendable {
         if let last = ledger.lastConfirmed { message += "; last confirmed \(last)" }
         if let doubt = ledger.firstInDoubt { message += "; first in doubt \(doubt)" }
         if unreadable > 0 {
-            message += "; \(unreadable) journal event\(unreadable == 1 ? "" : "s") unreadable: every register may have been written"
+            message +=
+                "; \(unreadable) journal event\(unreadable == 1 ? "" : "s") unreadable: every register may have been written"
         }
         message += "); not resumed: replay or diff the device to clear"
         var record = AuditRecord(

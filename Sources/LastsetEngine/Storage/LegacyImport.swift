@@ -102,6 +102,14 @@ enum LegacyImport {
         var journalEvents = 0
         var deviceStates = 0
         var deviceStateProblem: String?
+        /// Versions of this host, by page and id, with their bytes (for the intents' accounting).
+        var localFiles: [String: [String: Data]] = [:]
+        /// Page + version id of every version imported.
+        var archived = Set<String>()
+        /// Intents of the archive's kinds without their outcome yet, by job.
+        var open: [String: AuditRecord] = [:]
+        /// Page + version id of every version a record names.
+        var named = Set<String>()
     }
 
     /// Imports everything in `present` on the writer's connection `c` (one transaction); returns the summary.
@@ -109,76 +117,100 @@ enum LegacyImport {
         -> String
     {
         var tally = Tally()
-        // Versions of this host, by page and id, with their bytes (for the intents' accounting).
-        var localFiles: [String: [String: Data]] = [:]
-        var archived = Set<String>()
-        if present.contains("templates") {
-            let templates: DirectoryHandle
-            do {
-                guard let t = try data.subdirectory("templates", create: false) else {
-                    throw StorageError(operation: "open directory", path: data.path + "/templates", errno: ENOENT)
-                }
-                templates = t
-            } catch {
-                throw RecordStoreError.migration("\(error); nothing was imported")
+        if present.contains("templates") { try importTemplates(data, host: host, on: c, into: &tally) }
+        try importAuditLog(data, present: present, on: c, into: &tally)
+        if !tally.open.isEmpty { try recordUnfinishedIntents(on: c, into: &tally) }
+        if present.contains("journal") { try importJournals(data, on: c, into: &tally) }
+        if present.contains("device-state") || present.contains("device-state.json") {
+            try importDeviceState(data, present: present, on: c, into: &tally)
+        }
+        let summary = summary(of: tally)
+        try c.run(
+            "INSERT INTO legacy_import (id, imported_at, summary) VALUES (1, ?, ?)", .integer(RecordStore.milliseconds(Date())),
+            .text(summary))
+        return summary
+    }
+
+    /// The version files and deleted markers of every page directory under `templates/`.
+    private static func importTemplates(_ data: DirectoryHandle, host: String?, on c: Connection, into tally: inout Tally)
+        throws
+    {
+        let templates: DirectoryHandle
+        do {
+            guard let t = try data.subdirectory("templates", create: false) else {
+                throw StorageError(operation: "open directory", path: data.path + "/templates", errno: ENOENT)
             }
-            for page in templates.names().sorted() {
-                guard SafeName.isValid(page) else {
-                    tally.notImported.append("templates/\(page) (not a page id)")
-                    continue
-                }
-                let dir: DirectoryHandle
-                do {
-                    guard let d = try templates.subdirectory(page, create: false) else { continue }
-                    dir = d
-                } catch {
-                    tally.notImported.append("templates/\(page) (\(error))")
-                    continue
-                }
-                for name in dir.names().sorted() {
-                    if let v = TemplateVersion.parse(fileName: name) {
-                        let file: Data
-                        do {
-                            guard let read = try dir.readFile(name) else { continue }
-                            file = read.data
-                        } catch {
-                            tally.notImported.append("templates/\(page)/\(name) (\(error))")
-                            continue
-                        }
-                        try c.run(
-                            "INSERT INTO template_version (page_id, host, number, archived_at, file) VALUES (?, ?, ?, ?, ?)",
-                            .text(page), .text(v.host ?? ""), .integer(v.number),
-                            v.archivedAt.map { .integer(RecordStore.milliseconds($0)) } ?? .null, .blob(file))
-                        tally.versions += 1
-                        tally.pages.insert(page)
-                        archived.insert(page + "\u{0}" + v.id)
-                        if v.host == host { localFiles[page, default: [:]][v.id] = file }
-                    } else if name.hasSuffix(".deleted"),
-                        let v = TemplateVersion.parse(fileName: String(name.dropLast(8)) + ".json")
-                    {
-                        var st = stat()
-                        let when =
-                            fstatat(dir.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
-                            ? Int64(st.st_mtim.tv_sec) * 1000 + Int64(st.st_mtim.tv_nsec / 1_000_000)
-                            : RecordStore.milliseconds(Date())
-                        try c.run(
-                            "INSERT OR IGNORE INTO template_deleted (page_id, host, number, deleted_at) VALUES (?, ?, ?, ?)",
-                            .text(page), .text(v.host ?? ""), .integer(v.number), .integer(when))
-                        tally.deleted += 1
-                    } else {
-                        tally.notImported.append("templates/\(page)/\(name) (not a version file)")
-                    }
+            templates = t
+        } catch {
+            throw RecordStoreError.migration("\(error); nothing was imported")
+        }
+        for page in templates.names().sorted() {
+            guard SafeName.isValid(page) else {
+                tally.notImported.append("templates/\(page) (not a page id)")
+                continue
+            }
+            let dir: DirectoryHandle
+            do {
+                guard let d = try templates.subdirectory(page, create: false) else { continue }
+                dir = d
+            } catch {
+                tally.notImported.append("templates/\(page) (\(error))")
+                continue
+            }
+            for name in dir.names().sorted() {
+                if let v = TemplateVersion.parse(fileName: name) {
+                    try importVersion(v, file: name, page: page, in: dir, host: host, on: c, into: &tally)
+                } else if name.hasSuffix(".deleted"),
+                    let v = TemplateVersion.parse(fileName: String(name.dropLast(8)) + ".json")
+                {
+                    var st = stat()
+                    let when =
+                        fstatat(dir.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
+                        ? Int64(st.st_mtim.tv_sec) * 1000 + Int64(st.st_mtim.tv_nsec / 1_000_000)
+                        : RecordStore.milliseconds(Date())
+                    try c.run(
+                        "INSERT OR IGNORE INTO template_deleted (page_id, host, number, deleted_at) VALUES (?, ?, ?, ?)",
+                        .text(page), .text(v.host ?? ""), .integer(v.number), .integer(when))
+                    tally.deleted += 1
+                } else {
+                    tally.notImported.append("templates/\(page)/\(name) (not a version file)")
                 }
             }
         }
+    }
 
-        // The audit log, oldest first: segments by number, then the live file.
+    /// One version file, byte for byte (one that cannot be read is named, not imported).
+    private static func importVersion(
+        _ v: TemplateVersion, file name: String, page: String, in dir: DirectoryHandle, host: String?, on c: Connection,
+        into tally: inout Tally
+    ) throws {
+        let file: Data
+        do {
+            guard let read = try dir.readFile(name) else { return }
+            file = read.data
+        } catch {
+            tally.notImported.append("templates/\(page)/\(name) (\(error))")
+            return
+        }
+        try c.run(
+            "INSERT INTO template_version (page_id, host, number, archived_at, file) VALUES (?, ?, ?, ?, ?)",
+            .text(page), .text(v.host ?? ""), .integer(v.number),
+            v.archivedAt.map { .integer(RecordStore.milliseconds($0)) } ?? .null, .blob(file))
+        tally.versions += 1
+        tally.pages.insert(page)
+        tally.archived.insert(page + "\u{0}" + v.id)
+        if v.host == host { tally.localFiles[page, default: [:]][v.id] = file }
+    }
+
+    /// The audit log, oldest first: segments by number, then the live file. Each line is kept as written; one that
+    /// does not parse goes to `audit_unreadable`.
+    private static func importAuditLog(_ data: DirectoryHandle, present: [String], on c: Connection, into tally: inout Tally)
+        throws
+    {
         let logs =
             present.compactMap { n in segmentNumber(n).map { (n, $0) } }.sorted { $0.1 < $1.1 }.map(\.0)
             + (present.contains("audit.jsonl") ? ["audit.jsonl"] : [])
         let decoder = APICoding.decoder()
-        var open: [String: AuditRecord] = [:]  // intents of the archive's kinds without their outcome yet, by job
-        var named = Set<String>()  // page + version id of every version a record names
         for name in logs {
             let bytes: Data
             do {
@@ -197,41 +229,40 @@ enum LegacyImport {
                 try AuditLog.insert(AuditLog.Row(r, json: String(decoding: text, as: UTF8.self)), on: c)
                 tally.records += 1
                 if let id = r.templateVersionId ?? r.templateVersion.map(String.init) {
-                    named.insert(r.pageId + "\u{0}" + id)
+                    tally.named.insert(r.pageId + "\u{0}" + id)
                 }
                 if let job = r.job {
                     if r.result == .started {
-                        if r.kind != .replay && r.kind != .dryRun { open[job] = r }
+                        if r.kind != .replay && r.kind != .dryRun { tally.open[job] = r }
                     } else {
-                        open[job] = nil
+                        tally.open[job] = nil
                     }
                 }
             }
         }
+    }
 
-        // Intents left without their outcome: judged from what the archive holds.
-        if !open.isEmpty {
-            var unrecorded: [Template] = []
-            for (page, files) in localFiles {
-                for (id, file) in files where !named.contains(page + "\u{0}" + id) {
-                    if let t = try? TemplateFile.decode(file), t.pageId == page { unrecorded.append(t) }
-                }
-            }
-            let outcomes = UnfinishedIntents.outcomes(
-                of: Array(open.values), unrecorded: unrecorded, isArchived: { archived.contains($0 + "\u{0}" + $1) })
-            for outcome in outcomes {
-                try AuditLog.insert(AuditLog.Row(outcome), on: c)
-                tally.accounted.append(
-                    "\(outcome.kind.rawValue) of \(outcome.pageId) (job \(outcome.job ?? "?")): \(outcome.result.rawValue)"
-                        + (outcome.result == .archived ? " as version \(outcome.templateVersionId ?? "?")" : ""))
+    /// Intents left without their outcome: judged from what the archive holds, each outcome recorded now.
+    private static func recordUnfinishedIntents(on c: Connection, into tally: inout Tally) throws {
+        var unrecorded: [Template] = []
+        for (page, files) in tally.localFiles {
+            for (id, file) in files where !tally.named.contains(page + "\u{0}" + id) {
+                if let t = try? TemplateFile.decode(file), t.pageId == page { unrecorded.append(t) }
             }
         }
-
-        if present.contains("journal") { try importJournals(data, on: c, into: &tally) }
-        if present.contains("device-state") || present.contains("device-state.json") {
-            try importDeviceState(data, present: present, on: c, into: &tally)
+        let archived = tally.archived
+        let outcomes = UnfinishedIntents.outcomes(
+            of: Array(tally.open.values), unrecorded: unrecorded, isArchived: { archived.contains($0 + "\u{0}" + $1) })
+        for outcome in outcomes {
+            try AuditLog.insert(AuditLog.Row(outcome), on: c)
+            tally.accounted.append(
+                "\(outcome.kind.rawValue) of \(outcome.pageId) (job \(outcome.job ?? "?")): \(outcome.result.rawValue)"
+                    + (outcome.result == .archived ? " as version \(outcome.templateVersionId ?? "?")" : ""))
         }
+    }
 
+    /// The import's line for the log: what was imported, recorded and left out.
+    private static func summary(of tally: Tally) -> String {
         var summary =
             "\(tally.versions) template version\(tally.versions == 1 ? "" : "s") of \(tally.pages.count) page\(tally.pages.count == 1 ? "" : "s"), \(tally.deleted) deleted marker\(tally.deleted == 1 ? "" : "s"), \(tally.records) audit record\(tally.records == 1 ? "" : "s")"
         if tally.unreadable > 0 {
@@ -249,14 +280,12 @@ enum LegacyImport {
             summary += "; device state not imported (\(problem)): rebuilt from the audit log"
         }
         if !tally.accounted.isEmpty {
-            summary += "; intents the release left without their outcome, recorded now: " + tally.accounted.joined(separator: ", ")
+            summary +=
+                "; intents the release left without their outcome, recorded now: " + tally.accounted.joined(separator: ", ")
         }
         if !tally.notImported.isEmpty {
             summary += "; not imported (not the release's own files): " + tally.notImported.joined(separator: ", ")
         }
-        try c.run(
-            "INSERT INTO legacy_import (id, imported_at, summary) VALUES (1, ?, ?)", .integer(RecordStore.milliseconds(Date())),
-            .text(summary))
         return summary
     }
 
