@@ -1,0 +1,420 @@
+import Foundation
+import LastsetFormats
+import XCTest
+
+@testable import LastsetCore
+
+/// Every JSON shape the fast writer writes (the template file, audit records, journal lines, device state, job
+/// bodies), one table row each: the exact bytes of a known value — the formats, journal rows and API answers as
+/// they are on disk and on the wire — and the round trip through the API's decoder back to the same value.
+final class JSONShapeTests: XCTestCase {
+    private let t = Date(timeIntervalSince1970: 1_800_000_000.25)
+
+    /// One row: what the fast writer made of a value, the bytes it must be, and whether it reads back.
+    private struct Row {
+        var name: String
+        var bytes: [UInt8]
+        var expected: String
+        var roundTrips: () throws -> Bool
+        var line: UInt
+    }
+
+    private func row<T: Codable & Equatable>(
+        _ name: String, _ value: T, _ bytes: [UInt8], _ expected: String, line: UInt = #line
+    ) -> Row {
+        Row(
+            name: name, bytes: bytes, expected: expected,
+            roundTrips: { try APICoding.decoder().decode(T.self, from: Data(bytes)) == value }, line: line)
+    }
+
+    private func check(_ rows: [Row]) throws {
+        for r in rows {
+            let text = String(decoding: r.bytes, as: UTF8.self)
+            XCTAssertEqual(text, r.expected, r.name, line: r.line)
+            XCTAssertTrue(try r.roundTrips(), "\(r.name) reads back", line: r.line)
+        }
+    }
+
+    // MARK: samples
+
+    private var identity: [IdentityValue] {
+        [
+            IdentityValue(registerId: "model", address: 0, valueData: "5052", value: .text("PR")),
+            IdentityValue(registerId: "serial", address: 2, valueData: "0001E240", value: .unsigned(123_456)),
+        ]
+    }
+
+    private func result(_ id: String, _ status: RegisterStatus, full: Bool) -> RegisterResult {
+        RegisterResult(
+            registerId: id, address: 7, length: 2, status: status, expected: .signed(-5), expectedData: "FFFFFFFB",
+            actual: full ? .float(2.5) : nil, actualData: full ? "40200000" : nil, before: full ? .text("a\"b") : nil,
+            beforeUnset: full ? true : nil, expectedUnset: full ? false : nil, actualUnset: full ? true : nil,
+            exceptionCode: full ? 2 : nil, message: full ? "line\nbreak\ttab\u{1}" : nil)
+    }
+
+    private var replay: ReplayReport {
+        var r = ReplayReport(
+            pageId: "heating", templateVersion: 3, pageHash: "sha256:ab", target: "press-b", endpoint: "tcp://127.0.0.1:1",
+            unit: 1, options: ReplayOptions(dryRun: false, onError: .rollback), status: .failed, reason: "x",
+            stoppedAt: "at y", warnings: ["w1", "w/2"],
+            identity: [
+                IdentityCheck(registerId: "model", expected: .text("A"), actual: .text("A"), matches: true),
+                IdentityCheck(registerId: "gain", expected: .float(0.5), actual: .float(0.1), matches: false, message: "m"),
+                IdentityCheck(registerId: "none", matches: false),
+            ],
+            beforeWrite: [StepResult(address: 1, value: 2, status: .ok, readBack: 2)],
+            afterWrite: [StepResult(address: 3, value: 4, status: .notAttempted, message: "m")],
+            registers: [result("a", .verified, full: true), result("b", .notAttempted, full: false)],
+            plan: [
+                PlannedRequest(function: .fc16, address: 7, count: 2, registerIds: ["a"]),
+                PlannedRequest(function: .fc06, address: 9, count: 1, registerIds: ["b", "c\"d"]),
+                PlannedRequest(function: .fc16, address: 10, count: 1, registerIds: []),
+            ], fellBackToFC06: true,
+            rollback: RollbackResult(restored: false, registers: [result("a", .mismatch, full: true)]), requests: 9,
+            writeFrames: 4, lastConfirmed: "a", firstInDoubt: "b", changedLater: ["c"])
+        r.templateVersionId = "line-7-3"
+        return r
+    }
+
+    private var minimalReplay: ReplayReport {
+        ReplayReport(
+            pageId: "p", templateVersion: 1, pageHash: "h", target: "t", endpoint: "e", unit: 2, options: ReplayOptions(),
+            status: .planned, warnings: [], identity: [], beforeWrite: [], afterWrite: [], registers: [], plan: [],
+            fellBackToFC06: false, requests: 0, writeFrames: 0)
+    }
+
+    private var capture: CaptureReport {
+        var c = CaptureReport(
+            pageId: "heating", device: "press-a", archived: false, version: 4, pageHash: "sha256:cd", entryCount: 2,
+            skipped: [SkippedRegister(registerId: "s", address: 9, reason: .unset)],
+            problems: [
+                CaptureProblem(registerId: "p", address: 1, valueData: "03E8", value: .unsigned(1000), rule: "above max 900"),
+                CaptureProblem(
+                    registerId: "q", address: 2, valueData: nil, value: nil, rule: "read failed", cause: .readFailed),
+            ],
+            requests: 3, error: "boom")
+        c.unchanged = true
+        return c
+    }
+
+    private var applyAll: ApplyAllReport {
+        ApplyAllReport(
+            device: "press-b", dryRun: false,
+            pages: [
+                PageApplyResult(pageId: "p", status: .succeeded, versionId: "2", report: minimalReplay),
+                PageApplyResult(pageId: "q", status: .noTemplate, error: "no template"),
+            ], stoppedAt: "q")
+    }
+
+    // MARK: the shapes
+
+    func testJobBodies() throws {
+        let jobs = [
+            JobInfo(
+                id: "1", kind: .apply, pageId: "heating", device: "press-b", who: "uid:0", state: .finished,
+                progress: JobProgress(phase: .checkingIdentity, done: 1, total: 2), startedAt: t, finishedAt: t,
+                replay: replay),
+            JobInfo(
+                id: "2", kind: .apply, pageId: "heating", device: "press-b", who: "uid:0", startedAt: t, replay: minimalReplay),
+            JobInfo(
+                id: "3", kind: .capture, pageId: "heating", device: "press-a", who: "uid:0", startedAt: t, capture: capture,
+                error: "e"),
+            {
+                var j = JobInfo(id: "4", kind: .applyAll, pageId: "", device: "press-b", who: "token:ops", startedAt: t)
+                j.applyAll = applyAll
+                return j
+            }(),
+        ]
+        try check([
+            row(
+                "replay report", replay, APICoding.json(replay),
+                #"""
+                {"afterWrite":[{"address":3,"message":"m","status":"notAttempted","value":4}],"beforeWrite":[{"address":1,"readBack":2,"status":"ok","value":2}],"changedLater":["c"],"endpoint":"tcp://127.0.0.1:1","fellBackToFC06":true,"firstInDoubt":"b","identity":[{"actual":"A","expected":"A","matches":true,"registerId":"model"},{"actual":0.1,"expected":0.5,"matches":false,"message":"m","registerId":"gain"},{"matches":false,"registerId":"none"}],"lastConfirmed":"a","options":{"dryRun":false,"onError":"rollback"},"pageHash":"sha256:ab","pageId":"heating","plan":[{"address":7,"count":2,"function":"fc16","registerIds":["a"]},{"address":9,"count":1,"function":"fc06","registerIds":["b","c\"d"]},{"address":10,"count":1,"function":"fc16","registerIds":[]}],"reason":"x","registers":[
+                {"actual":2.5,"actualData":"40200000","actualUnset":true,"address":7,"before":"a\"b","beforeUnset":true,"exceptionCode":2,"expected":-5,"expectedData":"FFFFFFFB","expectedUnset":false,"length":2,"message":"line\nbreak\ttab\u0001","registerId":"a","status":"verified"},
+                {"address":7,"expected":-5,"expectedData":"FFFFFFFB","length":2,"registerId":"b","status":"notAttempted"}],"requests":9,"rollback":{"registers":[{"actual":2.5,"actualData":"40200000","actualUnset":true,"address":7,"before":"a\"b","beforeUnset":true,"exceptionCode":2,"expected":-5,"expectedData":"FFFFFFFB","expectedUnset":false,"length":2,"message":"line\nbreak\ttab\u0001","registerId":"a","status":"mismatch"}],"restored":false},"status":"failed","stoppedAt":"at y","target":"press-b","templateVersion":3,"templateVersionId":"line-7-3","unit":1,"warnings":["w1","w/2"],"writeFrames":4}
+
+                """#),
+            row(
+                "job with a replay", jobs[0], APICoding.json(jobs[0]),
+
+                #"""
+                {"device":"press-b","finishedAt":"2027-01-15T08:00:00.250Z","id":"1","kind":"apply","pageId":"heating","progress":{"done":1,"phase":"checking identity","total":2},"replay":{"afterWrite":[{"address":3,"message":"m","status":"notAttempted","value":4}],"beforeWrite":[{"address":1,"readBack":2,"status":"ok","value":2}],"changedLater":["c"],"endpoint":"tcp://127.0.0.1:1","fellBackToFC06":true,"firstInDoubt":"b","identity":[{"actual":"A","expected":"A","matches":true,"registerId":"model"},{"actual":0.1,"expected":0.5,"matches":false,"message":"m","registerId":"gain"},{"matches":false,"registerId":"none"}],"lastConfirmed":"a","options":{"dryRun":false,"onError":"rollback"},"pageHash":"sha256:ab","pageId":"heating","plan":[{"address":7,"count":2,"function":"fc16","registerIds":["a"]},{"address":9,"count":1,"function":"fc06","registerIds":["b","c\"d"]},{"address":10,"count":1,"function":"fc16","registerIds":[]}],"reason":"x","registers":[
+                {"actual":2.5,"actualData":"40200000","actualUnset":true,"address":7,"before":"a\"b","beforeUnset":true,"exceptionCode":2,"expected":-5,"expectedData":"FFFFFFFB","expectedUnset":false,"length":2,"message":"line\nbreak\ttab\u0001","registerId":"a","status":"verified"},
+                {"address":7,"expected":-5,"expectedData":"FFFFFFFB","length":2,"registerId":"b","status":"notAttempted"}],"requests":9,"rollback":{"registers":[{"actual":2.5,"actualData":"40200000","actualUnset":true,"address":7,"before":"a\"b","beforeUnset":true,"exceptionCode":2,"expected":-5,"expectedData":"FFFFFFFB","expectedUnset":false,"length":2,"message":"line\nbreak\ttab\u0001","registerId":"a","status":"mismatch"}],"restored":false},"status":"failed","stoppedAt":"at y","target":"press-b","templateVersion":3,"templateVersionId":"line-7-3","unit":1,"warnings":["w1","w/2"],"writeFrames":4},"startedAt":"2027-01-15T08:00:00.250Z","state":"finished","who":"uid:0"}
+
+                """#),
+            row(
+                "job, minimal replay", jobs[1], APICoding.json(jobs[1]),
+
+                #"""
+                {"device":"press-b","id":"2","kind":"apply","pageId":"heating","replay":{"afterWrite":[],"beforeWrite":[],"changedLater":[],"endpoint":"e","fellBackToFC06":false,"identity":[],"options":{"dryRun":false,"onError":"stop"},"pageHash":"h","pageId":"p","plan":[],"registers":[],"requests":0,"status":"planned","target":"t","templateVersion":1,"templateVersionId":"1","unit":2,"warnings":[],"writeFrames":0},"startedAt":"2027-01-15T08:00:00.250Z","state":"running","who":"uid:0"}
+
+                """#),
+            row(
+                "job with a capture", jobs[2], APICoding.json(jobs[2]),
+
+                #"""
+                {"capture":{"archived":false,"device":"press-a","entryCount":2,"error":"boom","pageHash":"sha256:cd","pageId":"heating","problems":[
+                {"address":1,"cause":"invalidValue","registerId":"p","rule":"above max 900","value":1000,"valueData":"03E8"},
+                {"address":2,"cause":"readFailed","registerId":"q","rule":"read failed"}],"requests":3,"skipped":[{"address":9,"reason":"unset","registerId":"s"}],"unchanged":true,"version":4,"versionId":"4"},"device":"press-a","error":"e","id":"3","kind":"capture","pageId":"heating","startedAt":"2027-01-15T08:00:00.250Z","state":"running","who":"uid:0"}
+
+                """#),
+            row(
+                "job with a whole-machine apply", jobs[3], APICoding.json(jobs[3]),
+
+                #"""
+                {"applyAll":{"device":"press-b","dryRun":false,"pages":[{"pageId":"p","report":{"afterWrite":[],"beforeWrite":[],"changedLater":[],"endpoint":"e","fellBackToFC06":false,"identity":[],"options":{"dryRun":false,"onError":"stop"},"pageHash":"h","pageId":"p","plan":[],"registers":[],"requests":0,"status":"planned","target":"t","templateVersion":1,"templateVersionId":"1","unit":2,"warnings":[],"writeFrames":0},"status":"succeeded","versionId":"2"},{"error":"no template","pageId":"q","status":"noTemplate"}],"stoppedAt":"q"},"device":"press-b","id":"4","kind":"apply-all","pageId":"","startedAt":"2027-01-15T08:00:00.250Z","state":"running","who":"token:ops"}
+
+                """#),
+            row(
+                "job list", jobs, APICoding.json(jobs),
+                #"""
+                [{"device":"press-b","finishedAt":"2027-01-15T08:00:00.250Z","id":"1","kind":"apply","pageId":"heating","progress":{"done":1,"phase":"checking identity","total":2},"replay":{"afterWrite":[{"address":3,"message":"m","status":"notAttempted","value":4}],"beforeWrite":[{"address":1,"readBack":2,"status":"ok","value":2}],"changedLater":["c"],"endpoint":"tcp://127.0.0.1:1","fellBackToFC06":true,"firstInDoubt":"b","identity":[{"actual":"A","expected":"A","matches":true,"registerId":"model"},{"actual":0.1,"expected":0.5,"matches":false,"message":"m","registerId":"gain"},{"matches":false,"registerId":"none"}],"lastConfirmed":"a","options":{"dryRun":false,"onError":"rollback"},"pageHash":"sha256:ab","pageId":"heating","plan":[{"address":7,"count":2,"function":"fc16","registerIds":["a"]},{"address":9,"count":1,"function":"fc06","registerIds":["b","c\"d"]},{"address":10,"count":1,"function":"fc16","registerIds":[]}],"reason":"x","registers":[
+                {"actual":2.5,"actualData":"40200000","actualUnset":true,"address":7,"before":"a\"b","beforeUnset":true,"exceptionCode":2,"expected":-5,"expectedData":"FFFFFFFB","expectedUnset":false,"length":2,"message":"line\nbreak\ttab\u0001","registerId":"a","status":"verified"},
+                {"address":7,"expected":-5,"expectedData":"FFFFFFFB","length":2,"registerId":"b","status":"notAttempted"}],"requests":9,"rollback":{"registers":[{"actual":2.5,"actualData":"40200000","actualUnset":true,"address":7,"before":"a\"b","beforeUnset":true,"exceptionCode":2,"expected":-5,"expectedData":"FFFFFFFB","expectedUnset":false,"length":2,"message":"line\nbreak\ttab\u0001","registerId":"a","status":"mismatch"}],"restored":false},"status":"failed","stoppedAt":"at y","target":"press-b","templateVersion":3,"templateVersionId":"line-7-3","unit":1,"warnings":["w1","w/2"],"writeFrames":4},"startedAt":"2027-01-15T08:00:00.250Z","state":"finished","who":"uid:0"},{"device":"press-b","id":"2","kind":"apply","pageId":"heating","replay":{"afterWrite":[],"beforeWrite":[],"changedLater":[],"endpoint":"e","fellBackToFC06":false,"identity":[],"options":{"dryRun":false,"onError":"stop"},"pageHash":"h","pageId":"p","plan":[],"registers":[],"requests":0,"status":"planned","target":"t","templateVersion":1,"templateVersionId":"1","unit":2,"warnings":[],"writeFrames":0},"startedAt":"2027-01-15T08:00:00.250Z","state":"running","who":"uid:0"},{"capture":{"archived":false,"device":"press-a","entryCount":2,"error":"boom","pageHash":"sha256:cd","pageId":"heating","problems":[
+                {"address":1,"cause":"invalidValue","registerId":"p","rule":"above max 900","value":1000,"valueData":"03E8"},
+                {"address":2,"cause":"readFailed","registerId":"q","rule":"read failed"}],"requests":3,"skipped":[{"address":9,"reason":"unset","registerId":"s"}],"unchanged":true,"version":4,"versionId":"4"},"device":"press-a","error":"e","id":"3","kind":"capture","pageId":"heating","startedAt":"2027-01-15T08:00:00.250Z","state":"running","who":"uid:0"},{"applyAll":{"device":"press-b","dryRun":false,"pages":[{"pageId":"p","report":{"afterWrite":[],"beforeWrite":[],"changedLater":[],"endpoint":"e","fellBackToFC06":false,"identity":[],"options":{"dryRun":false,"onError":"stop"},"pageHash":"h","pageId":"p","plan":[],"registers":[],"requests":0,"status":"planned","target":"t","templateVersion":1,"templateVersionId":"1","unit":2,"warnings":[],"writeFrames":0},"status":"succeeded","versionId":"2"},{"error":"no template","pageId":"q","status":"noTemplate"}],"stoppedAt":"q"},"device":"press-b","id":"4","kind":"apply-all","pageId":"","startedAt":"2027-01-15T08:00:00.250Z","state":"running","who":"token:ops"}]
+
+                """#),
+        ])
+    }
+
+    /// Today the small parts of a replay report (identity checks, steps, options, warnings) are written by
+    /// `JSONEncoder`, which writes an integral float as `1`; the registers' values are written by `JSONWriter`
+    /// (`1.0`).
+    func testIntegralFloatInAnIdentityCheck() {
+        var r = minimalReplay
+        r.identity = [IdentityCheck(registerId: "gain", expected: .float(1.0), actual: .float(-2.0), matches: false)]
+        r.registers = [
+            RegisterResult(
+                registerId: "a", address: 1, length: 2, status: .verified, expected: .float(1.0), expectedData: "3F800000")
+        ]
+        let text = String(decoding: APICoding.json(r), as: UTF8.self)
+        XCTAssertTrue(text.contains(#""identity":[{"actual":-2,"expected":1,"matches":false,"registerId":"gain"}]"#), text)
+        XCTAssertTrue(text.contains(#"{"address":1,"expected":1.0,"expectedData":"3F800000""#), text)
+    }
+
+    func testAuditRecords() throws {
+        var replayRecord = AuditRecord(
+            time: t, kind: .replay, who: "token:ops", pageId: "heating", device: "press-b", endpoint: "tcp://127.0.0.1:1",
+            unit: 1, identity: identity, templateVersion: 3, pageHash: "sha256:ab", result: .failed, message: "x; stopped at y",
+            registers: [
+                AuditRegister(
+                    registerId: "a", before: .unsigned(1), after: .float(2.5), status: .replay(.verified), written: .float(2.5),
+                    readBack: .float(2.5), rollback: AuditRollback(restored: .unsigned(1), readBack: nil, status: .failed),
+                    message: "m\"q"),
+                AuditRegister(registerId: "b", before: nil, after: nil, status: .replay(.notAttempted)),
+                AuditRegister(registerId: "c", before: .bytes([0xAB, 0x01]), after: .signed(-7), status: .replay(.mismatch)),
+            ], job: "J1", rollback: .incomplete, writeFrames: 4, templateVersionId: "3", registersChanged: 1)
+        replayRecord.beforeWrite = [StepResult(address: 1, value: 2, status: .ok, readBack: 2)]
+        replayRecord.afterWrite = [StepResult(address: 3, value: 4, status: .inDoubt, message: "timed out")]
+        let capture = AuditRecord(
+            time: t, kind: .capture, who: "uid:1000", pageId: "heating", device: "press-a", endpoint: "rtu:///dev/ttyUSB0",
+            unit: 7, identity: [], templateVersion: nil, pageHash: "sha256:cd", result: .started, message: nil,
+            registers: [AuditRegister(registerId: "a", before: nil, after: .text("é\\"), status: .captured)])
+        try check([
+            row(
+                "replay outcome record", replayRecord, fast(replayRecord),
+                #"""
+                {"afterWrite":[{"address":3,"message":"timed out","status":"inDoubt","value":4}],"beforeWrite":[{"address":1,"readBack":2,"status":"ok","value":2}],"device":"press-b","endpoint":"tcp://127.0.0.1:1","identity":[{"address":0,"registerId":"model","value":"PR","valueData":"5052"},{"address":2,"registerId":"serial","value":123456,"valueData":"0001E240"}],"job":"J1","kind":"replay","message":"x; stopped at y","pageHash":"sha256:ab","pageId":"heating","registers":[{"after":2.5,"before":1,"message":"m\"q","readBack":2.5,"registerId":"a","rollback":{"restored":1,"status":"failed"},"status":"verified","written":2.5},{"registerId":"b","status":"notAttempted"},{"after":-7,"before":{"hex":"AB01"},"registerId":"c","status":"mismatch"}],"registersChanged":1,"result":"failed","rollback":"incomplete","templateVersion":3,"templateVersionId":"3","time":"2027-01-15T08:00:00.250Z","unit":1,"who":"token:ops","writeFrames":4}
+                """#),
+            row(
+                "capture intent record", capture, fast(capture),
+                #"""
+                {"device":"press-a","endpoint":"rtu:///dev/ttyUSB0","identity":[],"kind":"capture","pageHash":"sha256:cd","pageId":"heating","registers":[{"after":"é\\","registerId":"a","status":"captured"}],"result":"started","time":"2027-01-15T08:00:00.250Z","unit":7,"who":"uid:1000"}
+                """#),
+        ])
+    }
+
+    func testJournalLines() throws {
+        let registers = [
+            IntentRegister(
+                registerId: "p.a", address: 10, length: 2, expected: .unsigned(70000), expectedData: "00011170",
+                before: .unsigned(1), beforeData: "00000001"),
+            IntentRegister(registerId: "p.b\"q\\", address: 12, length: 1, expected: .signed(-3), expectedData: "FFFD"),
+            IntentRegister(
+                registerId: "p.f", address: 13, length: 2, expected: .float(1.5), expectedData: "3FC00000",
+                before: .float(-.infinity), beforeData: "FF800000"),
+        ]
+        let intent = ReplayIntent(
+            job: "0F3A", time: t, who: "token:ops", pageId: "p", deviceId: "line-1", device: "line/1",
+            endpoint: "rtu:///dev/ttyUSB0?baud=19200", unit: 7, templateVersion: 3, pageHash: "abc", identity: identity,
+            onError: .rollback, registers: registers, beforeWrite: [WriteStep(address: 1536, value: 6868)], afterWrite: [])
+        var bare = intent
+        bare.deviceId = nil
+        bare.beforeWrite = nil
+        bare.afterWrite = nil
+        let request = PlannedRequest(function: .fc16, address: 10, count: 3, registerIds: ["p.a", "p.b\"q\\"])
+        let events: [(String, ReplayEvent, String)] = [
+            (
+                "intent", ReplayEvent(.intent, intent: intent),
+                #"""
+                {"intent":{"afterWrite":[],"beforeWrite":[{"address":1536,"value":6868}],"device":"line/1","deviceId":"line-1","endpoint":"rtu:///dev/ttyUSB0?baud=19200","identity":[{"address":0,"registerId":"model","value":"PR","valueData":"5052"},{"address":2,"registerId":"serial","value":123456,"valueData":"0001E240"}],"job":"0F3A","onError":"rollback","pageHash":"abc","pageId":"p","registers":[{"address":10,"before":1,"beforeData":"00000001","expected":70000,"expectedData":"00011170","length":2,"registerId":"p.a"},{"address":12,"expected":-3,"expectedData":"FFFD","length":1,"registerId":"p.b\"q\\"},{"address":13,"before":"-inf","beforeData":"FF800000","expected":1.5,"expectedData":"3FC00000","length":2,"registerId":"p.f"}],"templateVersion":3,"time":"2027-01-15T08:00:00.250Z","unit":7,"who":"token:ops"},"kind":"intent"}
+                """#
+            ),
+            (
+                "intent, no steps", ReplayEvent(.intent, intent: bare),
+                #"""
+                {"intent":{"device":"line/1","endpoint":"rtu:///dev/ttyUSB0?baud=19200","identity":[{"address":0,"registerId":"model","value":"PR","valueData":"5052"},{"address":2,"registerId":"serial","value":123456,"valueData":"0001E240"}],"job":"0F3A","onError":"rollback","pageHash":"abc","pageId":"p","registers":[{"address":10,"before":1,"beforeData":"00000001","expected":70000,"expectedData":"00011170","length":2,"registerId":"p.a"},{"address":12,"expected":-3,"expectedData":"FFFD","length":1,"registerId":"p.b\"q\\"},{"address":13,"before":"-inf","beforeData":"FF800000","expected":1.5,"expectedData":"3FC00000","length":2,"registerId":"p.f"}],"templateVersion":3,"time":"2027-01-15T08:00:00.250Z","unit":7,"who":"token:ops"},"kind":"intent"}
+                """#
+            ),
+            (
+                "step",
+                ReplayEvent(
+                    .step, request: PlannedRequest(function: .fc06, address: 2304, count: 1, registerIds: []),
+                    answer: .acknowledged, frames: 1, phase: .afterWrite),
+                #"""
+                {"answer":"acknowledged","frames":1,"kind":"step","phase":"afterWrite","request":{"address":2304,"count":1,"function":"fc06","registerIds":[]}}
+                """#
+            ),
+            (
+                "write", ReplayEvent(.write, request: request),
+                #"""
+                {"kind":"write","request":{"address":10,"count":3,"function":"fc16","registerIds":["p.a","p.b\"q\\"]}}
+                """#
+            ),
+            (
+                "answer",
+                ReplayEvent(.answer, request: request, answer: .rejected, frames: 1, exceptionCode: 3, message: "illegal"),
+                #"""
+                {"answer":"rejected","exceptionCode":3,"frames":1,"kind":"answer","message":"illegal","request":{"address":10,"count":3,"function":"fc16","registerIds":["p.a","p.b\"q\\"]}}
+                """#
+            ),
+            (
+                "replan", ReplayEvent(.replan, request: request, requests: [request], message: "FC06 fallback"),
+                #"""
+                {"kind":"replan","message":"FC06 fallback","request":{"address":10,"count":3,"function":"fc16","registerIds":["p.a","p.b\"q\\"]},"requests":[{"address":10,"count":3,"function":"fc16","registerIds":["p.a","p.b\"q\\"]}]}
+                """#
+            ),
+            (
+                "check",
+                ReplayEvent(
+                    .check,
+                    checks: [
+                        JournalCheck(registerId: "p.a", data: "00011170"),
+                        JournalCheck(registerId: "p.f", data: nil, message: "timed out"),
+                    ]),
+                #"""
+                {"checks":[{"data":"00011170","registerId":"p.a"},{"message":"timed out","registerId":"p.f"}],"kind":"check"}
+                """#
+            ),
+            (
+                "final check", ReplayEvent(.finalCheck, checks: []),
+                #"""
+                {"checks":[],"kind":"finalCheck"}
+                """#
+            ),
+            (
+                "end", ReplayEvent(.end, message: "1 of 3 registers not verified", status: .failed),
+                #"""
+                {"kind":"end","message":"1 of 3 registers not verified","status":"failed"}
+                """#
+            ),
+        ]
+        try check(events.map { row($0.0, $0.1, $0.1.journalLine, $0.2) })
+    }
+
+    func testDeviceState() throws {
+        let applied = AppliedTemplate(
+            version: 3, versionId: "line-7-3", pageHash: "sha256:ab", appliedAt: t, appliedBy: "uid:0", job: "J1",
+            entries: [
+                ExpectedValue(registerId: "a", address: 1, valueData: "0001", value: .unsigned(1)),
+                ExpectedValue(registerId: "b", address: 2, valueData: "41", value: .text("A")),
+            ])
+        var both = DevicePageState(device: "press-b", pageId: "heating", applied: applied)
+        both.unverified = UnverifiedMark(
+            device: "press-b", pageId: "heating", since: t, job: "J2", reason: .interrupted, message: "interrupted: x")
+        let noJob = DevicePageState(
+            device: "d", pageId: "p",
+            applied: AppliedTemplate(version: 1, pageHash: "h", appliedAt: t, appliedBy: "u", job: nil, entries: []))
+        try check([
+            row(
+                "applied and unverified", both, fast(both),
+                #"""
+                {"device":"press-b","pageId":"heating","applied":{"version":3,"versionId":"line-7-3","pageHash":"sha256:ab","appliedAt":"2027-01-15T08:00:00.250Z","appliedBy":"uid:0","job":"J1","entries":[
+                {"registerId":"a","address":1,"valueData":"0001","value":1},
+                {"registerId":"b","address":2,"valueData":"41","value":"A"}]},"unverified":{"device":"press-b","pageId":"heating","since":"2027-01-15T08:00:00.250Z","job":"J2","reason":"interrupted","message":"interrupted: x"}}
+                """#),
+            row(
+                "applied, no job", noJob, fast(noJob),
+                #"""
+                {"device":"d","pageId":"p","applied":{"version":1,"versionId":"1","pageHash":"h","appliedAt":"2027-01-15T08:00:00.250Z","appliedBy":"u","entries":[]}}
+                """#),
+            row(
+                "nothing known", DevicePageState(device: "d", pageId: "p"), fast(DevicePageState(device: "d", pageId: "p")),
+                #"""
+                {"device":"d","pageId":"p"}
+                """#),
+        ])
+    }
+
+    func testTemplateFile() throws {
+        let layout = EntryLayout(type: .u32, wordOrder: .little, byteOrder: .big, unset: [[0xFFFF, 0xFFFF]], unsetNaN: false)
+        let nanLayout = EntryLayout(type: .f32, wordOrder: nil, byteOrder: .little, unset: [], unsetNaN: true)
+        var full = Template(
+            pageId: "heating", pageHash: "sha256:00", version: 3, capturedAt: t, capturedBy: "uid:1000",
+            source: TemplateSource(deviceId: "press-a", endpoint: "tcp://127.0.0.1:1502", unit: 7, identity: identity),
+            entries: [
+                TemplateEntry(
+                    registerId: "a", address: 1, length: 2, valueData: "0001E240", value: .unsigned(123456),
+                    lastDate: Date(timeIntervalSince1970: 5), layout: layout),
+                TemplateEntry(
+                    registerId: "b", address: 3, length: 2, valueData: "0000C03F", value: .float(1.5),
+                    lastDate: Date(timeIntervalSince1970: 5), layout: nanLayout),
+                TemplateEntry(
+                    registerId: "c", address: 5, length: 1, valueData: "ABCD", value: .bytes([0xAB, 0xCD]),
+                    lastDate: Date(timeIntervalSince1970: 6)),
+            ],
+            skipped: [
+                SkippedRegister(registerId: "u", address: 9, reason: .unset),
+                SkippedRegister(registerId: "r", address: 10, reason: .readOnly),
+            ],
+            provenance: "imported from iOS archive \"Heating\"", host: "line-7", archivedAt: t.addingTimeInterval(1))
+        full.capturedBy = "uid:1000"
+        let bare = Template(
+            pageId: "p", pageHash: "h", version: 1, capturedAt: t, capturedBy: nil,
+            source: TemplateSource(deviceId: nil, endpoint: "e", unit: 1, identity: []), entries: [], skipped: [])
+        let files: [(String, Template, String)] = [
+            (
+                "full", full,
+                #"""
+                {"format":"lastset-template","checksum":"sha256:ca9af051883e75ede45ff28e55790c57b140ef76b4f9b577a01c0481b9e85084","summary":{"archivedAt":"2027-01-15T08:00:01.250Z","capturedAt":"2027-01-15T08:00:00.250Z","entries":3,"host":"line-7","pageHash":"sha256:00","pageId":"heating","source":"press-a","version":3}}
+                {"archivedAt":"2027-01-15T08:00:01.250Z","capturedAt":"2027-01-15T08:00:00.250Z","capturedBy":"uid:1000","entries":[
+                {"address":1,"lastDate":"1970-01-01T00:00:05.000Z","layout":{"byteOrder":"big","type":"u32","unset":["FFFFFFFF"],"wordOrder":"little"},"length":2,"registerId":"a","value":123456,"valueData":"0001E240"},
+                {"address":3,"lastDate":"1970-01-01T00:00:05.000Z","layout":{"byteOrder":"little","type":"f32","unset":[],"unsetNaN":true,"wordOrder":"big"},"length":2,"registerId":"b","value":1.5,"valueData":"0000C03F"},
+                {"address":5,"lastDate":"1970-01-01T00:00:06.000Z","length":1,"registerId":"c","value":{"hex":"ABCD"},"valueData":"ABCD"}],"host":"line-7","pageHash":"sha256:00","pageId":"heating","provenance":"imported from iOS archive \"Heating\"","schemaVersion":1,"skipped":[
+                {"address":9,"reason":"unset","registerId":"u"},
+                {"address":10,"reason":"readOnly","registerId":"r"}],"source":{"deviceId":"press-a","endpoint":"tcp://127.0.0.1:1502","identity":[{"address":0,"registerId":"model","value":"PR","valueData":"5052"},{"address":2,"registerId":"serial","value":123456,"valueData":"0001E240"}],"unit":7},"version":3}
+
+                """#
+            ),
+            (
+                "bare", bare,
+                #"""
+                {"format":"lastset-template","checksum":"sha256:5c88b458243b367a62ae8cfc6068e832739a93a114eebe3fe06f88fd439de836","summary":{"capturedAt":"2027-01-15T08:00:00.250Z","entries":0,"pageHash":"h","pageId":"p","source":"e","version":1}}
+                {"capturedAt":"2027-01-15T08:00:00.250Z","entries":[],"pageHash":"h","pageId":"p","schemaVersion":1,"skipped":[],"source":{"endpoint":"e","identity":[],"unit":1},"version":1}
+
+                """#
+            ),
+        ]
+        for (name, template, expected) in files {
+            let data = TemplateFile.encode(template)
+            let text = String(decoding: data, as: UTF8.self)
+            XCTAssertEqual(text, expected, name)
+            XCTAssertEqual(try TemplateFile.decode(data), template, name)
+        }
+    }
+
+    /// The fast writer's bytes of a value (as its store writes it).
+    private func fast(_ record: AuditRecord) -> [UInt8] {
+        var w = JSONWriter()
+        record.write(to: &w)
+        return w.bytes
+    }
+
+    private func fast(_ state: DevicePageState) -> [UInt8] {
+        var w = JSONWriter()
+        state.write(to: &w)
+        return w.bytes
+    }
+}
