@@ -17,9 +17,9 @@ struct BenchOptions {
     var readyReps = 5
     var sizes = [100, 1000, 10000]
     var delays = [0, 2]
-    var suites: Set<String> = ["wire", "counts", "provision", "rtu", "daemon", "poll"]
+    var suites: Set<String> = ["wire", "counts", "provision", "rtu", "daemon", "poll", "encode"]
     /// Every suite `--only` may name.
-    static let knownSuites: Set<String> = ["wire", "counts", "provision", "rtu", "daemon", "poll"]
+    static let knownSuites: Set<String> = ["wire", "counts", "provision", "rtu", "daemon", "poll", "encode"]
     var pollDevices = 1000
     var pollSimulators = 10
     var pollWords = 20
@@ -36,7 +36,7 @@ struct BenchOptions {
         usage: lastset-bench --c-worker PATH --python PATH --py-script PATH [--bin DIR] [--json-out FILE]
                              [--reps N] [--slow-reps N] [--slow-reps-10k N] [--perreg-slow-reps N]
                              [--perreg-slow-reps-10k N] [--provision-reps N] [--idle-seconds N] [--ready-reps N]
-                             [--sizes 100,1000,10000] [--delays 0,2] [--only wire,counts,provision,rtu,daemon,poll]
+                             [--sizes 100,1000,10000] [--delays 0,2] [--only wire,counts,provision,rtu,daemon,poll,encode]
                              [--poll-devices N] [--poll-simulators N] [--poll-words N] [--poll-seconds N]
                              [--poll-warmup N]
                              [--rtu-words N] [--rtu-reps N] [--relay-script PATH] [--keep-temp]
@@ -47,7 +47,7 @@ struct BenchOptions {
         requests against the minimum; provisions 1, 8 and 32 machines at once; measures the daemon's RSS,
         idle CPU and time to READY; polls --poll-devices devices (default 1,000 on 10 simulators, 20 registers
         each) every second and measures lastsetd's CPU and RSS over --poll-seconds (60) after --poll-warmup
-        (10). Prints a table and, last, one JSON object. --bin defaults to the
+        (10); times the JSON a replay and a capture write, in this process (encode). Prints a table and, last, one JSON object. --bin defaults to the
         directory of this executable (lastsetd and lastset-sim are looked up there). Benchmarks/run.sh
         (make bench) builds everything and passes the paths. --impls runs only the named wire
         implementations (e.g. lastset-core,c for a quick core/C check); the full comparison runs them all.

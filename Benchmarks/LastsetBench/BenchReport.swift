@@ -166,6 +166,17 @@ struct BenchReport: Codable {
         var simulatorCPUPercentOfOneCore: Double
     }
 
+    /// One JSON shape written by the fast writer, timed in this process (`encode`).
+    struct Encoding: Codable {
+        var shape: String
+        var registers: Int
+        var bytes: Int
+        var medianMs: Double
+        var minMs: Double
+        var maxMs: Double
+        var runs: Int
+    }
+
     var machine: Machine
     var settings: [String: String] = [:]
     var wire: [WireResult] = []
@@ -176,5 +187,6 @@ struct BenchReport: Codable {
     var rtu: [LineRate] = []
     var daemon: Daemon?
     var polling: Polling?
+    var encoding: [Encoding] = []
     var notes: [String] = []
 }

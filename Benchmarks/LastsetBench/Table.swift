@@ -139,6 +139,14 @@ extension Bench {
             out += "| devices reachable before / after the window | \(p.reachableBefore) / \(p.reachableAfter) |\n"
             out += "| simulators' CPU (all of them) | \(String(format: "%.1f", p.simulatorCPUPercentOfOneCore)) % of one core |\n"
         }
+        if !report.encoding.isEmpty {
+            out += "\n## JSON written by a replay and a capture, this process: median [min–max] ms (bytes)\n\n"
+            out += "| shape | registers | time | bytes |\n|---|---|---|---|\n"
+            for e in report.encoding {
+                out +=
+                    "| \(e.shape) | \(e.registers) | \(Format.ms(e.medianMs)) [\(Format.ms(e.minMs))–\(Format.ms(e.maxMs))] | \(e.bytes) |\n"
+            }
+        }
         for note in report.notes { out += "\nNote: \(note)\n" }
         print(out)
     }

@@ -53,6 +53,9 @@ public final class AuditLog: Sendable {
             self.json = json
         }
 
+        /// The record's JSON, in bytes.
+        public var byteCount: Int { json.utf8.count }
+
         /// Whether it completes an intent (a record of a job that is not itself an intent).
         var completes: Bool { job != nil && result != AuditResult.started.rawValue }
     }

@@ -84,6 +84,9 @@ public actor DeviceStateStore {
         let state: DevicePageState
         let json: String
 
+        /// The state's JSON, in bytes.
+        public var byteCount: Int { json.utf8.count }
+
         /// The row of `state`.
         public init(_ state: DevicePageState) {
             self.state = state
