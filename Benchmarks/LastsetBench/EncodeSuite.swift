@@ -4,12 +4,15 @@ import LastsetEngine
 
 /// The JSON a replay and a capture write, timed alone in this process (no device, no database): the template
 /// file, the audit record of a replay, the journal's intent and window checks, the device state and the job's
-/// report, for pages of each `--sizes` size. A narrow bench for the fast writer (issue 21): a build before a
+/// report, for pages of each `--sizes` size; and the template file, an audit record and an intent read back. A narrow bench for the fast writer (issue 21): a build before a
 /// change and one after run it interleaved on the same machine.
 extension Bench {
     func encodeSuite() throws {
         for n in options.sizes {
             let shapes = EncodeShapes(registers: n)
+            let file = TemplateFile.encode(shapes.template)
+            let auditJSON = try APICoding.encoder().encode(shapes.outcome)
+            let intentJSON = Data(ReplayEvent(.intent, intent: shapes.intent).journalLine)
             let cases: [(String, () -> Int)] = [
                 ("template file", { TemplateFile.encode(shapes.template).count }),
                 ("audit record (replay outcome)", { AuditLog.Row(shapes.outcome).byteCount }),
@@ -17,12 +20,20 @@ extension Bench {
                 ("journal window checks", { ReplayEvent(.check, checks: shapes.checks).journalLine.count }),
                 ("device state", { DeviceStateStore.Row(shapes.state).byteCount }),
                 ("replay report (API body)", { APICoding.json(shapes.report).count }),
+                ("template file, decoded", { (try? TemplateFile.decode(file))?.entries.count ?? -1 }),
+                (
+                    "audit record, decoded",
+                    { (try? APICoding.decoder().decode(AuditRecord.self, from: auditJSON))?.registers.count ?? -1 }
+                ),
+                (
+                    "journal intent, decoded",
+                    { (try? APICoding.decoder().decode(ReplayEvent.self, from: intentJSON))?.intent?.registers.count ?? -1 }
+                ),
             ]
             for (name, encode) in cases {
                 var samples = Samples()
-                var bytes = 0
-                // A warm-up, then interleaving is left to the caller (two builds run alternately).
-                bytes = encode()
+                // A warm-up; interleaving is left to the caller (two builds run alternately).
+                var bytes = encode()
                 for _ in 0..<max(options.reps, 5) {
                     let start = ContinuousClock.now
                     bytes = encode()
@@ -32,7 +43,7 @@ extension Bench {
                     BenchReport.Encoding(
                         shape: name, registers: n, bytes: bytes, medianMs: samples.median, minMs: samples.min,
                         maxMs: samples.max, runs: samples.runsMs.count))
-                say("encode \(name), \(n) registers: \(samples.text) ms, \(bytes) bytes")
+                say("\(name), \(n) registers: \(samples.text) ms, \(bytes) (bytes or registers)")
             }
         }
     }
