@@ -188,6 +188,12 @@ public struct JSONWriter: ~Copyable {
         appendString(value)
     }
 
+    /// An `Int` value (the common case, without the generic conversions).
+    public mutating func int(_ value: Int) {
+        separator()
+        appendDecimal(UInt64(value.magnitude), negative: value < 0)
+    }
+
     /// An integer value.
     public mutating func int<T: BinaryInteger>(_ value: T) {
         separator()
@@ -249,8 +255,18 @@ public struct JSONWriter: ~Copyable {
         json.withUnsafeBufferPointer { append($0) }
     }
 
-    /// A timestamp in the API's ISO 8601 form.
-    public mutating func date(_ date: Date) { string(TimeText.iso8601(date)) }
+    /// A timestamp in the API's ISO 8601 form. The last one's text is kept: every entry of a capture has the same
+    /// read time, formatted once.
+    public mutating func date(_ date: Date) {
+        if date != lastDate {
+            lastDate = date
+            lastDateText = TimeText.iso8601(date)
+        }
+        string(lastDateText)
+    }
+
+    private var lastDate: Date?
+    private var lastDateText = ""
 
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
@@ -270,11 +286,21 @@ public struct JSONWriter: ~Copyable {
         for c in s.utf8 {
             reserve(6)
             switch c {
-            case UInt8(ascii: "\""): put(0x5C); put(0x22)
-            case UInt8(ascii: "\\"): put(0x5C); put(0x5C)
-            case 0x0A: put(0x5C); put(UInt8(ascii: "n"))
-            case 0x0D: put(0x5C); put(UInt8(ascii: "r"))
-            case 0x09: put(0x5C); put(UInt8(ascii: "t"))
+            case UInt8(ascii: "\""):
+                put(0x5C)
+                put(0x22)
+            case UInt8(ascii: "\\"):
+                put(0x5C)
+                put(0x5C)
+            case 0x0A:
+                put(0x5C)
+                put(UInt8(ascii: "n"))
+            case 0x0D:
+                put(0x5C)
+                put(UInt8(ascii: "r"))
+            case 0x09:
+                put(0x5C)
+                put(UInt8(ascii: "t"))
             case 0..<0x20:
                 for b in [0x5C, UInt8(ascii: "u"), 0x30, 0x30, Self.hex[Int(c >> 4)], Self.hex[Int(c & 0xF)]] { put(b) }
             default: put(c)

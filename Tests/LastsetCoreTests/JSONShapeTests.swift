@@ -179,9 +179,9 @@ final class JSONShapeTests: XCTestCase {
         ])
     }
 
-    /// Today the small parts of a replay report (identity checks, steps, options, warnings) are written by
-    /// `JSONEncoder`, which writes an integral float as `1`; the registers' values are written by `JSONWriter`
-    /// (`1.0`).
+    /// The small parts of a replay report (identity checks, steps, options, warnings) were written by `JSONEncoder`
+    /// until every part followed the shape's one declaration: an integral float there was `1`, and is now `1.0`
+    /// as in the register lines (the one byte change of that move; the same number for any JSON reader).
     func testIntegralFloatInAnIdentityCheck() {
         var r = minimalReplay
         r.identity = [IdentityCheck(registerId: "gain", expected: .float(1.0), actual: .float(-2.0), matches: false)]
@@ -190,7 +190,7 @@ final class JSONShapeTests: XCTestCase {
                 registerId: "a", address: 1, length: 2, status: .verified, expected: .float(1.0), expectedData: "3F800000")
         ]
         let text = String(decoding: APICoding.json(r), as: UTF8.self)
-        XCTAssertTrue(text.contains(#""identity":[{"actual":-2,"expected":1,"matches":false,"registerId":"gain"}]"#), text)
+        XCTAssertTrue(text.contains(#""identity":[{"actual":-2.0,"expected":1.0,"matches":false,"registerId":"gain"}]"#), text)
         XCTAssertTrue(text.contains(#"{"address":1,"expected":1.0,"expectedData":"3F800000""#), text)
     }
 
@@ -314,6 +314,8 @@ final class JSONShapeTests: XCTestCase {
         try check(events.map { row($0.0, $0.1, $0.1.journalLine, $0.2) })
     }
 
+    /// The device state's row was the one shape written with its keys in declaration order; it now sorts them as
+    /// every other shape does (any JSON reader reads both; rows written before stay readable).
     func testDeviceState() throws {
         let applied = AppliedTemplate(
             version: 3, versionId: "line-7-3", pageHash: "sha256:ab", appliedAt: t, appliedBy: "uid:0", job: "J1",
@@ -331,14 +333,14 @@ final class JSONShapeTests: XCTestCase {
             row(
                 "applied and unverified", both, fast(both),
                 #"""
-                {"device":"press-b","pageId":"heating","applied":{"version":3,"versionId":"line-7-3","pageHash":"sha256:ab","appliedAt":"2027-01-15T08:00:00.250Z","appliedBy":"uid:0","job":"J1","entries":[
-                {"registerId":"a","address":1,"valueData":"0001","value":1},
-                {"registerId":"b","address":2,"valueData":"41","value":"A"}]},"unverified":{"device":"press-b","pageId":"heating","since":"2027-01-15T08:00:00.250Z","job":"J2","reason":"interrupted","message":"interrupted: x"}}
+                {"applied":{"appliedAt":"2027-01-15T08:00:00.250Z","appliedBy":"uid:0","entries":[
+                {"address":1,"registerId":"a","value":1,"valueData":"0001"},
+                {"address":2,"registerId":"b","value":"A","valueData":"41"}],"job":"J1","pageHash":"sha256:ab","version":3,"versionId":"line-7-3"},"device":"press-b","pageId":"heating","unverified":{"device":"press-b","job":"J2","message":"interrupted: x","pageId":"heating","reason":"interrupted","since":"2027-01-15T08:00:00.250Z"}}
                 """#),
             row(
                 "applied, no job", noJob, fast(noJob),
                 #"""
-                {"device":"d","pageId":"p","applied":{"version":1,"versionId":"1","pageHash":"h","appliedAt":"2027-01-15T08:00:00.250Z","appliedBy":"u","entries":[]}}
+                {"applied":{"appliedAt":"2027-01-15T08:00:00.250Z","appliedBy":"u","entries":[],"pageHash":"h","version":1,"versionId":"1"},"device":"d","pageId":"p"}
                 """#),
             row(
                 "nothing known", DevicePageState(device: "d", pageId: "p"), fast(DevicePageState(device: "d", pageId: "p")),
@@ -403,6 +405,85 @@ final class JSONShapeTests: XCTestCase {
             XCTAssertEqual(text, expected, name)
             XCTAssertEqual(try TemplateFile.decode(data), template, name)
         }
+    }
+
+    /// Every shape written to a file, a row or an answer.
+    private static let shapes: [any JSONRecord.Type] = [
+        AppliedTemplate.self, ApplyAllReport.self, AuditRecord.self, AuditRegister.self, AuditRollback.self,
+        CaptureProblem.self, CaptureReport.self, DevicePageState.self, EntryLayout.self, ExpectedValue.self,
+        IdentityCheck.self, IdentityValue.self, IntentRegister.self, JobInfo.self, JobProgress.self, JournalCheck.self,
+        PlannedRequest.self, PageApplyResult.self, PlannedRequest.self, RegisterResult.self, ReplayEvent.self,
+        ReplayIntent.self, ReplayOptions.self, ReplayReport.self, RollbackResult.self, SkippedRegister.self,
+        StepResult.self, Template.self, TemplateEntry.self, TemplateFile.Summary.self, TemplateSource.self,
+        UnverifiedMark.self, WriteStep.self,
+    ]
+
+    /// Properties kept beside a shape's fields, never written (derived from a field).
+    private static let notFields: [String: Set<String>] = ["TemplateEntry": ["hexWords"]]
+
+    /// Each declaration lists its keys in ascending byte order (the order `JSONEncoder`'s `.sortedKeys` writes and
+    /// the files have), once each, and names every stored property: a property added to a type without a field
+    /// would be silently left out of its file, row or answer.
+    func testEveryShapeDeclaresEachPropertyOnceInKeyOrder() {
+        for shape in Self.shapes { checkDeclaration(shape) }
+    }
+
+    private func checkDeclaration<T: JSONRecord>(_ type: T.Type) {
+        var keys = KeyList()
+        var r = T.placeholder
+        T.fields(&keys, &r)
+        let name = String(describing: T.self)
+        XCTAssertEqual(keys.keys, keys.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }, name)
+        XCTAssertEqual(Set(keys.keys).count, keys.keys.count, "\(name): a key listed twice")
+        let properties = Set(Mirror(reflecting: T.placeholder).children.compactMap(\.label))
+        XCTAssertEqual(properties.subtracting(Self.notFields[name] ?? []), Set(keys.keys), name)
+    }
+
+    /// The keys a declaration lists, in its order.
+    private struct KeyList: JSONFields {
+        typealias Failure = Never
+        var keys: [String] = []
+        mutating func field<V: JSONFieldValue>(_ key: StaticString, _ value: inout V) { keys.append(key.description) }
+        mutating func field<V: JSONFieldValue>(_ key: StaticString, _ value: inout V?) { keys.append(key.description) }
+        mutating func field<V: JSONFieldValue>(_ key: StaticString, _ value: inout V, absent: V) {
+            keys.append(key.description)
+        }
+        mutating func field<C: JSONFieldCodec>(_ key: StaticString, _ value: inout C.Value, as codec: C.Type) {
+            keys.append(key.description)
+        }
+        mutating func flag(_ key: StaticString, _ value: inout Bool) { keys.append(key.description) }
+        mutating func lines<V: JSONFieldValue>(_ key: StaticString, _ value: inout [V]) { keys.append(key.description) }
+    }
+
+    /// A layout decoded is normalised as made, and one naming a word order where none applies is refused, with the
+    /// field's path; "not set" patterns must be whole words of hex.
+    func testEntryLayoutChecksWhatItDecodes() throws {
+        let decoder = APICoding.decoder()
+        let u32 = try decoder.decode(EntryLayout.self, from: Data(#"{"byteOrder":"big","type":"u32","unset":[]}"#.utf8))
+        XCTAssertEqual(u32, EntryLayout(type: .u32, wordOrder: .big, byteOrder: .big, unset: []))
+        XCTAssertEqual(u32.wordOrder, .big)
+        let cases: [(String, String)] = [
+            (#"{"byteOrder":"big","type":"u16","unset":[],"wordOrder":"little"}"#, "word order does not apply to u16"),
+            (#"{"byteOrder":"big","type":"u16","unset":["FFF"]}"#, "\"FFF\" is not whole words of hex"),
+            (#"{"byteOrder":"big","type":"u17","unset":[]}"#, "unknown register type \"u17\""),
+        ]
+        for (json, message) in cases {
+            XCTAssertThrowsError(try decoder.decode([EntryLayout].self, from: Data("[\(json)]".utf8)), json) { error in
+                guard case DecodingError.dataCorrupted(let c) = error else { return XCTFail("\(error)") }
+                XCTAssertEqual(c.debugDescription, message)
+                XCTAssertEqual(
+                    c.codingPath.last?.stringValue,
+                    message.hasPrefix("word") ? "wordOrder" : message.hasPrefix("unknown") ? "type" : "unset")
+            }
+        }
+    }
+
+    /// A mark written before reasons were recorded reads as interrupted.
+    func testUnverifiedMarkWithoutReasonWasInterrupted() throws {
+        let old = #"{"device":"d","job":"J","message":"m","pageId":"p","since":"2027-01-15T08:00:00.250Z"}"#
+        let mark = try APICoding.decoder().decode(UnverifiedMark.self, from: Data(old.utf8))
+        XCTAssertEqual(mark.reason, .interrupted)
+        XCTAssertEqual(mark.since, t)
     }
 
     /// The fast writer's bytes of a value (as its store writes it).

@@ -2,7 +2,7 @@ import Foundation
 import LastsetFormats
 
 /// `GET /v1/jobs/{id}`: a capture or replay, its progress and, once finished, its report.
-public struct JobInfo: Codable, Sendable, Hashable {
+public struct JobInfo: Sendable, Hashable {
     public var id: String
     /// Capture or apply.
     public var kind: JobKind
@@ -46,5 +46,28 @@ public struct JobInfo: Codable, Sendable, Hashable {
         if let replay { return replay.status == .succeeded || replay.status == .planned }
         if let applyAll { return applyAll.succeeded }
         return false
+    }
+}
+
+extension JobInfo: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = JobInfo(id: "", kind: .capture, pageId: "", device: "", who: "", startedAt: .distantPast)
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("applyAll", &r.applyAll)
+        try f.field("capture", &r.capture)
+        try f.field("device", &r.device)
+        try f.field("error", &r.error)
+        try f.field("finishedAt", &r.finishedAt)
+        try f.field("id", &r.id)
+        try f.field("kind", &r.kind)
+        try f.field("pageId", &r.pageId)
+        try f.field("progress", &r.progress)
+        try f.field("replay", &r.replay)
+        try f.field("startedAt", &r.startedAt)
+        try f.field("state", &r.state)
+        try f.field("who", &r.who)
     }
 }

@@ -1,5 +1,7 @@
+import LastsetFormats
+
 /// What holds a device: a job of the API, or a short read for an import.
-public enum JobKind: String, Codable, Sendable, Hashable, CustomStringConvertible {
+public enum JobKind: String, JSONFieldValue, Sendable, Hashable, CustomStringConvertible {
     /// A capture ("save").
     case capture
     /// A replay or dry run ("use last settings").

@@ -1,5 +1,7 @@
+import LastsetFormats
+
 /// Progress of a running capture or replay, for progress bars.
-public struct JobProgress: Codable, Sendable, Hashable {
+public struct JobProgress: Sendable, Hashable {
     /// What the job is doing (shown as text: `"writing"`, `"page heating"`).
     public var phase: JobPhase
     public var done: Int
@@ -13,7 +15,7 @@ public struct JobProgress: Codable, Sendable, Hashable {
 }
 
 /// What a running job is doing; in JSON the text the API has always shown (`"checking identity"`).
-public enum JobPhase: Codable, Sendable, Hashable, CustomStringConvertible {
+public enum JobPhase: JSONFieldValue, Sendable, Hashable, CustomStringConvertible {
     /// A capture reading the page.
     case reading
     /// A replay reading the target's identity registers.
@@ -67,7 +69,23 @@ public enum JobPhase: Codable, Sendable, Hashable, CustomStringConvertible {
         var c = encoder.singleValueContainer()
         try c.encode(description)
     }
+
+    /// Its text.
+    public func write(to w: inout JSONWriter) { w.string(description) }
 }
 
 /// Receives progress updates; called from the job's task.
 public typealias ProgressHandler = @Sendable (JobProgress) -> Void
+
+extension JobProgress: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = JobProgress(phase: .reading, done: 0, total: 0)
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("done", &r.done)
+        try f.field("phase", &r.phase)
+        try f.field("total", &r.total)
+    }
+}

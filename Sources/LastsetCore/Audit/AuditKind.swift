@@ -1,7 +1,8 @@
 import Foundation
+import LastsetFormats
 
 /// The kind of job an audit record is about.
-public enum AuditKind: String, Codable, Sendable, Hashable, CaseIterable {
+public enum AuditKind: String, JSONFieldValue, Sendable, Hashable, CaseIterable {
     /// A capture from a reference device.
     case capture
     /// A replay to a target (writes).

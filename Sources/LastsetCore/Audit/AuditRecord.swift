@@ -1,7 +1,8 @@
 import Foundation
+import LastsetFormats
 
 /// One capture or replay, as recorded in the audit log.
-public struct AuditRecord: Codable, Sendable, Hashable {
+public struct AuditRecord: Sendable, Hashable {
     public var time: Date
     public var kind: AuditKind
     /// Caller identity: `uid:1000`, `token:ops`, …
@@ -59,5 +60,37 @@ public struct AuditRecord: Codable, Sendable, Hashable {
         self.job = job
         self.rollback = rollback
         self.writeFrames = writeFrames
+    }
+}
+
+extension AuditRecord: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = AuditRecord(
+        time: .distantPast, kind: .capture, who: "", pageId: "", device: "", endpoint: "", unit: 0, identity: [],
+        templateVersion: nil, pageHash: "", result: .started, message: nil, registers: [])
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("afterWrite", &r.afterWrite)
+        try f.field("beforeWrite", &r.beforeWrite)
+        try f.field("device", &r.device)
+        try f.field("endpoint", &r.endpoint)
+        try f.field("identity", &r.identity)
+        try f.field("job", &r.job)
+        try f.field("kind", &r.kind)
+        try f.field("message", &r.message)
+        try f.field("pageHash", &r.pageHash)
+        try f.field("pageId", &r.pageId)
+        try f.field("registers", &r.registers)
+        try f.field("registersChanged", &r.registersChanged)
+        try f.field("result", &r.result)
+        try f.field("rollback", &r.rollback)
+        try f.field("templateVersion", &r.templateVersion)
+        try f.field("templateVersionId", &r.templateVersionId)
+        try f.field("time", &r.time)
+        try f.field("unit", &r.unit)
+        try f.field("who", &r.who)
+        try f.field("writeFrames", &r.writeFrames)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
+import LastsetFormats
 
 /// One register's fate in an audit record.
-public struct AuditRegister: Codable, Sendable, Hashable {
+public struct AuditRegister: Sendable, Hashable {
     public var registerId: String
     /// The target's value before the replay.
     public var before: RegisterValue?
@@ -31,5 +32,23 @@ public struct AuditRegister: Codable, Sendable, Hashable {
         self.readBack = readBack
         self.rollback = rollback
         self.message = message
+    }
+}
+
+extension AuditRegister: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = AuditRegister(registerId: "", before: nil, after: nil, status: .captured)
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("after", &r.after)
+        try f.field("before", &r.before)
+        try f.field("message", &r.message)
+        try f.field("readBack", &r.readBack)
+        try f.field("registerId", &r.registerId)
+        try f.field("rollback", &r.rollback)
+        try f.field("status", &r.status)
+        try f.field("written", &r.written)
     }
 }

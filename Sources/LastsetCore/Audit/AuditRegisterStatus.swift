@@ -1,9 +1,10 @@
 import Foundation
+import LastsetFormats
 
 /// What one register of an audit record went through: a capture's or an import's outcome, or a replay's
 /// (`RegisterStatus`, whose cases are declared there once). Stored and sent as one flat string
 /// (`captured`, `imported`, `verified`, `inDoubt`, …), a replay's status under its own name.
-public enum AuditRegisterStatus: Sendable, Hashable, CaseIterable, RawRepresentable, Codable {
+public enum AuditRegisterStatus: Sendable, Hashable, CaseIterable, RawRepresentable, JSONFieldValue {
     /// Capture: archived in the template.
     case captured
     /// Capture: its value broke a rule (see `message`), nothing archived.

@@ -1,7 +1,8 @@
 import Foundation
+import LastsetFormats
 
 /// How the job an audit record is about ended.
-public enum AuditResult: String, Codable, Sendable, Hashable, CaseIterable {
+public enum AuditResult: String, JSONFieldValue, Sendable, Hashable, CaseIterable {
     /// Intent: recorded (fsynced) before the first write frame or before archiving; a later record of the
     /// same `job` completes it. Readers fold a completed intent away.
     case started

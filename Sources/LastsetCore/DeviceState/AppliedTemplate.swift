@@ -1,8 +1,9 @@
 import Foundation
+import LastsetFormats
 
 /// The template a successful replay wrote to a device page: which version, when, by whom, and the values
 /// it wrote (what polling compares the live values with, even after the version is deleted).
-public struct AppliedTemplate: Codable, Sendable, Hashable {
+public struct AppliedTemplate: Sendable, Hashable {
     /// Archive version applied: its number (this host's, or `host`'s in a fleet).
     public var version: Int
     /// The version's id as users and the API name it: `3`, or `line-7-3` in a fleet.
@@ -43,5 +44,23 @@ public struct AppliedTemplate: Codable, Sendable, Hashable {
     /// The same without its entries (device lists).
     public var summary: AppliedSummary {
         AppliedSummary(version: version, versionId: versionId, appliedAt: appliedAt, appliedBy: appliedBy, job: job)
+    }
+}
+
+extension AppliedTemplate: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = AppliedTemplate(
+        version: 0, pageHash: "", appliedAt: .distantPast, appliedBy: "", job: nil, entries: [])
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("appliedAt", &r.appliedAt)
+        try f.field("appliedBy", &r.appliedBy)
+        try f.lines("entries", &r.entries)
+        try f.field("job", &r.job)
+        try f.field("pageHash", &r.pageHash)
+        try f.field("version", &r.version)
+        try f.field("versionId", &r.versionId)
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
+import LastsetFormats
 
 /// What the daemon knows a device page holds: the template last applied to it successfully, and whether
 /// a replay to it was interrupted since, or failed after changing registers (a partial write). One record per
 /// device and page, kept in `<data>/device-state/` (a file per device page) and rebuilt from the audit log
 /// when it is lost. What each replay does to it is `ReplayPageEffect`'s decision.
-public struct DevicePageState: Codable, Sendable, Hashable {
+public struct DevicePageState: Sendable, Hashable {
     /// The device label (configured id, or endpoint and unit for an ad-hoc target).
     public var device: String
     public var pageId: String
@@ -26,5 +27,19 @@ public struct DevicePageState: Codable, Sendable, Hashable {
     public mutating func setMark(_ m: UnverifiedMark) {
         unverified = m
         if m.reason == .failed { applied = nil }
+    }
+}
+
+extension DevicePageState: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = DevicePageState(device: "", pageId: "")
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("applied", &r.applied)
+        try f.field("device", &r.device)
+        try f.field("pageId", &r.pageId)
+        try f.field("unverified", &r.unverified)
     }
 }

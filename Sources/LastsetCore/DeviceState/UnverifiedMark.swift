@@ -4,9 +4,9 @@ import LastsetFormats
 /// A device page that may hold a partial template: a replay to it was interrupted (the daemon was killed or
 /// crashed while writing), or failed after changing registers. It stays until a replay that succeeds or a
 /// diff clears it (`ReplayPageEffect`); the daemon never resumes the replay by itself.
-public struct UnverifiedMark: Codable, Sendable, Hashable {
+public struct UnverifiedMark: Sendable, Hashable {
     /// Why the page may be partially written.
-    public enum Reason: String, Codable, Sendable, Hashable, CaseIterable {
+    public enum Reason: String, JSONFieldValue, Sendable, Hashable, CaseIterable {
         /// The daemon stopped while the replay was writing (its journal, found at the next start); the
         /// version recorded before stays beside the mark.
         case interrupted
@@ -37,21 +37,6 @@ public struct UnverifiedMark: Codable, Sendable, Hashable {
         self.message = message
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case device, pageId, since, job, reason, message
-    }
-
-    /// Reads a mark; one without `reason` (written before failed replays were marked) was interrupted.
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        device = try c.decode(String.self, forKey: .device)
-        pageId = try c.decode(String.self, forKey: .pageId)
-        since = try c.decode(Date.self, forKey: .since)
-        job = try c.decode(String.self, forKey: .job)
-        reason = try c.decodeIfPresent(Reason.self, forKey: .reason) ?? .interrupted
-        message = try c.decode(String.self, forKey: .message)
-    }
-
     /// The mark a failed replay that changed registers leaves (`ReplayPageEffect.partiallyWritten`), made from
     /// its outcome record: the same mark whether set as the replay ends or rebuilt from the audit log.
     public static func failedReplay(_ r: AuditRecord) -> UnverifiedMark {
@@ -71,5 +56,22 @@ public struct UnverifiedMark: Codable, Sendable, Hashable {
     public var summary: String {
         let state = reason == .failed ? "partially written" : "unverified"
         return "\(state) since \(TimeText.iso8601(since)): \(message)"
+    }
+}
+
+extension UnverifiedMark: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = UnverifiedMark(device: "", pageId: "", since: .distantPast, job: "", message: "")
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("device", &r.device)
+        try f.field("job", &r.job)
+        try f.field("message", &r.message)
+        try f.field("pageId", &r.pageId)
+        // A mark written before reasons were recorded is an interrupted one.
+        try f.field("reason", &r.reason, absent: .interrupted)
+        try f.field("since", &r.since)
     }
 }

@@ -1,7 +1,9 @@
+import LastsetFormats
+
 /// One write request on the wire.
 public struct WriteRequest: Hashable, Sendable {
     /// The Modbus function used.
-    public enum Function: String, Hashable, Sendable, Codable {
+    public enum Function: String, Hashable, Sendable, JSONFieldValue {
         /// Write Single Register (one word).
         case fc06
         /// Write Multiple Registers.

@@ -1,4 +1,6 @@
+import LastsetFormats
+
 /// Order of the two bytes inside each register: `big` puts the high byte (or first character) first.
-public enum ByteOrder: String, Codable, Sendable, Hashable {
+public enum ByteOrder: String, JSONFieldValue, Sendable, Hashable {
     case big, little
 }

@@ -1,3 +1,5 @@
+import LastsetFormats
+
 /// The encoding of a register's value, as declared in the register map (`u16`, `string(16)`, …).
 public enum RegisterType: Hashable, Sendable, CustomStringConvertible {
     case u16, s16, u32, s32, u64, s64, f32, f64
@@ -80,7 +82,10 @@ public enum RegisterType: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-extension RegisterType: Codable {
+extension RegisterType: JSONFieldValue {
+    /// Its name (`u32`, `string(8)`).
+    public func write(to w: inout JSONWriter) { w.string(description) }
+
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)

@@ -13,7 +13,8 @@ extension JSONWriter {
         self.value(value)
     }
 
-    /// A register value as `RegisterValue`'s Codable form writes it.
+    /// A register value as `RegisterValue`'s Codable form writes it (numbers as numbers, text as a string, bytes
+    /// as `{"hex":"…"}`).
     public mutating func value(_ value: RegisterValue) {
         switch value {
         case .unsigned(let v): int(v)
@@ -27,4 +28,9 @@ extension JSONWriter {
             endObject()
         }
     }
+}
+
+extension RegisterValue: JSONFieldValue {
+    @inlinable
+    public func write(to w: inout JSONWriter) { w.value(self) }
 }

@@ -1,4 +1,6 @@
+import LastsetFormats
+
 /// Order of the 16-bit words of a multi-register value: `big` puts the most significant word first.
-public enum WordOrder: String, Codable, Sendable, Hashable {
+public enum WordOrder: String, JSONFieldValue, Sendable, Hashable {
     case big, little
 }

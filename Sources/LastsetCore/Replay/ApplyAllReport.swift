@@ -31,30 +31,16 @@ public struct ApplyAllReport: Sendable, Hashable {
     }
 }
 
-extension ApplyAllReport: Codable {}
+extension ApplyAllReport: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = ApplyAllReport(device: "", dryRun: false, pages: [], stoppedAt: nil)
 
-extension ApplyAllReport {
-    /// Writes the report as `JSONEncoder` with sorted keys would (each page's replay with its fast writer).
-    public func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("device", device)
-        w.field("dryRun", dryRun)
-        w.key("pages")
-        w.beginArray()
-        for p in pages {
-            w.beginObject()
-            w.optional("error", p.error)
-            w.field("pageId", p.pageId)
-            if let report = p.report {
-                w.key("report")
-                report.write(to: &w)
-            }
-            w.field("status", p.status.rawValue)
-            w.optional("versionId", p.versionId)
-            w.endObject()
-        }
-        w.endArray()
-        w.optional("stoppedAt", stoppedAt)
-        w.endObject()
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("device", &r.device)
+        try f.field("dryRun", &r.dryRun)
+        try f.field("pages", &r.pages)
+        try f.field("stoppedAt", &r.stoppedAt)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
+import LastsetFormats
 
 /// One register a replay intends to write, as journaled before the first write frame.
-public struct IntentRegister: Codable, Sendable, Hashable {
+public struct IntentRegister: Sendable, Hashable {
     public var registerId: String
     public var address: Int
     public var length: Int
@@ -24,5 +25,23 @@ public struct IntentRegister: Codable, Sendable, Hashable {
         self.expectedData = expectedData
         self.before = before
         self.beforeData = beforeData
+    }
+}
+
+extension IntentRegister: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = IntentRegister(
+        registerId: "", address: 0, length: 0, expected: .unsigned(0), expectedData: "")
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("address", &r.address)
+        try f.field("before", &r.before)
+        try f.field("beforeData", &r.beforeData)
+        try f.field("expected", &r.expected)
+        try f.field("expectedData", &r.expectedData)
+        try f.field("length", &r.length)
+        try f.field("registerId", &r.registerId)
     }
 }

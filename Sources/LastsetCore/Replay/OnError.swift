@@ -1,5 +1,7 @@
+import LastsetFormats
+
 /// What to do after the first permanent failure of a replay.
-public enum OnError: String, Codable, Sendable, Hashable, CaseIterable {
+public enum OnError: String, JSONFieldValue, Sendable, Hashable, CaseIterable {
     /// No write after the first permanent failure (default).
     case stop
     /// Go on with the remaining registers.

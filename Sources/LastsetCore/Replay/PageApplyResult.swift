@@ -24,6 +24,17 @@ public struct PageApplyResult: Sendable, Hashable {
     }
 }
 
-extension PageApplyResult: Codable {
-    private enum CodingKeys: String, CodingKey { case pageId, status, versionId, report, error }
+extension PageApplyResult: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = PageApplyResult(pageId: "", status: .notAttempted)
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("error", &r.error)
+        try f.field("pageId", &r.pageId)
+        try f.field("report", &r.report)
+        try f.field("status", &r.status)
+        try f.field("versionId", &r.versionId)
+    }
 }

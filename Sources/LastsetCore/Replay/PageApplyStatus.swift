@@ -2,7 +2,7 @@ import Foundation
 import LastsetFormats
 
 /// How one page of a whole-machine apply ended.
-public enum PageApplyStatus: String, Codable, Sendable, Hashable {
+public enum PageApplyStatus: String, JSONFieldValue, Sendable, Hashable {
     /// Written and verified (afterWrite done).
     case succeeded
     /// Dry run: planned.

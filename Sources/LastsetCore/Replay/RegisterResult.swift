@@ -1,5 +1,7 @@
+import LastsetFormats
+
 /// One register's line in a replay report.
-public struct RegisterResult: Codable, Sendable, Hashable {
+public struct RegisterResult: Sendable, Hashable {
     public var registerId: String
     public var address: Int
     public var length: Int
@@ -40,5 +42,30 @@ public struct RegisterResult: Codable, Sendable, Hashable {
         self.actualUnset = actualUnset
         self.exceptionCode = exceptionCode
         self.message = message
+    }
+}
+
+extension RegisterResult: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = RegisterResult(
+        registerId: "", address: 0, length: 0, status: .notAttempted, expected: .unsigned(0), expectedData: "")
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("actual", &r.actual)
+        try f.field("actualData", &r.actualData)
+        try f.field("actualUnset", &r.actualUnset)
+        try f.field("address", &r.address)
+        try f.field("before", &r.before)
+        try f.field("beforeUnset", &r.beforeUnset)
+        try f.field("exceptionCode", &r.exceptionCode)
+        try f.field("expected", &r.expected)
+        try f.field("expectedData", &r.expectedData)
+        try f.field("expectedUnset", &r.expectedUnset)
+        try f.field("length", &r.length)
+        try f.field("message", &r.message)
+        try f.field("registerId", &r.registerId)
+        try f.field("status", &r.status)
     }
 }

@@ -1,5 +1,7 @@
+import LastsetFormats
+
 /// Outcome for one register of a replay.
-public enum RegisterStatus: String, Codable, Sendable, Hashable, CaseIterable {
+public enum RegisterStatus: String, JSONFieldValue, Sendable, Hashable, CaseIterable {
     /// Written and read back equal.
     case verified
     /// Written, but read back different (e.g. the device clamped it).

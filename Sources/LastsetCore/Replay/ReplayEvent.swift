@@ -1,10 +1,11 @@
 import Foundation
+import LastsetFormats
 
 /// One transition of a replay's state machine. The replay's report, its audit record and — after a
 /// crash — the "interrupted" record are all derived from the sequence of these (`ReplayLedger`).
-public struct ReplayEvent: Codable, Sendable, Hashable {
+public struct ReplayEvent: Sendable, Hashable {
     /// Which transition.
-    public enum Kind: String, Codable, Sendable, Hashable {
+    public enum Kind: String, JSONFieldValue, Sendable, Hashable {
         /// The intent, before the first write frame.
         case intent
         /// A beforeWrite / afterWrite step was sent and answered (`request`, `answer`, `phase`).
@@ -59,5 +60,26 @@ public struct ReplayEvent: Codable, Sendable, Hashable {
         self.checks = checks
         self.status = status
         self.phase = phase
+    }
+}
+
+extension ReplayEvent: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = ReplayEvent(.end)
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("answer", &r.answer)
+        try f.field("checks", &r.checks)
+        try f.field("exceptionCode", &r.exceptionCode)
+        try f.field("frames", &r.frames)
+        try f.field("intent", &r.intent)
+        try f.field("kind", &r.kind)
+        try f.field("message", &r.message)
+        try f.field("phase", &r.phase)
+        try f.field("request", &r.request)
+        try f.field("requests", &r.requests)
+        try f.field("status", &r.status)
     }
 }

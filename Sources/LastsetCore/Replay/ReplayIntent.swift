@@ -1,7 +1,8 @@
 import Foundation
+import LastsetFormats
 
 /// What a replay is about to do, journaled (fsynced) before its first write frame.
-public struct ReplayIntent: Codable, Sendable, Hashable {
+public struct ReplayIntent: Sendable, Hashable {
     /// The job id (shared with its audit records).
     public var job: String
     public var time: Date
@@ -45,5 +46,32 @@ public struct ReplayIntent: Codable, Sendable, Hashable {
         self.identity = identity
         self.onError = onError
         self.registers = registers
+    }
+}
+
+extension ReplayIntent: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = ReplayIntent(
+        job: "", time: .distantPast, who: "", pageId: "", deviceId: nil, device: "", endpoint: "", unit: 0, templateVersion: 0,
+        pageHash: "", identity: [], onError: .stop, registers: [])
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("afterWrite", &r.afterWrite)
+        try f.field("beforeWrite", &r.beforeWrite)
+        try f.field("device", &r.device)
+        try f.field("deviceId", &r.deviceId)
+        try f.field("endpoint", &r.endpoint)
+        try f.field("identity", &r.identity)
+        try f.field("job", &r.job)
+        try f.field("onError", &r.onError)
+        try f.field("pageHash", &r.pageHash)
+        try f.field("pageId", &r.pageId)
+        try f.field("registers", &r.registers)
+        try f.field("templateVersion", &r.templateVersion)
+        try f.field("time", &r.time)
+        try f.field("unit", &r.unit)
+        try f.field("who", &r.who)
     }
 }

@@ -1,7 +1,7 @@
-
+import LastsetFormats
 
 /// Everything a replay did, register by register.
-public struct ReplayReport: Codable, Sendable, Hashable {
+public struct ReplayReport: Sendable, Hashable {
     public var pageId: String
     public var templateVersion: Int
     /// The template version's id (`3`, or `<host>-<n>` in a fleet, where the number alone is ambiguous).
@@ -71,5 +71,43 @@ public struct ReplayReport: Codable, Sendable, Hashable {
         self.lastConfirmed = lastConfirmed
         self.firstInDoubt = firstInDoubt
         self.changedLater = changedLater
+    }
+}
+
+extension ReplayReport: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = ReplayReport(
+        pageId: "", templateVersion: 0, pageHash: "", target: "", endpoint: "", unit: 0, options: ReplayOptions(),
+        status: .failed,
+        warnings: [], identity: [], beforeWrite: [], afterWrite: [], registers: [], plan: [], fellBackToFC06: false, requests: 0,
+        writeFrames: 0)
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("afterWrite", &r.afterWrite)
+        try f.field("beforeWrite", &r.beforeWrite)
+        try f.field("changedLater", &r.changedLater)
+        try f.field("endpoint", &r.endpoint)
+        try f.field("fellBackToFC06", &r.fellBackToFC06)
+        try f.field("firstInDoubt", &r.firstInDoubt)
+        try f.field("identity", &r.identity)
+        try f.field("lastConfirmed", &r.lastConfirmed)
+        try f.field("options", &r.options)
+        try f.field("pageHash", &r.pageHash)
+        try f.field("pageId", &r.pageId)
+        try f.field("plan", &r.plan)
+        try f.field("reason", &r.reason)
+        try f.lines("registers", &r.registers)
+        try f.field("requests", &r.requests)
+        try f.field("rollback", &r.rollback)
+        try f.field("status", &r.status)
+        try f.field("stoppedAt", &r.stoppedAt)
+        try f.field("target", &r.target)
+        try f.field("templateVersion", &r.templateVersion)
+        try f.field("templateVersionId", &r.templateVersionId)
+        try f.field("unit", &r.unit)
+        try f.field("warnings", &r.warnings)
+        try f.field("writeFrames", &r.writeFrames)
     }
 }

@@ -1,5 +1,7 @@
+import LastsetFormats
+
 /// Whether a replay did its job.
-public enum ReplayStatus: String, Codable, Sendable, Hashable {
+public enum ReplayStatus: String, JSONFieldValue, Sendable, Hashable {
     /// Every entry written and verified, afterWrite done.
     case succeeded
     /// Something was not written or did not verify (see the registers).

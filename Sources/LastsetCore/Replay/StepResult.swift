@@ -1,5 +1,7 @@
+import LastsetFormats
+
 /// A `beforeWrite` / `afterWrite` step's outcome.
-public struct StepResult: Codable, Sendable, Hashable {
+public struct StepResult: Sendable, Hashable {
     public var address: Int
     public var value: Int
     /// How the step ended.
@@ -15,5 +17,20 @@ public struct StepResult: Codable, Sendable, Hashable {
         self.status = status
         self.message = message
         self.readBack = readBack
+    }
+}
+
+extension StepResult: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = StepResult(address: 0, value: 0, status: .ok)
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("address", &r.address)
+        try f.field("message", &r.message)
+        try f.field("readBack", &r.readBack)
+        try f.field("status", &r.status)
+        try f.field("value", &r.value)
     }
 }

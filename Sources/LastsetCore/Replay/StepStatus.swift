@@ -1,5 +1,7 @@
+import LastsetFormats
+
 /// How a `beforeWrite` / `afterWrite` step ended.
-public enum StepStatus: String, Codable, Sendable, Hashable {
+public enum StepStatus: String, JSONFieldValue, Sendable, Hashable {
     /// Written (the device acknowledged it).
     case ok
     /// The device refused it, or it could not be sent.

@@ -1,7 +1,8 @@
 import Foundation
+import LastsetFormats
 
 /// How a write request ended on the wire.
-public enum WriteAnswer: String, Codable, Sendable, Hashable {
+public enum WriteAnswer: String, JSONFieldValue, Sendable, Hashable {
     /// The device acknowledged it.
     case acknowledged
     /// The device answered with an exception: not stored.

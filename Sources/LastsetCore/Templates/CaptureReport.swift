@@ -1,7 +1,8 @@
 import Foundation
+import LastsetFormats
 
 /// A register that makes a capture invalid: what was read and which rule it broke.
-public struct CaptureProblem: Codable, Sendable, Hashable, CustomStringConvertible {
+public struct CaptureProblem: Sendable, Hashable, CustomStringConvertible {
     public var registerId: String
     public var address: Int
     /// Raw bytes as read (hex); nil when the read failed.
@@ -14,7 +15,7 @@ public struct CaptureProblem: Codable, Sendable, Hashable, CustomStringConvertib
     public var cause: Cause
 
     /// Why a register made the capture invalid.
-    public enum Cause: String, Codable, Sendable, Hashable {
+    public enum Cause: String, JSONFieldValue, Sendable, Hashable {
         /// The register could not be read (the device's health suffers).
         case readFailed
         /// An identity register could not be read.
@@ -40,7 +41,7 @@ public struct CaptureProblem: Codable, Sendable, Hashable, CustomStringConvertib
 }
 
 /// What a capture did.
-public struct CaptureReport: Codable, Sendable, Hashable {
+public struct CaptureReport: Sendable, Hashable {
     public var pageId: String
     public var device: String
     /// True when a template was archived.
@@ -77,5 +78,43 @@ public struct CaptureReport: Codable, Sendable, Hashable {
         self.problems = problems
         self.requests = requests
         self.error = error
+    }
+}
+
+extension CaptureProblem: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = CaptureProblem(registerId: "", address: 0, valueData: nil, value: nil, rule: "")
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("address", &r.address)
+        try f.field("cause", &r.cause)
+        try f.field("registerId", &r.registerId)
+        try f.field("rule", &r.rule)
+        try f.field("value", &r.value)
+        try f.field("valueData", &r.valueData)
+    }
+}
+
+extension CaptureReport: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = CaptureReport(pageId: "", device: "", pageHash: "")
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("archived", &r.archived)
+        try f.field("device", &r.device)
+        try f.field("entryCount", &r.entryCount)
+        try f.field("error", &r.error)
+        try f.field("pageHash", &r.pageHash)
+        try f.field("pageId", &r.pageId)
+        try f.lines("problems", &r.problems)
+        try f.field("requests", &r.requests)
+        try f.field("skipped", &r.skipped)
+        try f.field("unchanged", &r.unchanged)
+        try f.field("version", &r.version)
+        try f.field("versionId", &r.versionId)
     }
 }

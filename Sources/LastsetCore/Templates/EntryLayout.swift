@@ -1,4 +1,5 @@
 import LastsetFormats
+
 /// The register layout a template entry was captured against: everything that decides what its words
 /// mean — the type (and so the length), the word and byte order, and the "not set" patterns. Recorded per
 /// entry in the template, so an entry stays admissible on a page that only gained or lost other registers,
@@ -68,62 +69,50 @@ public struct EntryLayout: Sendable, Hashable {
     }
 }
 
-extension EntryLayout: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case byteOrder, type, unset, unsetNaN, wordOrder
-    }
+extension EntryLayout: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = EntryLayout(type: .u16, wordOrder: nil, byteOrder: .big, unset: [])
 
     /// `{"byteOrder":"big","type":"u32","unset":["FFFFFFFF"],"wordOrder":"little"}` (`unsetNaN` only when true).
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        let text = try c.decode(String.self, forKey: .type)
-        guard let type = RegisterType(parsing: text) else {
-            throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown register type \"\(text)\"")
-        }
-        let hex = try c.decode([String].self, forKey: .unset)
-        var unset: [[UInt16]] = []
-        for h in hex {
-            guard let words = [UInt16](valueDataHex: h), h.utf8.count == words.count * 4 else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .unset, in: c, debugDescription: "\"\(h)\" is not whole words of hex")
-            }
-            unset.append(words)
-        }
-        let wordOrder = try c.decodeIfPresent(WordOrder.self, forKey: .wordOrder)
-        self.init(
-            type: type, wordOrder: wordOrder, byteOrder: try c.decode(ByteOrder.self, forKey: .byteOrder), unset: unset,
-            unsetNaN: try c.decodeIfPresent(Bool.self, forKey: .unsetNaN) ?? false)
-        if wordOrder != nil && self.wordOrder == nil {
-            throw DecodingError.dataCorruptedError(
-                forKey: .wordOrder, in: c, debugDescription: "word order does not apply to \(type)")
-        }
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("byteOrder", &r.byteOrder)
+        try f.field("type", &r.type)
+        try f.field("unset", &r.unset, as: HexWordsList.self)
+        try f.flag("unsetNaN", &r.unsetNaN)
+        try f.field("wordOrder", &r.wordOrder)
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(byteOrder, forKey: .byteOrder)
-        try c.encode(type.description, forKey: .type)
-        try c.encode(unset.map(\.hexString), forKey: .unset)
-        if unsetNaN { try c.encode(true, forKey: .unsetNaN) }
-        try c.encodeIfPresent(wordOrder, forKey: .wordOrder)
+    /// The orders normalised as `init` does; a word order where none applies is refused.
+    public mutating func decoded() throws(JSONFieldProblem) {
+        let given = wordOrder
+        self = EntryLayout(type: type, wordOrder: wordOrder, byteOrder: byteOrder, unset: unset, unsetNaN: unsetNaN)
+        if given != nil && wordOrder == nil {
+            throw JSONFieldProblem(key: "wordOrder", "word order does not apply to \(type)")
+        }
     }
+}
 
-    /// Writes the Codable form (sorted keys).
-    public func write(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field("byteOrder", byteOrder.rawValue)
-        w.field("type", type.description)
-        w.key("unset")
+/// "Not set" patterns as JSON keeps them: one hex text of whole words each (`["FFFFFFFF"]`).
+public enum HexWordsList: JSONFieldCodec {
+    public static func form(_ value: [[UInt16]]) -> [String] { value.map(\.hexString) }
+
+    /// The texts written one by one (a template writes a layout per entry).
+    public static func write(_ value: [[UInt16]], to w: inout JSONWriter) {
         w.beginArray()
-        for u in unset { w.string(u.hexString) }
+        for words in value { w.string(words.hexString) }
         w.endArray()
-        if unsetNaN {
-            w.field("unsetNaN", true)
+    }
+
+    public static func value(_ form: [String]) throws(JSONFieldProblem) -> [[UInt16]] {
+        var out: [[UInt16]] = []
+        for h in form {
+            guard let words = [UInt16](valueDataHex: h), h.utf8.count == words.count * 4 else {
+                throw JSONFieldProblem("\"\(h)\" is not whole words of hex")
+            }
+            out.append(words)
         }
-        if let wordOrder {
-            w.field("wordOrder", wordOrder.rawValue)
-        }
-        w.endObject()
+        return out
     }
 }
 

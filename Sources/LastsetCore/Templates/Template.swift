@@ -2,7 +2,7 @@ import Foundation
 import LastsetFormats
 
 /// What a capture archives for one page: the validated values of a reference machine, in page order.
-public struct Template: Codable, Sendable, Hashable {
+public struct Template: Sendable, Hashable {
     /// Format version of this structure.
     public var schemaVersion: Int
     public var pageId: String
@@ -215,5 +215,29 @@ extension RegisterDefinition {
             }
         }
         w.endObject()
+    }
+}
+
+extension Template: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = Template(
+        pageId: "", pageHash: "", version: 0, capturedAt: .distantPast, capturedBy: nil, source: .placeholder, entries: [],
+        skipped: [])
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("archivedAt", &r.archivedAt)
+        try f.field("capturedAt", &r.capturedAt)
+        try f.field("capturedBy", &r.capturedBy)
+        try f.lines("entries", &r.entries)
+        try f.field("host", &r.host)
+        try f.field("pageHash", &r.pageHash)
+        try f.field("pageId", &r.pageId)
+        try f.field("provenance", &r.provenance)
+        try f.field("schemaVersion", &r.schemaVersion)
+        try f.lines("skipped", &r.skipped)
+        try f.field("source", &r.source)
+        try f.field("version", &r.version)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import LastsetFormats
 
 /// One register's archived value.
-public struct TemplateEntry: Codable, Sendable, Hashable {
+public struct TemplateEntry: Sendable, Hashable {
     public var registerId: String
     public var address: Int
     /// Number of 16-bit registers.
@@ -49,20 +49,24 @@ public struct TemplateEntry: Codable, Sendable, Hashable {
             lastDate: lastDate, layout: layout)
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case registerId, address, length, valueData, value, lastDate, layout
-    }
-
-    /// Decodes the archived fields and decodes `valueData`'s words once.
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            registerId: try c.decode(String.self, forKey: .registerId), address: try c.decode(Int.self, forKey: .address),
-            length: try c.decode(Int.self, forKey: .length), valueData: try c.decode(String.self, forKey: .valueData),
-            value: try c.decode(RegisterValue.self, forKey: .value), lastDate: try c.decode(Date.self, forKey: .lastDate),
-            layout: try c.decodeIfPresent(EntryLayout.self, forKey: .layout))
-    }
-
     /// The words to write, from valueData (empty when it is not even-length hex).
     public var words: [UInt16] { hexWords ?? [] }
+}
+
+extension TemplateEntry: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = TemplateEntry(
+        registerId: "", address: 0, length: 0, valueData: "", value: .unsigned(0), lastDate: .distantPast)
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("address", &r.address)
+        try f.field("lastDate", &r.lastDate)
+        try f.field("layout", &r.layout)
+        try f.field("length", &r.length)
+        try f.field("registerId", &r.registerId)
+        try f.field("value", &r.value)
+        try f.field("valueData", &r.valueData)
+    }
 }

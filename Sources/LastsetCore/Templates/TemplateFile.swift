@@ -19,7 +19,7 @@ public enum TemplateFile {
     private static let middle = Array("\",\"summary\":".utf8)
 
     /// What a listing shows of a template, read from the header line.
-    public struct Summary: Codable, Sendable, Hashable {
+    public struct Summary: Sendable, Hashable {
         /// Fleet versions only: when and by which host it was archived.
         public var archivedAt: Date?
         public var host: String?
@@ -29,27 +29,26 @@ public enum TemplateFile {
         public var capturedAt: Date
         public var source: String
         public var entries: Int
+
+        /// The summary of `template`.
+        public init(_ template: Template) {
+            archivedAt = template.archivedAt
+            host = template.host
+            pageId = template.pageId
+            version = template.version
+            pageHash = template.pageHash
+            capturedAt = template.capturedAt
+            source = template.source.deviceId ?? template.source.endpoint
+            entries = template.entries.count
+        }
     }
 
     /// Encodes a template with its summary and checksum.
     public static func encode(_ template: Template) -> Data {
         var body = JSONWriter(capacity: 64 + template.entries.count * 160)
-        write(template, to: &body)
+        template.write(to: &body)
         var head = JSONWriter(capacity: 256)
-        head.beginObject()
-        if let archivedAt = template.archivedAt {
-            head.field("archivedAt", archivedAt)
-        }
-        head.field("capturedAt", template.capturedAt)
-        head.field("entries", template.entries.count)
-        if let host = template.host {
-            head.field("host", host)
-        }
-        head.field("pageHash", template.pageHash)
-        head.field("pageId", template.pageId)
-        head.field("source", template.source.deviceId ?? template.source.endpoint)
-        head.field("version", template.version)
-        head.endObject()
+        Summary(template).write(to: &head)
         var sha = SHA256()
         sha.update(head.bytes)
         sha.update(CollectionOfOne(0x0A))
@@ -118,77 +117,6 @@ public enum TemplateFile {
         }
     }
 
-    /// Writes the template's JSON (sorted keys, `Template`'s Codable shape).
-    static func write(_ t: Template, to w: inout JSONWriter) {
-        w.beginObject()
-        if let archivedAt = t.archivedAt {
-            w.field("archivedAt", archivedAt)
-        }
-        w.field("capturedAt", t.capturedAt)
-        if let by = t.capturedBy {
-            w.field("capturedBy", by)
-        }
-        w.key("entries")
-        w.beginArray()
-        var lastDate: Date?
-        var lastDateText = ""
-        for e in t.entries {
-            w.lineBreak()
-            w.beginObject()
-            w.field("address", e.address)
-            // Every entry of a capture has the same read time: format it once.
-            if e.lastDate != lastDate {
-                lastDate = e.lastDate
-                lastDateText = TimeText.iso8601(e.lastDate)
-            }
-            w.field("lastDate", lastDateText)
-            if let layout = e.layout {
-                w.key("layout")
-                layout.write(to: &w)
-            }
-            w.field("length", e.length)
-            w.field("registerId", e.registerId)
-            w.field("value", e.value)
-            w.field("valueData", e.valueData)
-            w.endObject()
-        }
-        w.endArray()
-        if let host = t.host {
-            w.field("host", host)
-        }
-        w.field("pageHash", t.pageHash)
-        w.field("pageId", t.pageId)
-        if let p = t.provenance {
-            w.field("provenance", p)
-        }
-        w.field("schemaVersion", t.schemaVersion)
-        w.key("skipped")
-        w.beginArray()
-        for s in t.skipped {
-            w.lineBreak()
-            w.beginObject()
-            w.field("address", s.address)
-            w.field("reason", s.reason.rawValue)
-            w.field("registerId", s.registerId)
-            w.endObject()
-        }
-        w.endArray()
-        w.key("source")
-        w.beginObject()
-        if let id = t.source.deviceId {
-            w.field("deviceId", id)
-        }
-        w.field("endpoint", t.source.endpoint)
-        w.key("identity")
-        w.beginArray()
-        for i in t.source.identity { i.write(to: &w) }
-        w.endArray()
-        w.field("unit", t.source.unit)
-        w.endObject()
-        w.field("version", t.version)
-        w.endObject()
-    }
-
     private static func describe(_ error: any Error) -> String {
         guard let e = error as? DecodingError else { return String(describing: error) }
         switch e {
@@ -208,3 +136,20 @@ public struct TemplateFileError: Error, Hashable, Sendable, CustomStringConverti
     public var description: String { reason }
 }
 
+extension TemplateFile.Summary: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = TemplateFile.Summary(Template.placeholder)
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("archivedAt", &r.archivedAt)
+        try f.field("capturedAt", &r.capturedAt)
+        try f.field("entries", &r.entries)
+        try f.field("host", &r.host)
+        try f.field("pageHash", &r.pageHash)
+        try f.field("pageId", &r.pageId)
+        try f.field("source", &r.source)
+        try f.field("version", &r.version)
+    }
+}

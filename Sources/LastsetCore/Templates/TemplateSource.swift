@@ -2,7 +2,7 @@ import Foundation
 import LastsetFormats
 
 /// The device a template was captured from.
-public struct TemplateSource: Codable, Sendable, Hashable {
+public struct TemplateSource: Sendable, Hashable {
     /// Configured device id, nil for an ad-hoc endpoint.
     public var deviceId: String?
     public var endpoint: String
@@ -15,5 +15,19 @@ public struct TemplateSource: Codable, Sendable, Hashable {
         self.endpoint = endpoint
         self.unit = unit
         self.identity = identity
+    }
+}
+
+extension TemplateSource: JSONRecord {
+    /// What decoding starts from.
+    public static let placeholder = TemplateSource(deviceId: nil, endpoint: "", unit: 0, identity: [])
+
+    /// The fields, in key order.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("deviceId", &r.deviceId)
+        try f.field("endpoint", &r.endpoint)
+        try f.field("identity", &r.identity)
+        try f.field("unit", &r.unit)
     }
 }
