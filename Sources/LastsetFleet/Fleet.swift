@@ -15,10 +15,12 @@ import Synchronization
 /// and name, append-only audit files); anything wrong refuses the whole fetch. Verified templates are
 /// then copied into the archive, which stays the only place replays read from.
 public actor Fleet {
-    public nonisolated let settings: FleetSettings
+    /// The settings in force (a config reload may change them: `apply`).
+    public nonisolated var settings: FleetSettings { state.withLock { $0.settings } }
     /// The repository's work tree, `<data>/fleet`.
     public nonisolated let tree: URL
-    let git: GitCommand
+    /// Runs git with the settings in force.
+    nonisolated var git: GitCommand { state.withLock { $0.git } }
     let archive: TemplateArchive
     let audit: AuditLog
     private let executor = DispatchQueueExecutor(label: "lastset.fleet")
@@ -26,6 +28,11 @@ public actor Fleet {
 
     /// What health shows; readable while a sync holds the actor.
     struct State: Sendable {
+        var settings: FleetSettings
+        var git: GitCommand
+        /// The scheduled syncs (`startSchedule`) and who hears of each.
+        var schedule: Task<Void, Never>?
+        var onSync: (@Sendable (SyncReport, SyncResult?) -> Void)?
         var busy = false
         var lastSync: SyncReport?
         var lastSuccessAt: Date?
@@ -36,7 +43,7 @@ public actor Fleet {
         /// Pages whose latest version from another host was captured against another definition.
         var differingPages: [FleetPageDifference] = []
     }
-    nonisolated let state = Mutex(State())
+    nonisolated let state: Mutex<State>
 
     /// Marks the last commit whose templates were copied into the archive.
     static let adoptedRef = "refs/lastset/adopted"
@@ -46,11 +53,15 @@ public actor Fleet {
 
     /// A fleet over the data directory's archive and audit log; `open()` prepares the repository.
     public init(settings: FleetSettings, dataDirectory: URL, archive: TemplateArchive, audit: AuditLog) {
-        self.settings = settings
-        tree = dataDirectory.appendingPathComponent("fleet", isDirectory: true)
-        git = GitCommand(workTree: tree.path, sshKey: settings.sshKey, knownHosts: settings.knownHosts)
+        let tree = dataDirectory.appendingPathComponent("fleet", isDirectory: true)
+        self.tree = tree
+        state = Mutex(State(settings: settings, git: Self.git(tree, settings)))
         self.archive = archive
         self.audit = audit
+    }
+
+    private static func git(_ tree: URL, _ settings: FleetSettings) -> GitCommand {
+        GitCommand(workTree: tree.path, sshKey: settings.sshKey, knownHosts: settings.knownHosts)
     }
 
     /// The fleet host a data directory was registered as, if it ever joined a fleet.
@@ -85,21 +96,7 @@ public actor Fleet {
             } else {
                 try Data((settings.host + "\n").utf8).write(to: marker, options: .atomic)
             }
-            var config: [(String, String)] = [
-                ("core.symlinks", "false"), ("core.fsync", "committed"), ("core.fsyncMethod", "fsync"),
-                ("gc.autoDetach", "false"), ("merge.renames", "false"), ("diff.renames", "false"),
-                ("user.name", "lastsetd on \(settings.host)"), ("user.email", "lastsetd@\(settings.host)"),
-                ("gpg.format", "ssh"), ("commit.gpgSign", settings.signingKey == nil ? "false" : "true"),
-            ]
-            if let key = settings.signingKey { config.append(("user.signingKey", key)) }
-            if let signers = settings.allowedSigners { config.append(("gpg.ssh.allowedSignersFile", signers)) }
-            for (key, value) in config { try git.run(["config", key, value], timeout: local) }
-            let remotes = try git.run(["remote"], timeout: local).text.split(separator: "\n")
-            if remotes.contains("origin") {
-                try git.run(["remote", "set-url", "origin", settings.remote], timeout: local)
-            } else {
-                try git.run(["remote", "add", "origin", settings.remote], timeout: local)
-            }
+            try configure()
             try FileManager.default.createDirectory(
                 at: tree.appendingPathComponent("templates"), withIntermediateDirectories: true)
         } catch let error as FleetError {
@@ -113,6 +110,91 @@ public actor Fleet {
             _ = try await catchUp()
         } catch {
             throw .git(error)
+        }
+    }
+
+    /// Applies the settings to the repository: identity, signing and the allowed signers, the hub's URL.
+    func configure() throws(GitError) {
+        let (settings, git, local) = (self.settings, self.git, self.settings.localTimeout)
+        var config: [(String, String)] = [
+            ("core.symlinks", "false"), ("core.fsync", "committed"), ("core.fsyncMethod", "fsync"),
+            ("gc.autoDetach", "false"), ("merge.renames", "false"), ("diff.renames", "false"),
+            ("user.name", "lastsetd on \(settings.host)"), ("user.email", "lastsetd@\(settings.host)"),
+            ("gpg.format", "ssh"), ("commit.gpgSign", settings.signingKey == nil ? "false" : "true"),
+        ]
+        if let key = settings.signingKey { config.append(("user.signingKey", key)) }
+        if let signers = settings.allowedSigners { config.append(("gpg.ssh.allowedSignersFile", signers)) }
+        for (key, value) in config { try git.run(["config", key, value], timeout: local) }
+        for key in ["user.signingKey", "gpg.ssh.allowedSignersFile"] where !config.contains(where: { $0.0 == key }) {
+            try git.run(["config", "--unset-all", key], timeout: local, check: false)
+        }
+        let remotes = try git.run(["remote"], timeout: local).text.split(separator: "\n")
+        if remotes.contains("origin") {
+            try git.run(["remote", "set-url", "origin", settings.remote], timeout: local)
+        } else {
+            try git.run(["remote", "add", "origin", settings.remote], timeout: local)
+        }
+    }
+
+    /// Puts new settings in force (a config reload, which `FleetReload` let through: the host and branch stay): the
+    /// repository takes them at once (after a sync in progress) and the scheduled syncs start again, the first right
+    /// away. When the repository cannot take them, the settings in force stay and the error says why.
+    public func apply(_ next: FleetSettings) throws(FleetError) {
+        let previous = settings
+        state.withLock {
+            $0.settings = next
+            $0.git = Self.git(tree, next)
+        }
+        do {
+            try configure()
+            // Another hub: what the old one had is no measure of what this one lacks (the next sync pushes everything
+            // the new hub does not have).
+            if next.remote != previous.remote {
+                try git.run(["update-ref", "-d", remoteRef], timeout: next.localTimeout, check: false)
+            }
+        } catch {
+            state.withLock {
+                $0.settings = previous
+                $0.git = Self.git(tree, previous)
+            }
+            try? configure()
+            throw .git(error)
+        }
+        restartSchedule()
+    }
+
+    // MARK: schedule
+
+    /// Syncs now and then every `interval` (none: this one only), telling `report` of each sync with the result of
+    /// the one before; `apply` starts it again with new settings.
+    public nonisolated func startSchedule(_ report: @escaping @Sendable (SyncReport, SyncResult?) -> Void) {
+        state.withLock { $0.onSync = report }
+        restartSchedule()
+    }
+
+    /// Stops the scheduled syncs (a sync in progress finishes).
+    public nonisolated func stopSchedule() {
+        state.withLock {
+            $0.schedule?.cancel()
+            $0.schedule = nil
+            $0.onSync = nil
+        }
+    }
+
+    private nonisolated func restartSchedule() {
+        state.withLock { s in
+            s.schedule?.cancel()
+            guard let report = s.onSync else { return }
+            s.schedule = Task {
+                var last: SyncResult?
+                while !Task.isCancelled {
+                    let r = await self.sync()
+                    report(r, last)
+                    last = r.result
+                    guard let interval = self.settings.interval else { return }
+                    do { try await Task.sleep(for: interval) } catch { return }
+                }
+            }
         }
     }
 

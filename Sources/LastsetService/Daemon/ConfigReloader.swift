@@ -44,11 +44,27 @@ actor ConfigReloader {
         defer { try? notifier.ready() }
         do throws(ConfigErrors) {
             let next = try ConfigLoader.load(path: configPath)
+            // The fleet section: applied, or the whole reload refused with why (FleetReload).
+            let running = await registry.config.source.fleet
+            let fleetChange = FleetReload.decide(
+                running: running, next: next.source.fleet, defaultHost: FleetSettings.hostname())
+            if case .refused(let path, let value, let message) = fleetChange {
+                throw ConfigErrors(problems: [ConfigProblem(file: configPath, path: path, value: value, message: message)])
+            }
             var commitAccess: (@Sendable () -> Void)?
             do {
                 commitAccess = try accessRules?(next)
             } catch {
                 throw ConfigErrors(problems: [ConfigProblem(file: configPath, path: "api", value: "", message: "\(error)")])
+            }
+            if case .apply(let section) = fleetChange, let fleet {
+                do {
+                    try await fleet.apply(FleetSettings(section))
+                    log.info("fleet settings applied: hub \(section.remote), every \(section.interval ?? "60s")")
+                } catch {
+                    throw ConfigErrors(
+                        problems: [ConfigProblem(file: configPath, path: "fleet", value: section.remote, message: "\(error)")])
+                }
             }
             commitAccess?()
             await registry.replace(config: next)

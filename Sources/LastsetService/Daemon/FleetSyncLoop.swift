@@ -2,8 +2,8 @@ import LastsetCore
 import LastsetFleet
 import LastsetSystem
 
-/// The fleet's sync as a service: at start, then every `fleet.interval`, what the hub has comes in and this host's
-/// work goes out.
+/// The fleet's sync as a service: at start, then every `fleet.interval` (a reload that changes the fleet's settings
+/// starts it again: `Fleet.apply`), what the hub has comes in and this host's work goes out.
 struct FleetSyncLoop: Service {
     let name = "fleet sync"
     let fleet: Fleet
@@ -16,15 +16,7 @@ struct FleetSyncLoop: Service {
     func run() async {
         let fleet = self.fleet
         let log = self.log
-        let loop = Task { await Self.sync(fleet, log: log) }
-        await ServiceGroup.untilStopped()
-        loop.cancel()
-    }
-
-    private static func sync(_ fleet: Fleet, log: Logger) async {
-        var lastResult: SyncResult?
-        while !Task.isCancelled {
-            let report = await fleet.sync()
+        fleet.startSchedule { report, lastResult in
             if report.result != .ok {
                 log.warning("fleet sync with \(fleet.settings.remote): \(report.result.rawValue): \(report.message ?? "")")
             } else if lastResult != .ok || !report.templatesIn.isEmpty || report.commitsOut > 0 {
@@ -32,9 +24,8 @@ struct FleetSyncLoop: Service {
                     "fleet sync: \(report.templatesIn.count) version(s) in, \(report.commitsOut) commit(s) out; ahead \(report.ahead ?? 0), behind \(report.behind ?? 0)"
                 )
             }
-            lastResult = report.result
-            guard let interval = fleet.settings.interval else { return }
-            try? await Task.sleep(for: interval)
         }
+        await ServiceGroup.untilStopped()
+        fleet.stopSchedule()
     }
 }
