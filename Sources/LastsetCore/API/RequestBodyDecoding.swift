@@ -7,11 +7,12 @@ extension RequestBody {
         try decode(type, from: Parsed(body), shape: shape)
     }
 
-    /// `decode(_:from:shape:)` of a body the router has already parsed (for its access check).
+    /// `decode(_:from:shape:)` of a body the router has already parsed (for its access check): decoded from that
+    /// parse (`RequestBodyDecoder`), never read again.
     public static func decode<T: Decodable>(_ type: T.Type, from body: Parsed, shape: Shape) throws(RequestBodyError) -> T {
-        _ = try fields(body, shape: shape)
+        let fields = try fields(body, shape: shape)
         do {
-            return try APICoding.decoder().decode(type, from: Data(body.bytes))
+            return try RequestBodyDecoder.decode(type, from: .object(fields))
         } catch let DecodingError.keyNotFound(key, _) {
             throw RequestBodyError(code: .badJSON, message: "missing key \"\(key.stringValue)\"")
         } catch let DecodingError.typeMismatch(_, ctx), let DecodingError.valueNotFound(_, ctx) {
