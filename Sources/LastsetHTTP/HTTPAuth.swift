@@ -185,8 +185,13 @@ public struct HTTPAuth: Sendable {
     private func unixPrincipal(uid: UInt32, gid: UInt32) -> Decision {
         let account = accounts(uid, gid)
         let name = "uid:\(uid)" + (account.user.map { "(\($0))" } ?? "")
-        guard let roles = unixRoles else { return .allowed(Principal(name: name, role: .operator)) }
+        // Without a role mapping every peer of the socket is an operator, and root the host's administrator; with
+        // one, roles come from the groups only (list `root` in administratorGroups to keep it).
+        guard let roles = unixRoles else { return .allowed(Principal(name: name, role: uid == 0 ? .administrator : .operator)) }
         let groups = Set(account.groups)
+        if !groups.isDisjoint(with: roles.administratorGroups ?? []) {
+            return .allowed(Principal(name: name, role: .administrator))
+        }
         if !groups.isDisjoint(with: roles.operatorGroups ?? []) { return .allowed(Principal(name: name, role: .operator)) }
         if !groups.isDisjoint(with: roles.viewerGroups ?? []) { return .allowed(Principal(name: name, role: .viewer)) }
         return .denied(

@@ -141,8 +141,10 @@ final class SessionAuthTests: XCTestCase {
     }
 
     func testUnixRolesFollowGroups() {
-        let roles = APIRolesConfig(operatorGroups: ["lastset-ops"], viewerGroups: ["lastset-view", "staff"])
+        let roles = APIRolesConfig(
+            operatorGroups: ["lastset-ops"], viewerGroups: ["lastset-view", "staff"], administratorGroups: ["lastset-admin"])
         let cases: [(UnixAccount, String)] = [
+            (UnixAccount(user: "op", groups: ["lastset-admin", "lastset-ops"]), "allowed uid:1001(op) administrator"),
             (UnixAccount(user: "op", groups: ["op", "lastset-ops", "staff"]), "allowed uid:1001(op) operator"),
             (UnixAccount(user: "op", groups: ["staff"]), "allowed uid:1001(op) viewer"),
             (UnixAccount(user: "op", groups: ["op"]), "403 no_role"),

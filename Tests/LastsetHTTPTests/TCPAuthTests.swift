@@ -83,6 +83,9 @@ final class TCPAuthTests: XCTestCase {
         let auth = HTTPAuth(tokens: [], allowedHosts: [], accounts: { _, _ in UnixAccount(user: nil, groups: ["1000"]) })
         let request = HTTPRequest(method: "GET", path: "/", peer: .unix(uid: 1000, gid: 1000, pid: 5))
         XCTAssertEqual(auth.authorize(request), .allowed(.init(name: "uid:1000", role: .operator)))
+        // Root is the host's administrator (with a role mapping, only by its groups: SessionAuthTests).
+        let root = HTTPRequest(method: "GET", path: "/", peer: .unix(uid: 0, gid: 0, pid: 5))
+        XCTAssertEqual(auth.authorize(root), .allowed(.init(name: "uid:0", role: .administrator)))
     }
 
     func testConstantTimeEquals() {

@@ -1,17 +1,22 @@
-/// What a caller of the control API may do: `viewer` reads (dry runs and diffs included), `operator` also writes.
+/// What a caller of the control API may do: `viewer` reads (dry runs and diffs included), `operator` also writes,
+/// `administrator` also acknowledges a broken audit chain (docs/AUDIT-CHAIN.md).
 public enum APIRole: String, Codable, Sendable, Hashable, CaseIterable, Comparable {
     /// Everything read-only: devices, pages, templates, jobs, audit, dry runs and diffs.
     case viewer
     /// Also capture, apply (writing replays) and import.
     case `operator`
+    /// Also what only the host's administrator may do: acknowledge a break of the audit chain. Root on the Unix
+    /// socket (without `api.roles`), members of `api.roles.administratorGroups`, tokens with this role.
+    case administrator
 
-    /// `viewer` < `operator`: a role allows everything a lower one does.
+    /// `viewer` < `operator` < `administrator`: a role allows everything a lower one does.
     public static func < (lhs: APIRole, rhs: APIRole) -> Bool { lhs.rank < rhs.rank }
 
     private var rank: Int {
         switch self {
         case .viewer: return 0
         case .operator: return 1
+        case .administrator: return 2
         }
     }
 }

@@ -4,12 +4,15 @@ import LastsetFormats
 public struct APIRolesConfig: Codable, Sendable, Hashable {
     /// Group names whose members are operators.
     public var operatorGroups: [String]?
-    /// Group names whose members are viewers (operator wins when a peer is in both).
+    /// Group names whose members are viewers (the highest role wins when a peer is in several).
     public var viewerGroups: [String]?
+    /// Group names whose members are administrators (root always is).
+    public var administratorGroups: [String]?
 
     /// Creates the role mapping.
-    public init(operatorGroups: [String]? = nil, viewerGroups: [String]? = nil) {
+    public init(operatorGroups: [String]? = nil, viewerGroups: [String]? = nil, administratorGroups: [String]? = nil) {
         self.operatorGroups = operatorGroups
         self.viewerGroups = viewerGroups
+        self.administratorGroups = administratorGroups
     }
 }

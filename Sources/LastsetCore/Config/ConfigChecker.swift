@@ -223,7 +223,9 @@ struct ConfigChecker {
     }
 
     mutating func roles(_ value: JSONValue, _ path: String) -> APIRolesConfig? {
-        guard let fields = object(value, path, keys: ["operatorGroups", "viewerGroups"]) else { return nil }
+        guard let fields = object(value, path, keys: ["operatorGroups", "viewerGroups", "administratorGroups"]) else {
+            return nil
+        }
         func groups(_ key: String) -> [String]? {
             guard let list = array(fields, key, in: path) else { return nil }
             var out: [String] = []
@@ -236,7 +238,9 @@ struct ConfigChecker {
             }
             return out
         }
-        return APIRolesConfig(operatorGroups: groups("operatorGroups"), viewerGroups: groups("viewerGroups"))
+        return APIRolesConfig(
+            operatorGroups: groups("operatorGroups"), viewerGroups: groups("viewerGroups"),
+            administratorGroups: groups("administratorGroups"))
     }
 
     // MARK: pages
@@ -740,5 +744,5 @@ extension WordOrder: CaseIterableByName { static var names: [String] { ["big", "
 extension ByteOrder: CaseIterableByName { static var names: [String] { ["big", "little"] } }
 extension Access: CaseIterableByName { static var names: [String] { ["rw", "ro"] } }
 extension UnsetStyle: CaseIterableByName { static var names: [String] { allCases.map(\.rawValue) } }
-extension APIRole: CaseIterableByName { static var names: [String] { ["viewer", "operator"] } }
+extension APIRole: CaseIterableByName { static var names: [String] { ["viewer", "operator", "administrator"] } }
 extension WriteFunction: CaseIterableByName { static var names: [String] { ["auto", "fc06", "fc16"] } }
