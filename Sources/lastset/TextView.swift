@@ -107,6 +107,24 @@ enum TextView {
         return lines
     }
 
+    /// `lastset audit verify`: the chain's state, then each finding (and those acknowledged) by record.
+    static func auditChain(_ report: AuditChainReport) -> [String] {
+        let head = report.head.map { "record \($0.seq), \($0.hash.prefix(16))…" } ?? "none"
+        var lines = CommandSpec.helpRows([
+            ("audit chain", report.intact ? "intact" : "BROKEN (\(report.findings.count) finding\(report.findings.count == 1 ? "" : "s"))"),
+            ("records", String(report.records)),
+            ("head", head),
+            ("writes", report.refusingWrites.map { "refused until acknowledged: \($0)" } ?? "allowed"),
+        ]).map { String($0.dropFirst(2)) }
+        if !report.findings.isEmpty {
+            lines += [""] + report.findings.map { "  \($0.description)" }
+        }
+        if !report.acknowledged.isEmpty {
+            lines += ["", "acknowledged:"] + report.acknowledged.map { "  \($0.description)" }
+        }
+        return lines
+    }
+
     /// `lastset templates PAGE`.
     static func templates(_ listings: [TemplateListing], pageId: String) -> [String] {
         guard !listings.isEmpty else { return ["no templates archived for page \"\(pageId)\""] }

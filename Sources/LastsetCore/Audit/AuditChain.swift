@@ -163,8 +163,8 @@ public struct AuditChainHead: Codable, Sendable, Hashable {
     public static let empty = AuditChainHead(seq: 0, hash: AuditChain.genesis)
 }
 
-/// What `lastset audit verify` found.
-public struct AuditChainReport: Sendable, Hashable {
+/// What `lastset audit verify` found (`GET /v1/audit/verify`).
+public struct AuditChainReport: Codable, Sendable, Hashable {
     /// Rows read (records and retention anchors).
     public var records: Int
     /// The last record.
@@ -174,12 +174,48 @@ public struct AuditChainReport: Sendable, Hashable {
     /// What an administrator acknowledged (a `chain-acknowledged` record after it).
     public var acknowledged: [AuditChainFinding]
 
+    /// What the daemon found before, while it refuses to write (nil: it writes); set by the API.
+    public var refusingWrites: String?
+
+    public init(
+        records: Int, head: AuditChainHead?, findings: [AuditChainFinding], acknowledged: [AuditChainFinding],
+        refusingWrites: String? = nil
+    ) {
+        self.records = records
+        self.head = head
+        self.findings = findings
+        self.acknowledged = acknowledged
+        self.refusingWrites = refusingWrites
+    }
+
     /// No unacknowledged finding.
     public var intact: Bool { findings.isEmpty }
+
+    private enum CodingKeys: String, CodingKey { case records, head, findings, acknowledged, refusingWrites, intact }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            records: try c.decode(Int.self, forKey: .records), head: try c.decodeIfPresent(AuditChainHead.self, forKey: .head),
+            findings: try c.decode([AuditChainFinding].self, forKey: .findings),
+            acknowledged: try c.decode([AuditChainFinding].self, forKey: .acknowledged),
+            refusingWrites: try c.decodeIfPresent(String.self, forKey: .refusingWrites))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(records, forKey: .records)
+        try c.encodeIfPresent(head, forKey: .head)
+        try c.encode(findings, forKey: .findings)
+        try c.encode(acknowledged, forKey: .acknowledged)
+        try c.encodeIfPresent(refusingWrites, forKey: .refusingWrites)
+        try c.encode(intact, forKey: .intact)
+    }
 }
 
-/// One break of the chain, at the record (`seq`) where it shows.
-public enum AuditChainFinding: Sendable, Hashable, CustomStringConvertible {
+/// One break of the chain, at the record (`seq`) where it shows. On the wire: `{"kind": "edited", "seq": 5,
+/// "message": "record 5 was edited: …"}`, with `belongsAfter`, `column` or `expectedSeq` where the kind has one.
+public enum AuditChainFinding: Codable, Sendable, Hashable, CustomStringConvertible {
     /// The record's text does not hash to the hash kept with it: it was edited.
     case edited(seq: Int64)
     /// Its link names neither the record before it nor any other: a record was removed just before it, or the
@@ -198,6 +234,57 @@ public enum AuditChainFinding: Sendable, Hashable, CustomStringConvertible {
     /// The log ends at another record than the one the daemon wrote last: records were removed from its end (or
     /// added outside the daemon).
     case headMismatch(expectedSeq: Int64, foundSeq: Int64?)
+
+    /// The kind's name on the wire.
+    public var kind: String {
+        switch self {
+        case .edited: return "edited"
+        case .linkBroken: return "linkBroken"
+        case .reordered: return "reordered"
+        case .unchained: return "unchained"
+        case .unreadable: return "unreadable"
+        case .columnDiffers: return "columnDiffers"
+        case .hiddenByFold: return "hiddenByFold"
+        case .headMismatch: return "headMismatch"
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey { case kind, seq, message, belongsAfter, column, expectedSeq, foundSeq }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(seq, forKey: .seq)
+        try c.encode(description, forKey: .message)
+        switch self {
+        case .reordered(_, let after): try c.encode(after, forKey: .belongsAfter)
+        case .columnDiffers(_, let column): try c.encode(column, forKey: .column)
+        case .headMismatch(let expected, let found):
+            try c.encode(expected, forKey: .expectedSeq)
+            try c.encodeIfPresent(found, forKey: .foundSeq)
+        default: break
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let kind = try c.decode(String.self, forKey: .kind)
+        let seq = try c.decode(Int64.self, forKey: .seq)
+        switch kind {
+        case "edited": self = .edited(seq: seq)
+        case "linkBroken": self = .linkBroken(seq: seq)
+        case "reordered": self = .reordered(seq: seq, belongsAfter: try c.decode(Int64.self, forKey: .belongsAfter))
+        case "unchained": self = .unchained(seq: seq)
+        case "unreadable": self = .unreadable(seq: seq)
+        case "columnDiffers": self = .columnDiffers(seq: seq, column: try c.decode(String.self, forKey: .column))
+        case "hiddenByFold": self = .hiddenByFold(seq: seq)
+        case "headMismatch":
+            self = .headMismatch(
+                expectedSeq: try c.decode(Int64.self, forKey: .expectedSeq), foundSeq: try c.decodeIfPresent(Int64.self, forKey: .foundSeq))
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "unknown finding \"\(kind)\"")
+        }
+    }
 
     /// The record where it shows.
     public var seq: Int64 {

@@ -1,8 +1,10 @@
+import Foundation
 import LastsetCore
 import LastsetFormats
 
 /// `lastset audit [filters] [--limit N] [--all-hosts]`: the latest captures and replays from the audit log (and, in
-/// a fleet, every host's); `--job ID` shows one record with every register's before and after.
+/// a fleet, every host's); `--job ID` shows one record with every register's before and after. `lastset audit
+/// verify` checks the log's hash chain; `lastset audit acknowledge --reason TEXT` acknowledges a break of it.
 struct Audit: Command {
     /// The command's shape.
     static let spec = CommandSpec(
@@ -12,7 +14,13 @@ struct Audit: Command {
             token:), --result and --kind (comma-separated lists), --since / --until (ISO 8601 times), --job (an id or
             the prefix the JOB column shows). With --job each matching record is shown with its registers: before,
             written, read back and after.
+
+            verify: check the log's hash chain (every record carries the hash of the one before it) and name each
+            record that was edited, removed, moved or put in by hand; exit 1 when it is broken. acknowledge (role
+            administrator): record that the break was seen, with --reason; lastsetd refuses to write while the chain is
+            broken and not acknowledged (docs/AUDIT-CHAIN.md).
             """,
+        arguments: [.init(name: "ACTION", help: "verify | acknowledge (without it: the records)", isOptional: true)],
         options: [
             .value("--limit", "N", "Show at most the N latest records (1...10000, default 100)"),
             .flag("--all-hosts", "In a fleet: every host's records as synced here, with a HOST column"),
@@ -24,7 +32,23 @@ struct Audit: Command {
             .value("--since", "TIME", "At or after this time (2026-12-01T08:00:00Z)"),
             .value("--until", "TIME", "Before this time"),
             .value("--job", "ID", "One job's records, shown with every register's before and after"),
+            .value("--reason", "TEXT", "acknowledge: why the break is acknowledged (required; kept in its audit record)"),
         ])
+
+    /// What the command does.
+    enum Action: String {
+        /// Show records.
+        case show
+        /// Check the hash chain.
+        case verify
+        /// Acknowledge a break of the chain.
+        case acknowledge
+    }
+
+    /// ACTION.
+    let action: Action
+    /// `--reason`.
+    let reason: String?
 
     /// `--limit`.
     let limit: Int?
@@ -37,6 +61,12 @@ struct Audit: Command {
 
     /// Takes --limit, --all-hosts and the filters; results, kinds and times must parse.
     init(_ arguments: ParsedArguments) throws(UsageError) {
+        let actionText = arguments.optionalArgument("ACTION")
+        guard let action = actionText.map({ Action(rawValue: $0) }) ?? .show, actionText != Action.show.rawValue else {
+            throw UsageError("ACTION \"\(actionText ?? "")\" is not verify or acknowledge", command: Self.spec)
+        }
+        self.action = action
+        reason = arguments.value("--reason")
         limit = try arguments.integer("--limit", in: 1...10_000)
         allHosts = arguments.flag("--all-hosts")
         job = arguments.value("--job")
@@ -58,10 +88,31 @@ struct Audit: Command {
             }
         }
         self.filters = filters
+        if action != .show, let first = filters.first?.0 ?? (limit != nil ? "limit" : nil) ?? (allHosts ? "all-hosts" : nil) {
+            throw UsageError("--\(first) is for showing records, not for audit \(action.rawValue)", command: Self.spec)
+        }
+        if action == .acknowledge, (reason ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
+            throw UsageError("audit acknowledge needs --reason TEXT (why the break is acknowledged)", command: Self.spec)
+        }
+        if action != .acknowledge, reason != nil {
+            throw UsageError("--reason is for audit acknowledge", command: Self.spec)
+        }
     }
 
     /// Prints the audit table, or each of a job's records with its registers.
     func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        switch action {
+        case .show: break
+        case .verify:
+            let report = try context.api.get(AuditChainReport.self, "/v1/audit/verify")
+            if context.options.json { try context.printJSON(report) } else { context.print(TextView.auditChain(report)) }
+            return report.intact && report.refusingWrites == nil ? .success : .failure
+        case .acknowledge:
+            let record = try context.api.post(
+                AuditRecord.self, "/v1/audit/acknowledge", json: AuditChainAcknowledgment(reason: reason ?? ""))
+            if context.options.json { try context.printJSON(record) } else { context.print([record.message ?? ""]) }
+            return .success
+        }
         var query = (limit.map { ["limit=\($0)"] } ?? []) + (allHosts ? ["hosts=all"] : [])
         query += filters.map { "\($0.0)=\(DaemonAPI.escape($0.1))" }
         let page = try context.api.get(
