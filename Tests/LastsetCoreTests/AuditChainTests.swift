@@ -114,6 +114,40 @@ final class AuditChainTests: XCTestCase {
         }
     }
 
+    /// A log rewritten with every hash recomputed verifies on its own; the heads published in the fleet's signed
+    /// commits catch it, and a cut below a published head.
+    func testPublishedHeadsCatchARewrittenLog() {
+        let records = Self.records(20)
+        let rows = Self.chain(records)
+        let published = [rows[9], rows[14]].map { AuditChainHead(seq: $0.seq, hash: $0.hash!) }
+        func verify(_ rows: [AuditChainRow]) -> [AuditChainFinding] {
+            var v = AuditChain.Verifier(published: published)
+            for r in rows { v.add(r) }
+            return v.finish(head: Self.head(rows)).findings
+        }
+        XCTAssertEqual(verify(rows), [])
+        var edited = records
+        edited[4].message = "nothing happened"
+        XCTAssertEqual(verify(Self.chain(edited)), [.differsFromPublished(seq: 10), .differsFromPublished(seq: 15)])
+        XCTAssertEqual(verify(Self.chain(Array(records.prefix(12)))), [.differsFromPublished(seq: 15)])
+    }
+
+    func testFindingsOnTheWire() throws {
+        let findings: [AuditChainFinding] = [
+            .edited(seq: 1), .linkBroken(seq: 2), .reordered(seq: 3, belongsAfter: 9), .unchained(seq: 4), .unreadable(seq: 5),
+            .columnDiffers(seq: 6, column: "who"), .hiddenByFold(seq: 7), .headMismatch(expectedSeq: 9, foundSeq: 8),
+            .headMismatch(expectedSeq: 9, foundSeq: nil), .differsFromPublished(seq: 10),
+        ]
+        let report = AuditChainReport(
+            records: 10, head: AuditChainHead(seq: 8, hash: "ab"), findings: findings, acknowledged: [.edited(seq: 0)])
+        let data = try APICoding.encoder().encode(report)
+        XCTAssertEqual(try APICoding.decoder().decode(AuditChainReport.self, from: data), report)
+        let text = String(decoding: try APICoding.encoder().encode(findings[2]), as: UTF8.self)
+        XCTAssertEqual(
+            text, #"{"belongsAfter":9,"kind":"reordered","message":"record 3 was moved: it was recorded after record 9","seq":3}"#)
+        XCTAssertTrue(String(decoding: data, as: UTF8.self).contains(#""intact":false"#))
+    }
+
     func testRetentionLinksKeepTheChainCheckable() {
         var rows = Self.chain(Self.records(20))
         // Records 1…8 exported and removed: their links stay, without their text.

@@ -41,16 +41,25 @@ public enum AuditChain {
         private var foldedIntents: [String: Int64] = [:]
         /// The latest acknowledgment's seq: findings before it are acknowledged.
         private var acknowledgedThrough: Int64?
+        /// Heads this host published (in the fleet's signed commits) not yet met in the log, by seq.
+        private var published: [Int64: String]
         /// Records read.
         public private(set) var records = 0
 
-        public init() {}
+        /// A verifier; `published`: heads of this log published elsewhere (the fleet's commits), each of which the log
+        /// must still hold, with the same hash.
+        public init(published: [AuditChainHead] = []) {
+            self.published = Dictionary(published.map { ($0.seq, $0.hash) }, uniquingKeysWith: { first, _ in first })
+        }
 
         /// Checks one row (after every row of a lower `seq`).
         public mutating func add(_ row: AuditChainRow) {
             records += 1
             if let p = previous, row.seq <= p.seq {
                 findings.append(.reordered(seq: row.seq, belongsAfter: p.seq))
+            }
+            if let expected = published.removeValue(forKey: row.seq), expected != row.hash {
+                findings.append(.differsFromPublished(seq: row.seq))
             }
             guard let hash = row.hash, let prev = row.prev else {
                 findings.append(.unchained(seq: row.seq))
@@ -110,6 +119,7 @@ public enum AuditChain {
                 }
             }
             for seq in foldedIntents.values { all.append(.hiddenByFold(seq: seq)) }
+            for seq in published.keys { all.append(.differsFromPublished(seq: seq)) }
             let last = previous.map { AuditChainHead(seq: $0.seq, hash: $0.hash) } ?? .empty
             if let head, head != last {
                 all.append(.headMismatch(expectedSeq: head.seq, foundSeq: previous?.seq))
@@ -234,6 +244,9 @@ public enum AuditChainFinding: Codable, Sendable, Hashable, CustomStringConverti
     /// The log ends at another record than the one the daemon wrote last: records were removed from its end (or
     /// added outside the daemon).
     case headMismatch(expectedSeq: Int64, foundSeq: Int64?)
+    /// The log does not hold the record this host published as its head (in a fleet commit) with the same hash, or
+    /// not at all: the log was rewritten or cut after it was published.
+    case differsFromPublished(seq: Int64)
 
     /// The kind's name on the wire.
     public var kind: String {
@@ -246,6 +259,7 @@ public enum AuditChainFinding: Codable, Sendable, Hashable, CustomStringConverti
         case .columnDiffers: return "columnDiffers"
         case .hiddenByFold: return "hiddenByFold"
         case .headMismatch: return "headMismatch"
+        case .differsFromPublished: return "differsFromPublished"
         }
     }
 
@@ -278,6 +292,7 @@ public enum AuditChainFinding: Codable, Sendable, Hashable, CustomStringConverti
         case "unreadable": self = .unreadable(seq: seq)
         case "columnDiffers": self = .columnDiffers(seq: seq, column: try c.decode(String.self, forKey: .column))
         case "hiddenByFold": self = .hiddenByFold(seq: seq)
+        case "differsFromPublished": self = .differsFromPublished(seq: seq)
         case "headMismatch":
             self = .headMismatch(
                 expectedSeq: try c.decode(Int64.self, forKey: .expectedSeq), foundSeq: try c.decodeIfPresent(Int64.self, forKey: .foundSeq))
@@ -290,7 +305,7 @@ public enum AuditChainFinding: Codable, Sendable, Hashable, CustomStringConverti
     public var seq: Int64 {
         switch self {
         case .edited(let s), .linkBroken(let s), .reordered(let s, _), .unchained(let s), .unreadable(let s),
-            .columnDiffers(let s, _), .hiddenByFold(let s):
+            .columnDiffers(let s, _), .hiddenByFold(let s), .differsFromPublished(let s):
             return s
         case .headMismatch(let expected, let found): return max(expected, found ?? 0)
         }
@@ -307,6 +322,9 @@ public enum AuditChainFinding: Codable, Sendable, Hashable, CustomStringConverti
         case .columnDiffers(let s, let column): return "record \(s): its \(column) column does not say what the record says"
         case .hiddenByFold(let s):
             return "record \(s) is hidden from reads (folded) without being an intent its outcome completed"
+        case .differsFromPublished(let s):
+            return
+                "record \(s) is not the record this host published as its audit head in the fleet: the log was rewritten or cut after it was published"
         case .headMismatch(let expected, let found):
             return
                 "the log ends at \(found.map { "record \($0)" } ?? "no record"), but lastsetd last wrote record \(expected): records were removed from its end or added outside lastsetd"
