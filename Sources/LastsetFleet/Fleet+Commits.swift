@@ -41,14 +41,15 @@ extension Fleet {
         }
     }
 
-    func commit(_ subject: String, who: String?) throws(GitError) {
+    func commit(_ subject: String, who: String?, trailer: String? = nil) throws(GitError) {
         var env: [String: String] = [:]
         if let who {
             let mail = who.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? String($0) : "-" }.joined()
             env["GIT_AUTHOR_NAME"] = "\(who) on \(settings.host)"
             env["GIT_AUTHOR_EMAIL"] = "\(mail)@\(settings.host)"
         }
-        try git.run(["commit", "-q", "--no-verify", "-m", subject], timeout: settings.localTimeout, environment: env)
+        let message = subject + (trailer.map { "\n\n" + $0 } ?? "")
+        try git.run(["commit", "-q", "--no-verify", "-m", message], timeout: settings.localTimeout, environment: env)
     }
 
     /// Copies into the repository every version of this host the archive has and the repository lacks,
@@ -193,8 +194,29 @@ extension Fleet {
             throw .failed(arguments: ["add"], status: -1, message: "cannot write \(file.path): \(error.localizedDescription)")
         }
         try git.run(["add", "--", relative], timeout: settings.localTimeout)
-        try commit("audit: \(records.count - start) record\(records.count - start == 1 ? "" : "s") of \(settings.host)", who: nil)
+        // The head of this host's audit chain goes into the commit (signed under `signing`): a log rewritten after
+        // this sync no longer holds it (docs/AUDIT-CHAIN.md).
+        let head = try? await audit.chainHead()
+        try commit(
+            "audit: \(records.count - start) record\(records.count - start == 1 ? "" : "s") of \(settings.host)", who: nil,
+            trailer: head.map { "\(Self.auditChainTrailer): \($0.seq) \($0.hash)" })
         return records.count - start
+    }
+
+    /// The trailer of an audit export's commit naming the chain head it was made at.
+    static let auditChainTrailer = "Lastset-Audit-Chain"
+
+    /// The heads of this host's audit chain its commits published (oldest first), for `AuditLog.verifyChain`.
+    public func publishedAuditHeads() async -> [AuditChainHead] {
+        let relative = "audit/\(settings.host).jsonl"
+        let out = try? git.run(
+            ["log", "--reverse", "--format=%(trailers:key=\(Self.auditChainTrailer),valueonly)", "--", relative],
+            timeout: settings.localTimeout)
+        return (out?.text ?? "").split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ")
+            guard parts.count == 2, let seq = Int64(parts[0]), parts[1].count == 64 else { return nil }
+            return AuditChainHead(seq: seq, hash: String(parts[1]))
+        }
     }
 
     // MARK: other hosts' audit records

@@ -347,6 +347,52 @@ final class FleetSyncTests: XCTestCase {
         XCTAssertTrue(a.fleet.status().failing)
     }
 
+    /// Each audit export's commit carries the head of the host's audit chain; a log rewritten afterwards with every
+    /// hash recomputed (so it verifies on its own) no longer holds what was published.
+    func testTheAuditChainHeadGoesIntoTheFleetAndCatchesARewrittenLog() async throws {
+        let hub = try HubRepository()
+        let a = try await FleetHost("line-1", remote: hub.fileURL, in: dir)
+        func record(_ version: Int) -> AuditRecord {
+            AuditRecord(
+                time: Date(), kind: .capture, who: "uid:1000", pageId: "heating", device: "press-1",
+                endpoint: "tcp://127.0.0.1:1", unit: 1, identity: [], templateVersion: version, pageHash: "sha256:abc",
+                result: .archived, message: nil, registers: [])
+        }
+        try await a.audit.append(record(1))
+        _ = await a.synced()
+        try await a.audit.append(record(2))
+        _ = await a.synced()
+        let published = await a.fleet.publishedAuditHeads()
+        XCTAssertEqual(published.count, 2)
+        let head = try await a.audit.chainHead()
+        XCTAssertEqual(published.last, head)
+        let intact = try await a.audit.verifyChain(published: published)
+        XCTAssertEqual(intact.findings, [])
+
+        // Rewrite record 1 and recompute the whole chain, as someone with the database file could.
+        let database = a.audit.database
+        try await database.write { c in
+            try c.run("UPDATE audit_record SET record = replace(record, 'uid:1000', 'uid:2000') WHERE seq = 1")
+            var prev = AuditChain.genesis
+            var rows: [(Int64, String)] = []
+            try c.rows("SELECT seq, record FROM audit_record ORDER BY seq") { row in
+                rows.append((row.int64(0), row.text(1) ?? ""))
+                return true
+            }
+            for (seq, text) in rows {
+                let hash = AuditChain.link(previous: prev, record: text.utf8)
+                try c.run("UPDATE audit_record SET prev = ?, hash = ? WHERE seq = ?", .text(prev), .text(hash), .integer(seq))
+                try c.run("UPDATE audit_chain SET head_seq = ?, head_hash = ?", .integer(seq), .text(hash))
+                prev = hash
+            }
+        }
+        let alone = try await a.audit.verifyChain()
+        XCTAssertEqual(alone.findings.map(\.kind), ["columnDiffers"], "only the who column betrays it on its own")
+        let checked = try await a.audit.verifyChain(published: published)
+        XCTAssertEqual(Set(checked.findings.map(\.kind)), ["columnDiffers", "differsFromPublished"])
+        XCTAssertEqual(checked.findings.filter { $0.kind == "differsFromPublished" }.map(\.seq), published.map(\.seq))
+    }
+
     func testAuditRecordsOfEveryHostReachTheHub() async throws {
         let hub = try HubRepository()
         let a = try await FleetHost("line-1", remote: hub.fileURL, in: dir)

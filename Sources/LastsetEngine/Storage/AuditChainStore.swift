@@ -112,8 +112,10 @@ enum AuditChainStore {
 
     /// Reads the whole chain in `seq` order (records and retention's links), in batches, and checks it against the
     /// head kept. The caller marks the chain broken when the report is not intact (`markBroken`).
-    static func verify(_ database: Database, batch: Int = 2_000) async throws -> AuditChainReport {
-        var verifier = AuditChain.Verifier()
+    static func verify(_ database: Database, published: [AuditChainHead] = [], batch: Int = 2_000) async throws
+        -> AuditChainReport
+    {
+        var verifier = AuditChain.Verifier(published: published)
         var after = Int64.min
         while true {
             let from = after

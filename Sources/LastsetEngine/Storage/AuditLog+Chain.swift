@@ -6,14 +6,23 @@ extension AuditLog {
     /// Checks the whole hash chain (every record and retention's links, against the head kept); when it finds a
     /// break nobody acknowledged, marks the chain broken (durable), so that nothing more is written until an
     /// administrator acknowledges it. Run at every start and by `lastset audit verify`.
-    public func verifyChain() async throws(StorageError) -> AuditChainReport {
+    public func verifyChain(published: [AuditChainHead] = []) async throws(StorageError) -> AuditChainReport {
         do {
-            let report = try await AuditChainStore.verify(database)
+            let report = try await AuditChainStore.verify(database, published: published)
             if let first = report.findings.first {
                 let more = report.findings.count > 1 ? " (and \(report.findings.count - 1) more)" : ""
                 try await AuditChainStore.markBroken(first.description + more, database)
             }
             return report
+        } catch {
+            throw StorageError.of(error, database.path)
+        }
+    }
+
+    /// The head the daemon wrote last (nil before the first record).
+    public func chainHead() async throws(StorageError) -> AuditChainHead? {
+        do {
+            return try await database.read { c in try AuditChainStore.state(c)?.head }.flatMap { $0 == .empty ? nil : $0 }
         } catch {
             throw StorageError.of(error, database.path)
         }
@@ -32,14 +41,14 @@ extension AuditLog {
     /// `chain-acknowledged` record naming what was found and `reason`; it follows the last record as it is, clears
     /// the broken mark, and the daemon writes again. Refused (nothing recorded) when the chain is intact, or without
     /// a reason.
-    public func acknowledgeChain(who: String, reason: String, now: Date = Date()) async throws(AuditChainAcknowledgeError)
-        -> AuditRecord
-    {
+    public func acknowledgeChain(
+        who: String, reason: String, published: [AuditChainHead] = [], now: Date = Date()
+    ) async throws(AuditChainAcknowledgeError) -> AuditRecord {
         let trimmed = reason.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw .noReason }
         let report: AuditChainReport
         do {
-            report = try await AuditChainStore.verify(database)
+            report = try await AuditChainStore.verify(database, published: published)
         } catch {
             throw .storage(StorageError.of(error, database.path))
         }

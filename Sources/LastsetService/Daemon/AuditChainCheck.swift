@@ -1,6 +1,7 @@
 import Foundation
 import LastsetCore
 import LastsetEngine
+import LastsetFleet
 import LastsetSystem
 
 /// The audit chain's check at start, as a service: the whole log verified once, off the start-up path (a year of
@@ -11,12 +12,14 @@ import LastsetSystem
 struct AuditChainCheck: Service {
     let name = "audit chain check"
     let audit: AuditLog
+    /// In a fleet, the heads this host published are checked too.
+    let fleet: Fleet?
     let log: Logger
 
     func run() async throws {
         let started = ContinuousClock.now
         do {
-            let report = try await audit.verifyChain()
+            let report = try await audit.verifyChain(published: await fleet?.publishedAuditHeads() ?? [])
             let took = ContinuousClock.now - started
             if report.intact {
                 log.info(

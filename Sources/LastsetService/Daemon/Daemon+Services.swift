@@ -46,7 +46,7 @@ extension Daemon {
                 }, stop: { server.stop() }),
             SystemdWatchdog(notifier: notifier, selfCheck: selfCheck, log: log),
             AuditRetentionLoop(retention: AuditRetention(database: engine.database), registry: registry, log: log),
-            AuditChainCheck(audit: engine.audit, log: log),
+            AuditChainCheck(audit: engine.audit, fleet: start.fleet, log: log),
         ]
         if let fleet = start.fleet { services.append(FleetSyncLoop(fleet: fleet, log: log)) }
         services += [
