@@ -226,6 +226,7 @@ enum TextView {
             lines.append(
                 "\(what): unchanged, still v\(report.versionId ?? "?") (identical to the latest version, nothing archived; \(plural(report.entryCount, "entry", "entries")), \(plural(report.requests, "read request")))"
             )
+            if let error = report.error { lines.append("its audit record was NOT written: \(error)") }
         } else if report.archived {
             let version = (report.versionId ?? report.version.map(String.init)).map { " as version \($0)" } ?? ""
             lines.append(

@@ -7,7 +7,8 @@ import XCTest
 /// is a `/v2/`), and every code documented in docs/API.md.
 final class APIErrorCodeTests: XCTestCase {
     private let wire: [APIErrorCode: String] = [
-        .alreadyLatest: "already_latest", .backupFailed: "backup_failed", .badEndpoint: "bad_endpoint",
+        .alreadyLatest: "already_latest", .auditChainIntact: "audit_chain_intact", .missingReason: "missing_reason",
+        .backupFailed: "backup_failed", .badEndpoint: "bad_endpoint",
         .badIdentity: "bad_identity", .badJSON: "bad_json", .badParameter: "bad_parameter", .badPath: "bad_path",
         .badRequest: "bad_request", .badUnit: "bad_unit", .badVersion: "bad_version", .bodyTooLarge: "body_too_large",
         .configInvalid: "config_invalid", .csrfFailed: "csrf_failed", .deviceBusy: "device_busy",

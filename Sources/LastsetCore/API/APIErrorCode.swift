@@ -3,6 +3,8 @@
 public enum APIErrorCode: String, CaseIterable, Sendable, Hashable, Codable {
     /// A history change that is already in force (promoting the latest version).
     case alreadyLatest = "already_latest"
+    /// An acknowledgment of the audit chain while it is intact and not marked broken.
+    case auditChainIntact = "audit_chain_intact"
     /// The database could not be copied (`POST /v1/backup`).
     case backupFailed = "backup_failed"
     /// An endpoint that does not parse.
@@ -61,6 +63,8 @@ public enum APIErrorCode: String, CaseIterable, Sendable, Hashable, Codable {
     case methodNotAllowed = "method_not_allowed"
     /// A query parameter the request needs is missing.
     case missingParameter = "missing_parameter"
+    /// An acknowledgment of the audit chain without a reason.
+    case missingReason = "missing_reason"
     /// An apply body with neither `device` nor `endpoint`.
     case missingTarget = "missing_target"
     /// A fleet request on a host in no fleet.

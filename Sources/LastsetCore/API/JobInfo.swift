@@ -42,7 +42,8 @@ public struct JobInfo: Sendable, Hashable {
     /// True when the job finished and did what was asked (archived; replay succeeded or dry run planned).
     public var succeeded: Bool {
         guard state == .finished, error == nil else { return false }
-        if let capture { return capture.archived || capture.unchanged == true }
+        // An unchanged capture whose audit record could not be written did not do what was asked: it is not recorded.
+        if let capture { return capture.archived || (capture.unchanged == true && capture.error == nil) }
         if let replay { return replay.status == .succeeded || replay.status == .planned }
         if let applyAll { return applyAll.succeeded }
         return false

@@ -8,6 +8,8 @@ public enum RouteAccess: Sendable, Hashable {
     case `operator`
     /// An apply: the operator role, but a viewer's dry run (the body's `"dryRun": true`) writes nothing.
     case operatorUnlessDryRun
+    /// What only the host's administrator may do (acknowledge a broken audit chain).
+    case administrator
 
     /// The role a request needs; nil for the session endpoints. `dryRun`: the body reads as a dry run.
     public func requiredRole(dryRun: Bool) -> APIRole? {
@@ -16,6 +18,7 @@ public enum RouteAccess: Sendable, Hashable {
         case .viewer: return .viewer
         case .operator: return .operator
         case .operatorUnlessDryRun: return dryRun ? .viewer : .operator
+        case .administrator: return .administrator
         }
     }
 
@@ -35,6 +38,7 @@ public enum RouteAccess: Sendable, Hashable {
         case .viewer: return "viewer"
         case .operator: return "operator"
         case .operatorUnlessDryRun: return "operator; viewer for a dry run"
+        case .administrator: return "administrator"
         }
     }
 }

@@ -49,6 +49,10 @@ extension CaptureRequest: StrictKeys {}
 extension ApplyRequest: StrictKeys {}
 extension ApplyAllRequest: StrictKeys {}
 
+extension AuditChainAcknowledgment: StrictKeys {
+    static var bodyShape: RequestBody.Shape { RequestBody.Shape(keys: ["reason"]) }
+}
+
 extension SignInRequest: StrictKeys {
     static var bodyShape: RequestBody.Shape { RequestBody.Shape(keys: ["token"]) }
 }

@@ -66,3 +66,34 @@ extension APIRouter {
             job: call.query("job"))
     }
 }
+
+/// The audit chain (docs/AUDIT-CHAIN.md): `GET /v1/audit/verify`, `POST /v1/audit/acknowledge`.
+extension APIRouter {
+    /// Checks the whole chain (and, in a fleet, the heads this host published); a break nobody acknowledged marks
+    /// the chain broken. The answer says whether writes are refused.
+    func verifyAuditChain() async throws -> HTTPResponse {
+        do {
+            var report = try await engine.audit.verifyChain(published: await fleet?.publishedAuditHeads() ?? [])
+            report.refusingWrites = try await engine.audit.chainBroken()
+            return .api(200, report)
+        } catch {
+            throw APIError(status: 500, code: .storage, message: error.description)
+        }
+    }
+
+    /// Records the administrator's acknowledgment (with its reason) of a broken chain; writing goes on after it.
+    func acknowledgeAuditChain(_ call: APICall) async throws -> HTTPResponse {
+        let body = try call.decode(AuditChainAcknowledgment.self)
+        do {
+            let record = try await engine.audit.acknowledgeChain(
+                who: call.who, reason: body.reason, published: await fleet?.publishedAuditHeads() ?? [])
+            return .api(200, record)
+        } catch {
+            switch error {
+            case .noReason: throw APIError(status: 422, code: .missingReason, message: error.description)
+            case .intact: throw APIError(status: 409, code: .auditChainIntact, message: error.description)
+            case .storage(let e): throw APIError(status: 500, code: .storage, message: e.description)
+            }
+        }
+    }
+}

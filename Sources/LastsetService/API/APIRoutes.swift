@@ -39,6 +39,8 @@ extension APIRouter {
         .init(.get, "/v1/conformance", .viewer) { try await $0.showConformance($1) },
         .init(.get, "/v1/pages/{page}/rollout", .viewer) { try await $0.showRollout($1) },
         .init(.get, "/v1/audit", .viewer) { try await $0.audit($1) },
+        .init(.get, "/v1/audit/verify", .viewer) { r, _ in try await r.verifyAuditChain() },
+        .init(.post, "/v1/audit/acknowledge", .administrator) { try await $0.acknowledgeAuditChain($1) },
         .init(.post, "/v1/reload", .operator) { r, _ in try await r.reloadConfig() },
         .init(.post, "/v1/sync", .operator) { r, _ in try await r.sync() },
         .init(.post, "/v1/backup", .operator) { try await $0.backup($1) },
