@@ -177,15 +177,15 @@ final class UsageTests: XCTestCase {
             "error: invalid page id \"../etc\" (expected [A-Za-z0-9][A-Za-z0-9._-]*, at most 64 characters)\n" + applyUsage)
         try assertUsageError(
             ["audit", "--result", "failed,oops"],
-            "error: --result: \"oops\" is not one of started, archived, invalid, unchanged, deleted, succeeded, failed, refused, planned, interrupted\nusage: lastset audit [--limit N] [--all-hosts] [--page PAGE] [--device DEVICE] [--who PRINCIPAL] [--result RESULTS] [--kind KINDS] [--since TIME] [--until TIME] [--job ID]\nsee \"lastset audit --help\"\n"
+            "error: --result: \"oops\" is not one of started, archived, invalid, unchanged, deleted, succeeded, failed, refused, planned, interrupted\nusage: lastset audit [ACTION] [--limit N] [--all-hosts] [--page PAGE] [--device DEVICE] [--who PRINCIPAL] [--result RESULTS] [--kind KINDS] [--since TIME] [--until TIME] [--job ID] [--reason TEXT]\nsee \"lastset audit --help\"\n"
         )
         try assertUsageError(
             ["audit", "--limit", "0"],
-            "error: --limit must be an integer in 1...10000 (got \"0\")\nusage: lastset audit [--limit N] [--all-hosts] [--page PAGE] [--device DEVICE] [--who PRINCIPAL] [--result RESULTS] [--kind KINDS] [--since TIME] [--until TIME] [--job ID]\nsee \"lastset audit --help\"\n"
+            "error: --limit must be an integer in 1...10000 (got \"0\")\nusage: lastset audit [ACTION] [--limit N] [--all-hosts] [--page PAGE] [--device DEVICE] [--who PRINCIPAL] [--result RESULTS] [--kind KINDS] [--since TIME] [--until TIME] [--job ID] [--reason TEXT]\nsee \"lastset audit --help\"\n"
         )
         try assertUsageError(
             ["audit", "--limit", "10001"],
-            "error: --limit must be an integer in 1...10000 (got \"10001\")\nusage: lastset audit [--limit N] [--all-hosts] [--page PAGE] [--device DEVICE] [--who PRINCIPAL] [--result RESULTS] [--kind KINDS] [--since TIME] [--until TIME] [--job ID]\nsee \"lastset audit --help\"\n"
+            "error: --limit must be an integer in 1...10000 (got \"10001\")\nusage: lastset audit [ACTION] [--limit N] [--all-hosts] [--page PAGE] [--device DEVICE] [--who PRINCIPAL] [--result RESULTS] [--kind KINDS] [--since TIME] [--until TIME] [--job ID] [--reason TEXT]\nsee \"lastset audit --help\"\n"
         )
         try assertUsageError(
             ["diff", "heating", "--device", "a/b"],
