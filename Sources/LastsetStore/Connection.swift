@@ -74,13 +74,28 @@ public final class Connection {
             switch value {
             case .null: rc = sqlite3_bind_null(s, index)
             case .integer(let v): rc = sqlite3_bind_int64(s, index, v)
-            case .text(let v):
-                rc = v.utf8CString.withUnsafeBufferPointer { csqlite_bind_text(s, index, $0.baseAddress, Int32($0.count - 1)) }
+            case .text(var v): rc = v.withUTF8 { Self.bindText(s, index, $0) }
+            case .utf8(let v): rc = v.withUnsafeBufferPointer { Self.bindText(s, index, $0) }
             case .blob(let v): rc = v.withUnsafeBytes { csqlite_bind_blob(s, index, $0.baseAddress, Int32($0.count)) }
             }
             guard rc == SQLITE_OK else { throw error("bind a value for", rc) }
         }
         return s
+    }
+
+    /// Binds UTF-8 bytes as TEXT (SQLite copies them; an empty text is bound as such, never as NULL).
+    private static func bindText(_ s: OpaquePointer, _ index: Int32, _ utf8: UnsafeBufferPointer<UInt8>) -> Int32 {
+        guard let base = utf8.baseAddress, !utf8.isEmpty else { return csqlite_bind_text(s, index, "", 0) }
+        return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) { csqlite_bind_text(s, index, $0, Int32(utf8.count)) }
+    }
+
+    /// Runs a statement without parameters or rows (BEGIN, COMMIT, SAVEPOINT), prepared once. Not for a pragma that
+    /// sets something: SQLite applies those while preparing, so a kept statement would not apply it again.
+    func step(_ sql: String, operation: String) throws(DatabaseError) {
+        let s = try statement(sql, [])
+        defer { sqlite3_reset(s) }
+        let rc = sqlite3_step(s)
+        guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw error(operation, rc) }
     }
 
     /// Runs a statement that returns no rows (INSERT, UPDATE, DELETE); returns the rows it changed.

@@ -5,6 +5,8 @@ public enum SQLValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case text(String)
+    /// Text given as its UTF-8 bytes (bound as TEXT without making a `String` of it: the records' JSON).
+    case utf8([UInt8])
     case blob([UInt8])
 
     /// An integer, or NULL for nil.

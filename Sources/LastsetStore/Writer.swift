@@ -9,6 +9,8 @@ final class Writer: @unchecked Sendable {
         var pending: [any PendingWork] = []
         var draining = false
         var closed = false
+        /// An idle checkpoint is scheduled (one at a time: a replay drains a dozen times a second).
+        var checkpointArmed = false
         var statistics = Database.Statistics()
     }
     let state = Mutex(State())
@@ -98,18 +100,44 @@ final class Writer: @unchecked Sendable {
         }
     }
 
-    /// Checkpoints after `checkpointIdle` when no write came meanwhile (on the writer's queue; a write queued since
-    /// has started a drain, which schedules again when it ends).
+    /// Checkpoints once `checkpointIdle` passes without a write (on the writer's queue). One timer at a time: when it
+    /// finds commits made since it was set, it waits again from then (each drain setting a timer of its own cost a
+    /// wake-up of Dispatch's timer thread per commit).
     private func scheduleIdleCheckpoint() {
-        let commits = state.withLock { $0.statistics.commits }
+        let commits = state.withLock { s -> Int? in
+            guard !s.checkpointArmed else { return nil }
+            s.checkpointArmed = true
+            return s.statistics.commits
+        }
+        guard let commits else { return }
+        armIdleCheckpoint(after: commits)
+    }
+
+    private func armIdleCheckpoint(after commits: Int) {
         let (seconds, attoseconds) = checkpointIdle.components
         let wait = DispatchTimeInterval.nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
         queue.asyncAfter(deadline: .now() + wait) { [weak self] in
             guard let self else { return }
-            let idle = self.state.withLock { s in
-                !s.closed && !s.draining && s.pending.isEmpty && s.statistics.commits == commits
+            enum Next {
+                case checkpoint
+                case wait(Int)
+                case done
             }
-            if idle, self.walFrames.pointee >= self.checkpointFrames { self.checkpoint() }
+            let next = self.state.withLock { s -> Next in
+                if s.closed || s.draining || !s.pending.isEmpty {
+                    // A drain is running or about to: it sets the timer again when it ends.
+                    s.checkpointArmed = false
+                    return .done
+                }
+                if s.statistics.commits != commits { return .wait(s.statistics.commits) }
+                s.checkpointArmed = false
+                return .checkpoint
+            }
+            switch next {
+            case .checkpoint: if self.walFrames.pointee >= self.checkpointFrames { self.checkpoint() }
+            case .wait(let seen): self.armIdleCheckpoint(after: seen)
+            case .done: break
+            }
         }
     }
 
@@ -131,7 +159,8 @@ final class Writer: @unchecked Sendable {
         let c = connection
         SystemErrorLog.clear()
         do {
-            try c.execute("BEGIN IMMEDIATE", operation: "begin a transaction on")
+            // The transaction's own statements are prepared once (`step`): a replay makes a commit per write request.
+            try c.step("BEGIN IMMEDIATE", operation: "begin a transaction on")
         } catch {
             for w in batch { w.finish(failure: error) }
             return
@@ -139,9 +168,9 @@ final class Writer: @unchecked Sendable {
         var ran: [any PendingWork] = []
         for (i, w) in batch.enumerated() {
             do {
-                try c.execute("SAVEPOINT write", operation: "begin a write on")
+                try c.step("SAVEPOINT write", operation: "begin a write on")
                 if w.run(on: c) {
-                    try c.execute("RELEASE write", operation: "end a write on")
+                    try c.step("RELEASE write", operation: "end a write on")
                     ran.append(w)
                 } else {
                     if c.isAutocommit {
@@ -169,7 +198,7 @@ final class Writer: @unchecked Sendable {
             }
         }
         do {
-            try c.execute("COMMIT", operation: "commit to")
+            try c.step("COMMIT", operation: "commit to")
         } catch {
             if !c.isAutocommit { try? c.execute("ROLLBACK") }
             // A COMMIT whose fsync failed has written its frames to the WAL, commit mark and checksums included:

@@ -178,6 +178,11 @@ final class ReplayLedgerColumnsTests: XCTestCase {
                 XCTAssertEqual(
                     new.auditRegisters(dryRun: dry, decode: decode), old.auditRegisters(dryRun: dry, decode: decode),
                     "\(name) dry \(dry)")
+                // The report's lines and rollback, made with the same decoding, give the same audit registers.
+                let lines = new.results(dryRun: dry, decodeWords: { i, w in decode(new.registerId(at: i), Array(w)) })
+                XCTAssertEqual(
+                    new.auditRegisters(dryRun: dry, report: (lines, new.rollbackResults(decode: decode)), decode: decode),
+                    old.auditRegisters(dryRun: dry, decode: decode), "\(name) dry \(dry), from the report")
                 for (i, f) in old.fates.enumerated() {
                     XCTAssertEqual(new.status(at: i, dryRun: dry), old.status(of: f, dryRun: dry), "\(name) \(i)")
                     XCTAssertEqual(new.status(of: f, dryRun: dry), old.status(of: f, dryRun: dry), "\(name) \(i)")

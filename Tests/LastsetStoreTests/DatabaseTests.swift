@@ -424,12 +424,53 @@ final class DatabaseTests: XCTestCase {
         XCTAssertTrue(atOnce, "a WAL far past the threshold waited for idleness")
     }
 
+    /// Commits coming faster than `checkpointIdle` keep the checkpoint waiting (one timer, set again from the last
+    /// commit it finds, not one per drain); once they stop, it runs.
+    func testAStreamOfCommitsKeepsTheIdleCheckpointWaitingUntilItStops() async throws {
+        let db = try Database(
+            directory: dir, fileName: "stream.db", schema: Self.schema, checkpointFrames: 20, checkpointIdle: .milliseconds(400))
+        defer { db.close() }
+        let big = String(repeating: "y", count: 8_000)
+        for i in 0..<12 {  // ≈ 36 pages in all: past 20, under the 160 checkpointed at once
+            try await db.write { c in try c.run("INSERT INTO rows (tag) VALUES (?)", .text("\(i)-" + big)) }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        XCTAssertEqual(db.statistics.checkpoints, 0, "checkpointed while commits kept coming")
+        let deadline = Date().addingTimeInterval(10)
+        while db.statistics.checkpoints == 0 && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        XCTAssertEqual(db.statistics.checkpoints, 1, "once the commits stopped")
+    }
+
+    /// Text given as UTF-8 bytes is stored as TEXT, the same as the `String` it spells; an empty one is an empty text,
+    /// never NULL (neither is an empty `String`).
+    func testTextFromBytesIsTheTextItSpells() async throws {
+        let db = try open()
+        defer { db.close() }
+        let words = ["Grüße {\"a\":1}", ""]
+        for (i, w) in words.enumerated() {
+            try await db.write { c in
+                try c.run("INSERT INTO rows (id, tag) VALUES (?, ?)", .integer(Int64(2 * i)), .utf8(Array(w.utf8)))
+                try c.run("INSERT INTO rows (id, tag) VALUES (?, ?)", .integer(Int64(2 * i + 1)), .text(w + "."))
+            }
+        }
+        let stored = try await db.read { c in
+            var out: [String] = []
+            try c.rows("SELECT typeof(tag), tag FROM rows ORDER BY id") { row in
+                out.append((row.text(0) ?? "NULL") + ":" + (row.text(1) ?? "NULL"))
+                return true
+            }
+            return out
+        }
+        XCTAssertEqual(stored, ["text:Grüße {\"a\":1}", "text:Grüße {\"a\":1}.", "text:", "text:."])
+    }
+
     /// Writes that do not wait for durability (a replay's per-frame journal events) are committed into the WAL
     /// without an fsync: 20 of them make no fsync at all (strace), yet all survive the process being killed the
     /// moment the last is acknowledged; the next durable write's one fsync covers them.
     func testNonDurableWritesMakeNoFsyncAndSurviveAKill() throws {
         let traceFile = dir.appendingPathComponent("trace.txt")
-        let lines = try runProbe(["mark:quiet", "quiet:3:20", "mark:durable", "round:4:1", "mark:end", "crash"], trace: traceFile)
+        let lines = try runProbe(
+            ["mark:quiet", "quiet:3:20", "mark:durable", "round:4:1", "mark:end", "crash"], trace: traceFile)
         XCTAssertTrue(lines.contains("QUIET 3 commits=20 nondurable=20"), "\(lines)")
         let trace = try SyscallTrace(file: traceFile)
         guard let quiet = trace.indexOfWrite(containing: "MARK quiet"),

@@ -718,18 +718,26 @@ public struct ReplayLedger: Sendable {
         return RollbackResult(restored: lines.allSatisfy { $0.status == .verified }, registers: lines)
     }
 
-    /// The audit record's registers: what was written, read back, restored and verified.
-    public func auditRegisters(dryRun: Bool = false, decode: (String, [UInt16]) -> RegisterValue) -> [AuditRegister] {
-        let rollback = rollbackResults(decode: decode)
+    /// The audit record's registers: what was written, read back, restored and verified. `report`: the report's
+    /// lines and rollback already made from this ledger (`results`, `rollbackResults`, the same `dryRun`), whose
+    /// statuses, messages and values are taken as they are instead of being derived and decoded again.
+    public func auditRegisters(
+        dryRun: Bool = false, report: (lines: [RegisterResult], rollback: RollbackResult?)? = nil,
+        decode: (String, [UInt16]) -> RegisterValue
+    ) -> [AuditRegister] {
+        let reported = report.flatMap { $0.lines.count == ids.count ? $0 : nil }
+        let rollback = reported.map(\.rollback) ?? rollbackResults(decode: decode)
         let restored =
             rollback.map { Dictionary($0.registers.map { ($0.registerId, $0) }, uniquingKeysWith: { a, _ in a }) } ?? [:]
-        // A value the report line decoded already (the same column) is not decoded again.
+        // A value the report line decoded already (the same words) is not decoded again.
         return ids.indices.map { i in
             let id = ids[i]
-            let (line, seen) = line(i, dryRun: dryRun) { decode(id, Array($0)) }
+            let (line, seen) =
+                reported.map { r in (r.lines[i], self.seen(i, status: r.lines[i].status, dryRun: dryRun)) }
+                ?? line(i, dryRun: dryRun) { decode(id, Array($0)) }
             func value(_ column: HexColumn, _ which: Seen) -> RegisterValue? {
                 guard column.hasData(i) else { return nil }
-                if !dryRun && which == seen { return line.actual }
+                if !dryRun && (which == seen || self.column(seen)?.dataEquals(i, column, i) == true) { return line.actual }
                 return column.withWords(i) { decode(id, Array($0)) }
             }
             var reg = AuditRegister(

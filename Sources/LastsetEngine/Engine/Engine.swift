@@ -163,7 +163,8 @@ public struct Engine: Sendable {
         options: ReplayOptions, who: String, job: String
     ) -> AuditRecord {
         let definitions = Dictionary(page.registers.map { ($0.registerId, $0.definition) }, uniquingKeysWith: { a, _ in a })
-        let registers = ledger.auditRegisters(dryRun: options.dryRun) { id, words in
+        // The report's lines are the audit's too (the same ledger): not derived and decoded twice.
+        let registers = ledger.auditRegisters(dryRun: options.dryRun, report: (report.registers, report.rollback)) { id, words in
             definitions[id].map { RegisterCodec.decode(words, as: $0) } ?? .bytes(words.bigEndianBytes)
         }
         var record = AuditRecord(
@@ -217,7 +218,8 @@ public struct Engine: Sendable {
             message: "writing \(intent.registers.count) registers (onError \(intent.onError.rawValue))",
             registers: intent.registers.map {
                 AuditRegister(
-                    registerId: $0.registerId, before: $0.before, after: nil, status: .replay(.notAttempted), written: $0.expected)
+                    registerId: $0.registerId, before: $0.before, after: nil, status: .replay(.notAttempted), written: $0.expected
+                )
             }, job: intent.job)
     }
 

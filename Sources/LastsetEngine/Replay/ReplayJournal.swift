@@ -10,7 +10,9 @@ import LastsetStore
 ///
 /// Transitions are committed without an fsync of their own (`Database.write(durable: false)`): in the WAL, they
 /// survive the daemon being killed, and the outcome's durable commit covers them. One that must exist before a
-/// frame goes out (a write's intent, a step's) is waited for; the others are queued in order.
+/// frame goes out (a write's intent, a step's) is waited for; a step's answer and the final pass are queued at
+/// once; an answer, a window's read-back, a re-plan, a restore and the end are kept back and committed with the
+/// next of those (`ReplayEvent.journaling`): one commit per write request instead of three.
 public struct ReplayJournal: Sendable {
     /// The database holding the journals.
     public let database: Database
@@ -26,7 +28,8 @@ public struct ReplayJournal: Sendable {
         let time: Int64
         let device: String
         let pageId: String
-        let line: String
+        /// The intent's journal line (bound as TEXT).
+        let line: [UInt8]
 
         /// The row of `intent`.
         public init(_ intent: ReplayIntent) {
@@ -34,7 +37,7 @@ public struct ReplayJournal: Sendable {
             time = RecordStore.milliseconds(intent.time)
             device = intent.device
             pageId = intent.pageId
-            line = String(decoding: ReplayEvent(.intent, intent: intent).journalLine, as: UTF8.self)
+            line = ReplayEvent(.intent, intent: intent).journalLine
         }
     }
 
@@ -42,7 +45,7 @@ public struct ReplayJournal: Sendable {
     public static func insert(_ row: IntentRow, on c: Connection) throws(DatabaseError) {
         try c.run(
             "INSERT INTO replay_journal (job, started_at, device, page_id, intent) VALUES (?, ?, ?, ?, ?)", .text(row.job),
-            .integer(row.time), .text(row.device), .text(row.pageId), .text(row.line))
+            .integer(row.time), .text(row.device), .text(row.pageId), .utf8(row.line))
     }
 
     /// Removes a job's journal, its transitions with it, inside the caller's transaction.
@@ -64,25 +67,38 @@ public struct ReplayJournal: Sendable {
             self.database = database
         }
 
+        /// Transitions journaled but not yet handed to the writer, with their `seq`: those that may wait
+        /// (`ReplayEvent.journaling`) go with the next one that may not.
+        private var waiting: [(seq: Int, line: [UInt8])] = []
+
         /// Journals one transition after the ones before it. `beforeFrame`: it must exist before a frame goes out,
         /// so this returns once it is committed (blocking the calling thread: call it on a device connection's
-        /// queue, never on the cooperative pool); otherwise it is queued. False when it, or a transition queued
-        /// before it, could not be journaled — the replay then sends nothing further.
+        /// queue, never on the cooperative pool); otherwise it is queued, or kept until the next transition that
+        /// is not (`ReplayEvent.journaling`: an answer or a read-back lost with the daemon only leaves the record
+        /// more cautious, "sent, no answer" / "not read back"). The transitions kept go first, in one commit with
+        /// it. False when it, or a transition before it, could not be journaled — the replay then sends nothing
+        /// further.
         public func append(_ event: ReplayEvent, beforeFrame: Bool) -> Bool {
-            let line = String(decoding: event.journalLine, as: UTF8.self)
-            let (job, database) = (self.job, self.database)
-            let work: @Sendable (Connection) throws -> Void
-            let next: Int? = lock.withLock {
+            let line = event.journalLine
+            let urgency: ReplayEvent.Journaling = beforeFrame ? .beforeFrame : event.journaling
+            let batch: [(seq: Int, line: [UInt8])]? = lock.withLock {
                 guard failure == nil else { return nil }
                 seq += 1
-                return seq
+                waiting.append((seq, line))
+                guard urgency != .mayWait else { return [] }
+                defer { waiting = [] }
+                return waiting
             }
-            guard let next else { return false }
-            work = { c in
-                try c.run(
-                    "INSERT INTO replay_event (job, seq, event) VALUES (?, ?, ?)", .text(job), .integer(next), .text(line))
+            guard let batch else { return false }
+            guard !batch.isEmpty else { return true }
+            let job = self.job
+            let work: @Sendable (Connection) throws -> Void = { c in
+                for (seq, line) in batch {
+                    try c.run(
+                        "INSERT INTO replay_event (job, seq, event) VALUES (?, ?, ?)", .text(job), .integer(seq), .utf8(line))
+                }
             }
-            if beforeFrame {
+            if urgency == .beforeFrame {
                 do {
                     try database.writeNow(durable: false, work)
                 } catch {
@@ -95,6 +111,9 @@ public struct ReplayJournal: Sendable {
             }
             return lock.withLock { failure == nil }
         }
+
+        /// Transitions still kept back (the outcome's commit, which removes the journal, makes them moot).
+        public var kept: Int { lock.withLock { waiting.count } }
     }
 
     /// The entry of a replay whose intent was committed.

@@ -44,7 +44,7 @@ enum AuditChainStore {
 
     /// Links the record about to be inserted as `json` (of `kind`): returns its `prev` and `hash`. Throws, so that
     /// nothing of the transaction is kept, when the chain may not be written past.
-    static func link(json: String, kind: String, on c: Connection) throws -> (prev: String, hash: String) {
+    static func link(json: [UInt8], kind: String, on c: Connection) throws -> (prev: String, hash: String) {
         let last = try Self.last(c) ?? .empty
         let state = try Self.state(c)
         if kind != AuditKind.chainAcknowledged.rawValue {
@@ -55,7 +55,7 @@ enum AuditChainStore {
             }
         }
         let prev = last.hash
-        return (prev, AuditChain.link(previous: prev, record: json.utf8))
+        return (prev, AuditChain.link(previous: prev, record: json))
     }
 
     /// Records the head after the insert of `seq` (same transaction); an acknowledgment clears the broken mark.

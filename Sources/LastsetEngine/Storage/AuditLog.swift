@@ -1,7 +1,7 @@
 import Foundation
 import LastsetCore
-import LastsetStore
 import LastsetFormats
+import LastsetStore
 
 /// The append-only audit log: rows of `audit_record` in the data directory's database, one per record, in the
 /// order they were recorded (`seq`).
@@ -30,19 +30,25 @@ public final class AuditLog: Sendable {
         let device: String
         let who: String
         let job: String?
-        let json: String
+        /// The record's JSON text, as bytes (bound as TEXT and hashed into the chain as they are: never made a
+        /// `String` on the way, which would check and copy a replay's 100 KB twice more).
+        let json: [UInt8]
 
         /// The row of `record` (the JSON written with `JSONWriter`: a replay of a large page records every
         /// register's before and after).
         public init(_ record: AuditRecord) {
-            var w = JSONWriter(capacity: 512 + record.registers.count * 96)
+            var w = JSONWriter(capacity: 1024 + record.registers.count * 128)
             record.write(to: &w)
-            self.init(record, json: String(decoding: w.bytes, as: UTF8.self))
+            self.init(record, json: w.bytes)
         }
 
         /// The row of `record` kept as `json` (a line of the log files of the release before the database, as it
         /// was written).
         init(_ record: AuditRecord, json: String) {
+            self.init(record, json: Array(json.utf8))
+        }
+
+        private init(_ record: AuditRecord, json: [UInt8]) {
             time = RecordStore.milliseconds(record.time)
             kind = record.kind.rawValue
             result = record.result.rawValue
@@ -54,7 +60,7 @@ public final class AuditLog: Sendable {
         }
 
         /// The record's JSON, in bytes.
-        public var byteCount: Int { json.utf8.count }
+        public var byteCount: Int { json.count }
 
         /// Whether it completes an intent (a record of a job that is not itself an intent).
         var completes: Bool { job != nil && result != AuditResult.started.rawValue }
@@ -67,7 +73,7 @@ public final class AuditLog: Sendable {
         try c.run(
             "INSERT INTO audit_record (time, kind, result, page_id, device, who, job, record, prev, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             .integer(row.time), .text(row.kind), .text(row.result), .text(row.pageId), .text(row.device), .text(row.who),
-            .text(row.job), .text(row.json), .text(prev), .text(hash))
+            .text(row.job), .utf8(row.json), .text(prev), .text(hash))
         try AuditChainStore.advance(
             to: AuditChainHead(seq: c.lastInsertRowID, hash: hash),
             acknowledged: row.kind == AuditKind.chainAcknowledged.rawValue, on: c)

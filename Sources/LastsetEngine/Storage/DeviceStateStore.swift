@@ -1,7 +1,7 @@
 import Foundation
 import LastsetCore
-import LastsetStore
 import LastsetFormats
+import LastsetStore
 
 /// The per-device-page state: which template version each device page last took successfully, and which pages an
 /// interrupted replay left unverified or a failed one partially written. One row of `device_page_state` per device
@@ -30,7 +30,8 @@ public actor DeviceStateStore {
                 try c.rows("SELECT device, page_id, state FROM device_page_state") { row in
                     rows += 1
                     let (device, pageId) = (row.text(0) ?? "", row.text(1) ?? "")
-                    if let text = row.text(2), let s = try? APICoding.decoder().decode(DevicePageState.self, from: Data(text.utf8)),
+                    if let text = row.text(2),
+                        let s = try? APICoding.decoder().decode(DevicePageState.self, from: Data(text.utf8)),
                         s.device == device, s.pageId == pageId
                     {
                         states[Self.key(device, pageId)] = s
@@ -47,7 +48,8 @@ public actor DeviceStateStore {
         wasEmpty = rows == 0
         loadProblem =
             bad.isEmpty
-            ? nil : "device_page_state: \(bad.count) row\(bad.count == 1 ? "" : "s") cannot be read (\(bad.joined(separator: ", ")))"
+            ? nil
+            : "device_page_state: \(bad.count) row\(bad.count == 1 ? "" : "s") cannot be read (\(bad.joined(separator: ", ")))"
     }
 
     private static func key(_ device: String, _ pageId: String) -> String { device + "\u{0}" + pageId }
@@ -82,17 +84,18 @@ public actor DeviceStateStore {
     /// A state ready for its row: its JSON made on the caller's thread (a 10,000-register page's applied values).
     public struct Row: Sendable {
         let state: DevicePageState
-        let json: String
+        /// The state's JSON text, as bytes (bound as TEXT).
+        let json: [UInt8]
 
         /// The state's JSON, in bytes.
-        public var byteCount: Int { json.utf8.count }
+        public var byteCount: Int { json.count }
 
         /// The row of `state`.
         public init(_ state: DevicePageState) {
             self.state = state
-            var w = JSONWriter(capacity: 256 + 112 * (state.applied?.entries.count ?? 0))
+            var w = JSONWriter(capacity: 256 + 96 * (state.applied?.entries.count ?? 0))
             state.write(to: &w)
-            json = String(decoding: w.bytes, as: UTF8.self)
+            json = w.bytes
         }
     }
 
@@ -102,7 +105,7 @@ public actor DeviceStateStore {
             """
             INSERT INTO device_page_state (device, page_id, applied_version_id, state) VALUES (?, ?, ?, ?)
             ON CONFLICT (device, page_id) DO UPDATE SET applied_version_id = excluded.applied_version_id, state = excluded.state
-            """, .text(row.state.device), .text(row.state.pageId), .text(row.state.applied?.versionId), .text(row.json))
+            """, .text(row.state.device), .text(row.state.pageId), .text(row.state.applied?.versionId), .utf8(row.json))
     }
 
     /// Keeps a state its caller committed (`save` inside the caller's transaction).

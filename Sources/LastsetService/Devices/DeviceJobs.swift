@@ -106,7 +106,8 @@ struct DeviceJobs: Sendable {
         try await hold(target, for: kind)
         let (jobs, registry) = (jobs, registry)
         let job = await jobs.start(JobInfo(id: "", kind: kind, pageId: pageId, device: target.label, who: who)) { id in
-            let progress: ProgressHandler = { p in Task { await jobs.update(id, progress: p) } }
+            let relay = ProgressRelay { p in await jobs.update(id, progress: p) }
+            let progress: ProgressHandler = { p in relay.post(p) }
             let outcome = await work(progress)
             await registry.release(key)
             return outcome
