@@ -194,6 +194,18 @@ public struct JSONWriter: ~Copyable {
         appendDecimal(UInt64(value.magnitude), negative: value < 0)
     }
 
+    /// A 64-bit value (a register's, without the generic conversions).
+    public mutating func int(_ value: Int64) {
+        separator()
+        appendDecimal(value.magnitude, negative: value < 0)
+    }
+
+    /// An unsigned 64-bit value (a register's).
+    public mutating func int(_ value: UInt64) {
+        separator()
+        appendDecimal(value, negative: false)
+    }
+
     /// An integer value.
     public mutating func int<T: BinaryInteger>(_ value: T) {
         separator()
