@@ -16,6 +16,10 @@ public struct LinkOptions: Sendable, Hashable {
     /// with other settings is closed and reopened with these first; who may ask for which settings is decided
     /// before (`LineAccess`), so a running job never sees its line change.
     public var line: LineSettings?
+    /// After a timeout on a serial line, leave it quiet for one more timeout before flushing, so a late reply is
+    /// never taken for the next answer (true). A scan turns it off: a probe of an absent unit then costs exactly
+    /// its timeout, and a late reply meets the next probe as a reply from another unit, which is refused.
+    public var drainsLateReplies = true
     /// Sets every field.
     public init(
         timeout: Duration = .milliseconds(500), retries: Int = 2, requestDelay: Duration = .zero, line: LineSettings? = nil

@@ -190,7 +190,7 @@ public actor ModbusConnection {
             modbus_flush(ctx)
             return
         }
-        throw classify(err, ctx: ctx, request: request)
+        throw classify(err, ctx: ctx, request: request, drain: options.drainsLateReplies)
     }
 
     /// Counts a failed attempt in the unit's link counters.
@@ -204,7 +204,7 @@ public actor ModbusConnection {
         }
     }
 
-    private func classify(_ err: Int32, ctx: OpaquePointer, request: String) -> ModbusError {
+    private func classify(_ err: Int32, ctx: OpaquePointer, request: String, drain: Bool) -> ModbusError {
         let message = Self.text(err)
         let base = Int32(MODBUS_ENOBASE)
         if err > base && err <= base + 0x0B {
@@ -218,7 +218,7 @@ public actor ModbusConnection {
             } else {
                 // A serial line has no transaction ids: a late reply to this request would be taken for
                 // the answer to the next one. Let it arrive for one more timeout, then discard it.
-                pause(appliedTimeout ?? options.timeout)
+                if drain { pause(appliedTimeout ?? options.timeout) }
                 modbus_flush(ctx)
             }
             return ModbusError(kind: .timeout, errno: err, message: message, request: request)

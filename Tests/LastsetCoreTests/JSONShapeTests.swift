@@ -179,6 +179,26 @@ final class JSONShapeTests: XCTestCase {
         ])
     }
 
+    /// A scan job's report is written as its Codable form, inside the job's own shape.
+    func testAJobWithAScan() throws {
+        var job = JobInfo(id: "5", kind: .scan, pageId: "", device: "rtu:///dev/x", who: "uid:0", startedAt: t)
+        job.scan = ScanReport(
+            endpoint: "e", units: [3], timeoutMs: 100,
+            sweeps: [
+                ScanSweep(
+                    baud: 19200, found: [FoundDevice(endpoint: "e", unit: 3, answered: "registers")], probes: 1, requests: 1,
+                    seconds: 0.5)
+            ])
+        try check([
+            row(
+                "job with a scan", job, APICoding.json(job),
+                #"""
+                {"device":"rtu:///dev/x","id":"5","kind":"scan","pageId":"","scan":{"endpoint":"e","sweeps":[{"baud":19200,"found":[{"answered":"registers","endpoint":"e","fits":[],"unit":3}],"probes":1,"requests":1,"seconds":0.5}],"timeoutMs":100,"units":[3]},"startedAt":"2027-01-15T08:00:00.250Z","state":"running","who":"uid:0"}
+
+                """#)
+        ])
+    }
+
     /// The small parts of a replay report (identity checks, steps, options, warnings) were written by `JSONEncoder`
     /// until every part followed the shape's one declaration: an integral float there was `1`, and is now `1.0`
     /// as in the register lines (the one byte change of that move; the same number for any JSON reader).

@@ -15,6 +15,9 @@ final class JobLockTests: XCTestCase {
             (JobLock(machine: line, unit: 3, gateway: false), JobLock(machine: line, unit: 17, gateway: false), false, "serial line, two units"),
             (JobLock(machine: line, unit: 3, gateway: false), JobLock(machine: line, unit: 3, gateway: false), true, "serial line, one unit"),
             (JobLock(machine: tcp, unit: 1, gateway: false), JobLock(machine: other, unit: 1, gateway: false), false, "two machines"),
+            (JobLock(wholeMachine: line), JobLock(machine: line, unit: 17, gateway: false), true, "a scan of the line, a unit on it"),
+            (JobLock(wholeMachine: tcp), JobLock(machine: tcp, unit: 1, gateway: true), true, "a scan of a gateway, a unit behind it"),
+            (JobLock(wholeMachine: line), JobLock(wholeMachine: MachineKey.rtu(realPath: "/dev/ttyUSB1")), false, "scans of two lines"),
         ]
         for (a, b, conflict, name) in cases {
             XCTAssertEqual(a.conflicts(with: b), conflict, name)
@@ -22,5 +25,6 @@ final class JobLockTests: XCTestCase {
         }
         XCTAssertEqual(JobLock(machine: tcp, unit: 2, gateway: false).unit, nil)
         XCTAssertEqual(JobLock(machine: line, unit: 2, gateway: false).description, "rtu /dev/ttyUSB0 unit 2")
+        XCTAssertNil(JobLock(wholeMachine: line).unit)
     }
 }

@@ -92,6 +92,8 @@ final class APIRouteTableTests: XCTestCase {
             ("POST", "/v1/reload", false, .operator),
             ("POST", "/v1/sync", false, .operator),
             ("POST", "/v1/backup", false, .operator),
+            ("POST", "/v1/scan", false, .operator),
+            ("GET", "/v1/identify", false, .viewer),
             ("DELETE", "/v1/jobs/1", false, .operator),
             ("PUT", "/v1/pages/heating", false, .operator),
             ("POST", "/v1/session", false, nil),

@@ -22,5 +22,5 @@ if [[ ! -x "$venv/bin/python" ]]; then
     python3 -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
-"$venv/bin/python" -c 'import pymodbus, serial, selenium; print("pymodbus", pymodbus.__version__, "selenium", selenium.__version__)' >&2
+"$venv/bin/python" -c 'import pymodbus, serial, selenium, sunspec2; print("pymodbus", pymodbus.__version__, "selenium", selenium.__version__)' >&2
 cp "$req" "$stamp"

@@ -21,6 +21,12 @@ public enum APIErrorCode: String, CaseIterable, Sendable, Hashable, Codable {
     case badRequest = "bad_request"
     /// An ad-hoc unit outside 1…247.
     case badUnit = "bad_unit"
+    /// A scan's `units` that name no unit of 1…247 (`POST /v1/scan`).
+    case badUnits = "bad_units"
+    /// A scan's `bauds` that are not baud rates of a serial line (`POST /v1/scan`).
+    case badBauds = "bad_bauds"
+    /// A scan's `timeout` that is not a duration from 10 ms to 10 s (`POST /v1/scan`).
+    case badTimeout = "bad_timeout"
     /// A version that is not a positive number, `<host>-<number>` or `latest`.
     case badVersion = "bad_version"
     /// A body over its size limit (answered by the HTTP server).

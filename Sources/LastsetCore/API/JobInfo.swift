@@ -17,6 +17,8 @@ public struct JobInfo: Sendable, Hashable {
     public var replay: ReplayReport?
     /// A whole-machine apply: every page's outcome.
     public var applyAll: ApplyAllReport?
+    /// A scan: every device it found.
+    public var scan: ScanReport?
     /// Set when the job could not run at all (e.g. the template is corrupt).
     public var error: String?
 
@@ -46,6 +48,7 @@ public struct JobInfo: Sendable, Hashable {
         if let capture { return capture.archived || (capture.unchanged == true && capture.error == nil) }
         if let replay { return replay.status == .succeeded || replay.status == .planned }
         if let applyAll { return applyAll.succeeded }
+        if let scan { return scan.error == nil }
         return false
     }
 }
@@ -67,6 +70,7 @@ extension JobInfo: JSONRecord {
         try f.field("pageId", &r.pageId)
         try f.field("progress", &r.progress)
         try f.field("replay", &r.replay)
+        try f.field("scan", &r.scan)
         try f.field("startedAt", &r.startedAt)
         try f.field("state", &r.state)
         try f.field("who", &r.who)

@@ -10,6 +10,8 @@ public enum JobKind: String, JSONFieldValue, Sendable, Hashable, CustomStringCon
     case identityRead = "identity read"
     /// Every page of a device, in config order, in one job (`POST /v1/devices/{id}/apply`).
     case applyAll = "apply-all"
+    /// A discovery scan of an endpoint (`POST /v1/scan`): holds the whole line or TCP peer.
+    case scan
 
     /// The raw value, as the API and the CLI show it.
     public var description: String { rawValue }

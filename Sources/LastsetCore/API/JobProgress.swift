@@ -32,6 +32,8 @@ public enum JobPhase: JSONFieldValue, Sendable, Hashable, CustomStringConvertibl
     case page(String)
     /// A whole-machine apply past its last page.
     case done
+    /// A scan probing units (`done` of `total` probes, every sweep counted).
+    case scanning
     /// A phase this build does not know (sent by another version of the daemon).
     case other(String)
 
@@ -45,13 +47,14 @@ public enum JobPhase: JSONFieldValue, Sendable, Hashable, CustomStringConvertibl
         case .rollingBack: return "rolling back"
         case .page(let id): return "page \(id)"
         case .done: return "done"
+        case .scanning: return "scanning"
         case .other(let text): return text
         }
     }
 
     /// The phase its text names.
     public init(_ text: String) {
-        let known: [JobPhase] = [.reading, .checkingIdentity, .readingCurrentValues, .writing, .verifying, .rollingBack, .done]
+        let known: [JobPhase] = [.reading, .checkingIdentity, .readingCurrentValues, .writing, .verifying, .rollingBack, .done, .scanning]
         if let phase = known.first(where: { $0.description == text }) {
             self = phase
         } else if text.hasPrefix("page "), text.count > 5 {

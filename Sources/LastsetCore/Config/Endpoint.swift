@@ -39,7 +39,8 @@ public enum Endpoint: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    private static let baudRates: Set<Int> = [
+    /// The baud rates a serial endpoint may name.
+    public static let baudRates: Set<Int> = [
         1200, 2400, 4800, 9600, 14400, 19200, 38400, 57600, 115200, 230400, 460800, 921600,
     ]
 

@@ -17,6 +17,12 @@ public struct JobLock: Hashable, Sendable, CustomStringConvertible {
         self.unit = machine.isSerialLine || gateway ? unit : nil
     }
 
+    /// The lock of the whole machine: every unit of a serial line or TCP peer (a scan probes them all).
+    public init(wholeMachine machine: MachineKey) {
+        self.machine = machine
+        self.unit = nil
+    }
+
     /// Whether two locks cannot be held at once: the same machine, and either is the whole machine or
     /// both name the same unit.
     public func conflicts(with other: JobLock) -> Bool {

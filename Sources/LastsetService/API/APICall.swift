@@ -48,6 +48,7 @@ protocol StrictKeys {
 extension CaptureRequest: StrictKeys {}
 extension ApplyRequest: StrictKeys {}
 extension ApplyAllRequest: StrictKeys {}
+extension ScanRequest: StrictKeys {}
 
 extension AuditChainAcknowledgment: StrictKeys {
     static var bodyShape: RequestBody.Shape { RequestBody.Shape(keys: ["reason"]) }

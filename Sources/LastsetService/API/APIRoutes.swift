@@ -29,6 +29,7 @@ extension APIRouter {
         .init(.post, "/v1/pages/{page}/apply", .operatorUnlessDryRun) { try await $0.apply($1) },
         .init(.get, "/v1/pages/{page}/diff", .viewer) { try await $0.diff($1) },
         .init(.get, "/v1/identify", .viewer) { try await $0.identify($1) },
+        .init(.post, "/v1/scan", .operator) { try await $0.scan($1) },
         .init(.get, "/v1/jobs", .viewer) { r, _ in .api(200, body: APICoding.json(await r.jobs.list())) },
         .init(.get, "/v1/jobs/{id}", .viewer) { try await $0.showJob($1) },
         .init(.get, "/v1/metrics", .viewer) { r, _ in await r.metrics() },

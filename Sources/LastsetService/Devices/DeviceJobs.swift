@@ -88,10 +88,15 @@ struct DeviceJobs: Sendable {
     /// another job or a poll holds it, or when its serial line may not be used with the settings the target asks
     /// for (`LineAccess`). Either way nothing has been sent.
     private func hold(_ target: DeviceTarget, for kind: JobKind) async throws(JobRefusal) {
-        switch await registry.acquire(target, for: kind) {
+        try Self.held(await registry.acquire(target, for: kind), label: target.label)
+    }
+
+    /// Nothing when `acquisition` holds the target (named `label` in the refusal); the refusal otherwise.
+    static func held(_ acquisition: DeviceRegistry.Acquisition, label: String) throws(JobRefusal) {
+        switch acquisition {
         case .held: return
-        case .busy(let holder): throw .busy(target: target.label, holder: holder)
-        case .pollInProgress: throw .polling(target: target.label)
+        case .busy(let holder): throw .busy(target: label, holder: holder)
+        case .pollInProgress: throw .polling(target: label)
         case .refused(let refusal): throw .lineSettings(refusal)
         }
     }

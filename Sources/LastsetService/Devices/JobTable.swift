@@ -6,6 +6,7 @@ struct JobOutcome: Sendable {
     var capture: CaptureReport?
     var replay: ReplayReport?
     var applyAll: ApplyAllReport? = nil
+    var scan: ScanReport? = nil
 }
 
 /// Running and recent capture/replay jobs: their progress, their reports, and waiters for completion.
@@ -65,6 +66,7 @@ actor JobTable {
         job.capture = outcome.capture
         job.replay = outcome.replay
         job.applyAll = outcome.applyAll
+        job.scan = outcome.scan
         job.state = .finished
         job.finishedAt = Date()
         jobs[id] = job
