@@ -55,8 +55,8 @@ public struct Scanner: Sendable {
             }
             progress?(n + 1)
         }
-        let seconds = Double((ContinuousClock.now - start).components.attoseconds) / 1e18
-            + Double((ContinuousClock.now - start).components.seconds)
+        let elapsed = (ContinuousClock.now - start).components
+        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         let requests = await connection.counters.total - before
         return ScanSweep(baud: endpoint.lineSettings?.baud, found: found, probes: probes, requests: requests, seconds: seconds)
     }

@@ -22,7 +22,7 @@ enum ScanView {
             let sunspec = d.sunspec.map { "models " + $0.realModels.map { String($0.id) }.joined(separator: ",") } ?? "-"
             let fits = d.fits.filter(\.fits).map { "\($0.pageId) v\($0.versionId ?? "?")" }.joined(separator: ", ")
             table.append([
-                String(d.unit), Self.baud(d.endpoint), id?.vendorName ?? (d.identificationError.map { _ in "-" } ?? "-"),
+                String(d.unit), Self.baud(d.endpoint), id?.vendorName ?? "-",
                 id?.productCode ?? "-", id?.majorMinorRevision ?? "-", sunspec, fits.isEmpty ? "-" : fits,
             ])
         }
@@ -43,9 +43,8 @@ enum ScanView {
         return lines
     }
 
-    /// The baud of an `rtu://…?baud=N…` endpoint, `-` on TCP.
+    /// The baud of a serial endpoint, `-` on TCP.
     private static func baud(_ endpoint: String) -> String {
-        guard let range = endpoint.range(of: "baud=") else { return "-" }
-        return String(endpoint[range.upperBound...].prefix { $0.isNumber })
+        ((try? Endpoint.parse(endpoint))?.lineSettings?.baud).map(String.init) ?? "-"
     }
 }
