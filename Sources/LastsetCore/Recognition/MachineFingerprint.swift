@@ -1,0 +1,46 @@
+/// What identifies the machine behind a configured device, as read at one (re)connection: the parts that say which
+/// kind of machine it is (model: a model register, FC43 ProductCode; each with whether its accepted-revision pattern
+/// held) and the parts that say which one (instance: a serial number, a private FC43 object). Values are the raw bytes
+/// in hex (upper case), compared as bytes.
+public struct MachineFingerprint: Hashable, Sendable {
+    /// Model identity: name → value hex.
+    public var model: [String: String]
+    /// Names of model parts whose pattern (`match`, an accepted revision) the value does not meet.
+    public var refusedRevisions: Set<String>
+    /// Instance identity: name → value hex.
+    public var instance: [String: String]
+
+    /// Sets every field.
+    public init(model: [String: String], instance: [String: String] = [:], refusedRevisions: Set<String> = []) {
+        self.model = model
+        self.instance = instance
+        self.refusedRevisions = refusedRevisions
+    }
+}
+
+/// One applied page as a (re)connection finds it: the words the last verified replay wrote, what the registers hold
+/// now, each register's "not set" patterns, and the page's reset marker when it declares one.
+public struct AppliedPageReading: Hashable, Sendable {
+    /// The page.
+    public var pageId: String
+    /// registerId → the words the applied version wrote.
+    public var applied: [String: [UInt16]]
+    /// registerId → the words read now (absent: not read).
+    public var live: [String: [UInt16]]
+    /// registerId → the words that mean "not set" for it.
+    public var unset: [String: [[UInt16]]]
+    /// The page's declared reset marker: true when it says "back at factory values", nil when none is declared.
+    public var resetMarker: Bool?
+
+    /// Sets every field.
+    public init(
+        pageId: String, applied: [String: [UInt16]], live: [String: [UInt16]], unset: [String: [[UInt16]]] = [:],
+        resetMarker: Bool? = nil
+    ) {
+        self.pageId = pageId
+        self.applied = applied
+        self.live = live
+        self.unset = unset
+        self.resetMarker = resetMarker
+    }
+}
