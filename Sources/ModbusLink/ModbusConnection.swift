@@ -98,6 +98,15 @@ public actor ModbusConnection {
     /// Whether a libmodbus context is currently open.
     public var isOpen: Bool { context != nil }
 
+    /// Leaves a serial line quiet for `timeout` and discards whatever arrived: what requests sent with
+    /// `LinkOptions.drainsLateReplies` off leave to do before the line is anyone else's (a late reply is never taken
+    /// for the next answer). Nothing on TCP (a timeout closed the socket) or when no context is open.
+    public func drainLine(for timeout: Duration) {
+        guard case .rtu = endpoint, let context else { return }
+        pause(timeout)
+        modbus_flush(context.pointer)
+    }
+
     /// Closes the context; the next request reconnects.
     public func close() {
         context = nil

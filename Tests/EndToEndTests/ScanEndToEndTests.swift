@@ -64,8 +64,10 @@ final class ScanEndToEndTests: XCTestCase {
         XCTAssertEqual(sweep.probes, 247)
         let bound = 247 * 0.100 * 1.05
         XCTAssertLessThanOrEqual(sweep.seconds, bound, "247 × 100 ms + 5 % = \(bound) s")
-        print("scan figure: 1-247 at 19200 baud, timeout 100 ms: \(sweep.seconds) s (bound \(bound) s), 3 found, "
-            + "\(sweep.probes) probes, \(sweep.requests) requests")
+        FileHandle.standardError.write(
+            Data(
+                ("scan figure: 1-247 at 19200 baud, timeout 100 ms: \(sweep.seconds) s (bound \(bound) s), 3 found, "
+                    + "\(sweep.probes) probes, \(sweep.requests) requests\n").utf8))
         for device in sweep.found {
             XCTAssertEqual(device.identification?.productCode, "PRS-200", "\(device.unit)")
             XCTAssertEqual(device.identification?.majorMinorRevision, "3.1.4")
@@ -91,7 +93,9 @@ final class ScanEndToEndTests: XCTestCase {
     func testEachBaudIsASweepOfItsOwn() throws {
         let (pair, _) = try line(units: "3,17")
         let daemon = try DaemonHarness(
-            config: #"{ version: 1, devices: [], pages: [ { id: "p", registers: [ { registerId: "r", address: 1, type: "u16" } ] } ] }"#)
+            config:
+                #"{ version: 1, devices: [], pages: [ { id: "p", registers: [ { registerId: "r", address: 1, type: "u16" } ] } ] }"#
+        )
         let report = try scan(
             daemon, ["rtu://\(pair.clientPath)?baud=19200", "--units", "1-5,17", "--bauds", "9600,19200", "--timeout", "100ms"])
         XCTAssertEqual(report.sweeps.map(\.baud), [9600, 19200])
@@ -143,7 +147,9 @@ final class SunSpecScanEndToEndTests: XCTestCase {
         ).trimmingCharacters(in: .whitespacesAndNewlines)
 
         let scanner = try DaemonHarness(
-            config: #"{ version: 1, devices: [], pages: [ { id: "p", registers: [ { registerId: "r", address: 1, type: "u16" } ] } ] }"#)
+            config:
+                #"{ version: 1, devices: [], pages: [ { id: "p", registers: [ { registerId: "r", address: 1, type: "u16" } ] } ] }"#
+        )
         let run = try scanner.cli(["--json", "scan", "tcp://127.0.0.1:\(peer.port!)", "--units", "1", "--sunspec-models", models])
         XCTAssertEqual(run.status, 0, run.stdout + run.stderr)
         XCTAssertEqual(scanner.stop(), 0)
@@ -162,8 +168,9 @@ final class SunSpecScanEndToEndTests: XCTestCase {
               pages: \(String(decoding: pagesJSON, as: UTF8.self)) }
             """
         let daemon = try DaemonHarness(config: config)
-        let expected = try JSONSerialization.jsonObject(
-            with: try python("sunspec_read.py", ["--port", String(peer.port!)])) as? [String: [String: Any]] ?? [:]
+        let expected =
+            try JSONSerialization.jsonObject(
+                with: try python("sunspec_read.py", ["--port", String(peer.port!)])) as? [String: [String: Any]] ?? [:]
         var compared = 0
         for page in pages {
             let capture = try daemon.cli(["capture", page.id, "--from", "inverter"])
@@ -181,13 +188,17 @@ final class SunSpecScanEndToEndTests: XCTestCase {
                 case (.text(let text), let other as String): XCTAssertEqual(text, other, "\(model) \(path)")
                 case (_, let other as NSNumber):
                     let mine = (value.number ?? .nan) * scale
-                    XCTAssertEqual(mine, other.doubleValue, accuracy: max(1e-9, abs(other.doubleValue) * 1e-12), "\(model) \(path)")
+                    XCTAssertEqual(
+                        mine, other.doubleValue, accuracy: max(1e-9, abs(other.doubleValue) * 1e-12), "\(model) \(path)")
                 default: XCTFail("\(model) \(path): \(value) against \(String(describing: theirs[path]))")
                 }
                 compared += 1
             }
         }
-        print("sunspec figure: \(compared) RW points compared over \(pages.count) generated pages, all equal to pysunspec2's cvalue")
+        FileHandle.standardError.write(
+            Data(
+                "sunspec figure: \(compared) RW points compared over \(pages.count) generated pages, all equal to pysunspec2's cvalue\n"
+                    .utf8))
         XCTAssertGreaterThan(compared, 80)
         XCTAssertEqual(daemon.stop(), 0)
     }

@@ -16,7 +16,8 @@ final class ScanTests: XCTestCase {
         }
         let bad: [(String, String)] = [
             ("0", #"bad units "0": "0": units are 1…247 (0 is broadcast)"#), ("1-248", "units are 1…247"),
-            ("", "expected N or N-M"), ("3,,4", "expected N or N-M"), ("5-3", "5 is greater than 3"), ("a-b", "expected N or N-M"),
+            ("", "expected N or N-M"), ("3,,4", "expected N or N-M"), ("5-3", "5 is greater than 3"),
+            ("a-b", "expected N or N-M"),
             ("1-2-3", "expected N or N-M"), ("-1", "expected N or N-M"),
         ]
         for (text, fragment) in bad {
@@ -73,7 +74,8 @@ final class ScanTests: XCTestCase {
                 deviceId: "a", endpoint: "tcp://x:1", unit: 1,
                 identity: [
                     IdentityValue(registerId: "model", address: 0, valueData: model, value: .unsigned(0)),
-                    IdentityObject(object: .productCode).recorded(IdentificationObject(id: .productCode, value: Array(product.utf8))),
+                    IdentityObject(object: .productCode).recorded(
+                        IdentificationObject(id: .productCode, value: Array(product.utf8))),
                 ]),
             entries: [], skipped: [])
     }
@@ -83,9 +85,18 @@ final class ScanTests: XCTestCase {
             conformity: ConformityLevel(category: .basic, individualAccess: false),
             objects: [IdentificationObject(id: .productCode, value: Array("PRS-200".utf8))])
         let cases: [(String, Template?, [String: [UInt16]], DeviceIdentification?, Bool?, [Bool])] = [
-            ("same model and product", Self.template(model: "00C8", product: "PRS-200"), ["model": [200]], identification, true, [true, true]),
-            ("another model word", Self.template(model: "00C9", product: "PRS-200"), ["model": [200]], identification, false, [false, true]),
-            ("another product", Self.template(model: "00C8", product: "PRS-300"), ["model": [200]], identification, false, [true, false]),
+            (
+                "same model and product", Self.template(model: "00C8", product: "PRS-200"), ["model": [200]], identification,
+                true, [true, true]
+            ),
+            (
+                "another model word", Self.template(model: "00C9", product: "PRS-200"), ["model": [200]], identification, false,
+                [false, true]
+            ),
+            (
+                "another product", Self.template(model: "00C8", product: "PRS-300"), ["model": [200]], identification, false,
+                [true, false]
+            ),
             ("register not read", Self.template(model: "00C8", product: "PRS-200"), [:], identification, false, [false, true]),
             ("no FC43", Self.template(model: "00C8", product: "PRS-200"), ["model": [200]], nil, false, [true, false]),
             ("no template", nil, ["model": [200]], identification, false, []),
@@ -101,7 +112,8 @@ final class ScanTests: XCTestCase {
     }
 
     func testConfigEntryOfAFoundDevice() {
-        var device = FoundDevice(endpoint: "rtu:///dev/ttyUSB0?baud=19200&parity=N&data=8&stop=1", unit: 17, answered: "registers")
+        var device = FoundDevice(
+            endpoint: "rtu:///dev/ttyUSB0?baud=19200&parity=N&data=8&stop=1", unit: 17, answered: "registers")
         XCTAssertEqual(device.suggestedId, "unit-17")
         device.identification = DeviceIdentification(
             conformity: ConformityLevel(category: .basic, individualAccess: false),
@@ -114,7 +126,8 @@ final class ScanTests: XCTestCase {
         XCTAssertTrue(SafeName.isValid(device.suggestedId))
         XCTAssertEqual(
             device.configEntry,
-            #"{ id: "prs-200-x-17", endpoint: "rtu:///dev/ttyUSB0?baud=19200&parity=N&data=8&stop=1", unit: 17, pages: ["heating"] },"#)
+            #"{ id: "prs-200-x-17", endpoint: "rtu:///dev/ttyUSB0?baud=19200&parity=N&data=8&stop=1", unit: 17, pages: ["heating"] },"#
+        )
         device.identification = DeviceIdentification(
             conformity: ConformityLevel(category: .basic, individualAccess: false),
             objects: [IdentificationObject(id: .productCode, value: Array("--".utf8))])

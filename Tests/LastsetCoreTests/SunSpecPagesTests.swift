@@ -39,7 +39,8 @@ final class SunSpecPagesTests: XCTestCase {
     func testTheRWPointsBecomeRegistersWithTypesScalesAndNotImplementedValues() throws {
         let definition = Self.definition.replacingOccurrences(
             of: #"{"name": "X", "type": "int16", "size": 2"#, with: #"{"name": "X", "type": "int16", "size": 1"#)
-        let generated = try SunSpecPages.page(definition: Array(definition.utf8), model: Self.model(Self.words()), pageId: "sunspec-900")
+        let generated = try SunSpecPages.page(
+            definition: Array(definition.utf8), model: Self.model(Self.words()), pageId: "sunspec-900")
         let page = generated.page
         XCTAssertEqual(page.id, "sunspec-900")
         XCTAssertEqual(page.title, "SunSpec 900: Demo controls")
@@ -72,7 +73,9 @@ final class SunSpecPagesTests: XCTestCase {
         XCTAssertNil(r["sunspec900.Pad"])
         XCTAssertTrue(generated.notes.isEmpty, "\(generated.notes)")
         // The generated page is one the config accepts.
-        XCTAssertNoThrow(try ConfigLoader.check(Data(("{ version: 1, devices: [], pages: [ " + RegisterMapCSV.json(for: page) + " ] }").utf8), file: "g.json"))
+        XCTAssertNoThrow(
+            try ConfigLoader.check(
+                Data(("{ version: 1, devices: [], pages: [ " + RegisterMapCSV.json(for: page) + " ] }").utf8), file: "g.json"))
     }
 
     func testWhatTheGeneratorCannotFollowIsAProblemOrANote() throws {
@@ -85,12 +88,21 @@ final class SunSpecPagesTests: XCTestCase {
         XCTAssertEqual(noScale.notes, ["A: its scale factor A_SF is not implemented (0x8000): no scale"])
         let cases: [(String, String, SunSpecChain.Model, String)] = [
             ("int16 of two registers", Self.definition, Self.model(words), "point X has type \"int16\" of 2 registers"),
-            ("another model", fixedFill.replacingOccurrences(of: #""id": 900"#, with: #""id": 901"#), Self.model(words), "the definition is model 901"),
+            (
+                "another model", fixedFill.replacingOccurrences(of: #""id": 900"#, with: #""id": 901"#), Self.model(words),
+                "the definition is model 901"
+            ),
             ("not JSON", "{", Self.model(words), "not JSON"),
-            ("count names nothing", fixedFill.replacingOccurrences(of: #""count": "N""#, with: #""count": "Q""#), Self.model(words),
-             "group count \"Q\" names no point"),
-            ("past the length", fixedFill, SunSpecChain.Model(id: 900, address: 40002, length: 10, words: Array(words.prefix(10))),
-             "past its length"),
+            (
+                "count names nothing", fixedFill.replacingOccurrences(of: #""count": "N""#, with: #""count": "Q""#),
+                Self.model(words),
+                "group count \"Q\" names no point"
+            ),
+            (
+                "past the length", fixedFill,
+                SunSpecChain.Model(id: 900, address: 40002, length: 10, words: Array(words.prefix(10))),
+                "past its length"
+            ),
         ]
         for (name, definition, model, fragment) in cases {
             XCTAssertThrowsError(try SunSpecPages.page(definition: Array(definition.utf8), model: model, pageId: "p"), name) {

@@ -54,7 +54,9 @@ public enum JobPhase: JSONFieldValue, Sendable, Hashable, CustomStringConvertibl
 
     /// The phase its text names.
     public init(_ text: String) {
-        let known: [JobPhase] = [.reading, .checkingIdentity, .readingCurrentValues, .writing, .verifying, .rollingBack, .done, .scanning]
+        let known: [JobPhase] = [
+            .reading, .checkingIdentity, .readingCurrentValues, .writing, .verifying, .rollingBack, .done, .scanning,
+        ]
         if let phase = known.first(where: { $0.description == text }) {
             self = phase
         } else if text.hasPrefix("page "), text.count > 5 {

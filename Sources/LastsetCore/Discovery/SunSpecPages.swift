@@ -76,17 +76,22 @@ public enum SunSpecPages {
             for case .object(let point) in group["points"]?.arrayValue ?? [] {
                 guard let name = point["name"]?.stringValue, let size = point["size"]?.number.flatMap({ Int(exactly: $0) }),
                     (1...125).contains(size), let type = point["type"]?.stringValue
-                else { throw Problem(message: "model \(model.id): a point of \(path.isEmpty ? "the model" : path) lacks name, size or type") }
+                else {
+                    throw Problem(
+                        message: "model \(model.id): a point of \(path.isEmpty ? "the model" : path) lacks name, size or type")
+                }
                 points[name] = offset
                 if point["access"]?.stringValue == "RW", type != "pad" { writable.append((point, name, type, size, offset)) }
                 offset += size
             }
             guard offset <= model.length + 2 else {
-                throw Problem(message: "model \(model.id): the definition runs to register \(offset), past its length \(model.length) + 2")
+                throw Problem(
+                    message: "model \(model.id): the definition runs to register \(offset), past its length \(model.length) + 2")
             }
             // A scale factor is usually declared after the points it scales: the whole group's points are known first.
             for w in writable {
-                try add(w.point, name: w.name, type: w.type, size: w.size, offset: w.offset, path: path, scopes: [points] + scopes)
+                try add(
+                    w.point, name: w.name, type: w.type, size: w.size, offset: w.offset, path: path, scopes: [points] + scopes)
             }
             for case .object(let sub) in group["groups"]?.arrayValue ?? [] {
                 let name = sub["name"]?.stringValue ?? "group"
@@ -97,7 +102,8 @@ public enum SunSpecPages {
                 }
             }
             guard offset <= model.length + 2 else {
-                throw Problem(message: "model \(model.id): the definition runs to register \(offset), past its length \(model.length) + 2")
+                throw Problem(
+                    message: "model \(model.id): the definition runs to register \(offset), past its length \(model.length) + 2")
             }
             return offset
         }
@@ -145,11 +151,15 @@ public enum SunSpecPages {
 
         /// The register of one RW point.
         mutating func add(
-            _ point: [String: JSONValue], name: String, type: String, size: Int, offset: Int, path: String, scopes: [[String: Int]]
+            _ point: [String: JSONValue], name: String, type: String, size: Int, offset: Int, path: String,
+            scopes: [[String: Int]]
         ) throws(Problem) {
             let id = "sunspec\(model.id)." + (path.isEmpty ? "" : path + ".") + name
             guard let (registerType, unset) = Self.type(type, size: size) else {
-                throw Problem(message: "model \(model.id): point \(name) has type \"\(type)\" of \(size) registers, which Lastset has no type for")
+                throw Problem(
+                    message:
+                        "model \(model.id): point \(name) has type \"\(type)\" of \(size) registers, which Lastset has no type for"
+                )
             }
             var r = RegisterDefinition(
                 registerId: id, name: point["label"]?.stringValue ?? name, address: model.address + offset, type: registerType)

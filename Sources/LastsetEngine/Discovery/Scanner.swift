@@ -8,7 +8,8 @@ import ModbusLink
 ///
 /// A probe of an absent unit costs exactly its timeout: no retry, and on a serial line no extra quiet time after
 /// a timeout (`LinkOptions.drainsLateReplies` off) — a late reply from a slow unit is then met by the next probe as a
-/// garbled answer, which that unit is probed again for (`ProbeVerdict`).
+/// garbled answer, which that unit is probed again for (`ProbeVerdict`). The line is drained once at the end of the
+/// sweep (one timeout), so no late reply outlives the scan.
 public struct Scanner: Sendable {
     /// The connection to the line or TCP peer (held whole by the caller's job lock).
     public var connection: ModbusConnection
@@ -55,6 +56,8 @@ public struct Scanner: Sendable {
             }
             progress?(n + 1)
         }
+        // The probes left late replies undrained: the line is drained once before anyone else uses it.
+        await connection.drainLine(for: options.timeout)
         let elapsed = (ContinuousClock.now - start).components
         let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         let requests = await connection.counters.total - before
@@ -102,7 +105,8 @@ public struct Scanner: Sendable {
                     words[reg.registerId] = try? link.readHoldingRegisters(
                         unit: unit, address: reg.address, count: reg.type.registerCount, options: options)
                 }
-                if let fit = TemplateFit.judge(page: page, template: latest, words: words, identification: device.identification) {
+                if let fit = TemplateFit.judge(page: page, template: latest, words: words, identification: device.identification)
+                {
                     device.fits.append(fit)
                 }
             }
@@ -139,7 +143,8 @@ public struct Scanner: Sendable {
         var words: [UInt16] = []
         while words.count < count {
             let n = min(125, count - words.count)
-            guard let part = try? link.readHoldingRegisters(unit: unit, address: address + words.count, count: n, options: options)
+            guard
+                let part = try? link.readHoldingRegisters(unit: unit, address: address + words.count, count: n, options: options)
             else { return nil }
             words += part
         }

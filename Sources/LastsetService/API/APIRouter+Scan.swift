@@ -37,7 +37,9 @@ extension APIRouter {
     /// The endpoint once per baud (a serial line; default: its own baud), or the TCP endpoint alone.
     static func sweepEndpoints(_ endpoint: Endpoint, bauds: [Int]?) throws -> [Endpoint] {
         guard case .rtu(let line) = endpoint else {
-            guard bauds == nil else { throw APIError.badRequest(.badBauds, "\"bauds\" is for a serial line (rtu://…), not \(endpoint)") }
+            guard bauds == nil else {
+                throw APIError.badRequest(.badBauds, "\"bauds\" is for a serial line (rtu://…), not \(endpoint)")
+            }
             return [endpoint]
         }
         let list = bauds ?? [line.baud]
@@ -47,7 +49,8 @@ extension APIRouter {
         return try list.map { baud in
             guard Endpoint.baudRates.contains(baud) else {
                 throw APIError.badRequest(
-                    .badBauds, "unsupported baud \(baud) (one of \(Endpoint.baudRates.sorted().map(String.init).joined(separator: ", ")))")
+                    .badBauds,
+                    "unsupported baud \(baud) (one of \(Endpoint.baudRates.sorted().map(String.init).joined(separator: ", ")))")
             }
             var swept = line
             swept.baud = baud

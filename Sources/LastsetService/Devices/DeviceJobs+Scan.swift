@@ -27,7 +27,8 @@ extension DeviceJobs {
     func scan(_ plan: ScanPlan, label: String, who: String, wait: Bool) async throws -> JobInfo {
         let lock = JobLock(wholeMachine: plan.target.machine)
         let declared = plan.target.lineDeclarations
-        try Self.held(await registry.acquire(lock, line: plan.sweeps[0].lineSettings, declared: declared, for: .scan), label: label)
+        try Self.held(
+            await registry.acquire(lock, line: plan.sweeps[0].lineSettings, declared: declared, for: .scan), label: label)
         let (jobs, registry) = (jobs, registry)
         let job = await jobs.start(JobInfo(id: "", kind: .scan, pageId: "", device: label, who: who)) { id in
             var report = plan.report
@@ -35,13 +36,15 @@ extension DeviceJobs {
                 if n > 0 {
                     do throws(JobRefusal) {
                         try Self.held(
-                            await registry.acquire(lock, line: endpoint.lineSettings, declared: declared, for: .scan), label: label)
+                            await registry.acquire(lock, line: endpoint.lineSettings, declared: declared, for: .scan),
+                            label: label)
                     } catch {
                         report.error = "the sweep at \(endpoint.lineSettings?.baud ?? 0) baud was not run: \(error)"
                         break
                     }
                 }
-                let scanner = Scanner(connection: plan.target.connection, endpoint: endpoint, timeout: plan.timeout, pages: plan.pages)
+                let scanner = Scanner(
+                    connection: plan.target.connection, endpoint: endpoint, timeout: plan.timeout, pages: plan.pages)
                 let total = plan.sweeps.count * plan.units.count
                 let progress: @Sendable (Int) -> Void = { done in
                     let p = JobProgress(phase: .scanning, done: n * plan.units.count + done, total: total)

@@ -37,7 +37,9 @@ struct Scan: Command {
         if let text = arguments.value("--bauds") {
             var list: [Int] = []
             for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-                guard let b = Int(part) else { throw UsageError("--bauds takes baud rates separated by commas (got \"\(text)\")", command: Self.spec) }
+                guard let b = Int(part) else {
+                    throw UsageError("--bauds takes baud rates separated by commas (got \"\(text)\")", command: Self.spec)
+                }
                 list.append(b)
             }
             bauds = list
