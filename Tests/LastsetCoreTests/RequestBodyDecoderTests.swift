@@ -88,6 +88,13 @@ final class RequestBodyDecoderTests: XCTestCase {
         ] {
             agree(ApplyAllRequest.self, body)
         }
+        for body in [
+            #"{"endpoint":"rtu:///dev/ttyUSB0","units":"3,17","bauds":[9600,19200],"timeout":"100ms"}"#,
+            #"{"endpoint":"tcp://h:502"}"#, #"{"bauds":[9600.5]}"#, #"{"bauds":["9600"]}"#, #"{"bauds":[]}"#,
+            #"{"endpoint":"e","units":1}"#, #"{"endpoint":"e","timeout":null}"#,
+        ] {
+            agree(ScanRequest.self, body)
+        }
     }
 
     /// Shapes no body has yet, so a field added later decodes as `JSONDecoder` would.
