@@ -21,7 +21,7 @@ let package = Package(
         // Small system helpers: the serial executor over a DispatchQueue, the service group, socket addresses, host:port.
         .target(name: "LastsetSystem"),
         // Pure logic: no I/O; the domain (registers, config, planning, replay, templates, audit, API bodies).
-        .target(name: "LastsetCore", dependencies: ["LastsetFormats"]),
+        .target(name: "LastsetCore", dependencies: ["LastsetFormats", "LastsetSystem"]),
         // Modbus client and slave over libmodbus; the only importer of CModbus.
         .target(name: "ModbusLink", dependencies: ["CModbus", "LastsetCore", "LastsetSystem"]),
         // The SQLite database owner (one group-committing writer, reader connections); the only importer of CSQLite.
@@ -31,9 +31,9 @@ let package = Package(
         // The fleet: templates and audit records shared through a git hub; the only module that runs git.
         .target(name: "LastsetFleet", dependencies: ["LastsetFormats", "LastsetCore", "LastsetEngine", "LastsetSystem"]),
         // HTTP server over libmicrohttpd; the only importer of CMicroHTTPD.
-        .target(name: "LastsetHTTP", dependencies: ["LastsetFormats", "CMicroHTTPD", "LastsetCore"]),
+        .target(name: "LastsetHTTP", dependencies: ["LastsetFormats", "CMicroHTTPD", "LastsetCore", "LastsetSystem"]),
         // The CLI's HTTP/1.1 client for the control API.
-        .target(name: "LastsetClient"),
+        .target(name: "LastsetClient", dependencies: ["LastsetSystem"]),
         // The daemon's services: API routes, poller, systemd notify, signals, logging.
         .target(
             name: "LastsetService",
@@ -44,7 +44,7 @@ let package = Package(
 
         .executableTarget(name: "lastsetd", dependencies: ["LastsetService"]),
         .executableTarget(name: "lastset", dependencies: ["LastsetFormats", "LastsetCore", "LastsetClient"]),
-        .executableTarget(name: "lastset-sim", dependencies: ["LastsetCore", "ModbusLink"]),
+        .executableTarget(name: "lastset-sim", dependencies: ["LastsetCore", "ModbusLink", "LastsetSystem"]),
 
         // Benchmarks (make bench): not a test target, never run by `swift test`.
         .executableTarget(
@@ -70,17 +70,20 @@ let package = Package(
         .testTarget(name: "LastsetCoreTests", dependencies: ["LastsetFormats", "LastsetCore"]),
         .testTarget(name: "LastsetSystemTests", dependencies: ["LastsetSystem"]),
         // Helpers shared by the test targets: peer processes, socat pty pairs, built binaries.
-        .target(name: "TestSupport", dependencies: ["LastsetCore", "CrashReport"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["LastsetCore", "LastsetSystem", "CrashReport"], path: "Tests/TestSupport"),
         // The test process's crash report (signal, thread, symbolized frames), installed when it loads.
         .target(name: "CrashReport", path: "Tests/CrashReport"),
         .testTarget(name: "ModbusLinkTests", dependencies: ["ModbusLink", "LastsetCore", "TestSupport"]),
         .testTarget(name: "LastsetFleetTests", dependencies: ["LastsetFleet", "LastsetEngine", "LastsetCore", "TestSupport"]),
         .testTarget(name: "LastsetStoreTests", dependencies: ["LastsetStore", "TestSupport"]),
         .testTarget(name: "LastsetEngineTests", dependencies: ["LastsetEngine", "LastsetCore", "ModbusLink", "TestSupport"]),
-        .testTarget(name: "LastsetHTTPTests", dependencies: ["LastsetHTTP", "LastsetService", "LastsetClient", "TestSupport"]),
-        .testTarget(name: "LastsetServiceTests", dependencies: ["LastsetService", "LastsetCore", "LastsetHTTP", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["LastsetFormats", "LastsetCore", "LastsetClient", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["lastset", "LastsetCore", "LastsetHTTP", "TestSupport"]),
+        .testTarget(
+            name: "LastsetHTTPTests", dependencies: ["LastsetHTTP", "LastsetService", "LastsetClient", "LastsetSystem", "TestSupport"]),
+        .testTarget(
+            name: "LastsetServiceTests", dependencies: ["LastsetService", "LastsetCore", "LastsetHTTP", "LastsetSystem", "TestSupport"]),
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["LastsetFormats", "LastsetCore", "LastsetClient", "LastsetSystem", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["lastset", "LastsetCore", "LastsetHTTP", "LastsetSystem", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,5 @@
+import LastsetSystem
+
 /// Where the `lastset` CLI reaches the daemon's API.
 public enum ClientEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// The default API socket of a systemd-run daemon.
@@ -17,13 +19,10 @@ public enum ClientEndpoint: Sendable, Equatable, CustomStringConvertible {
         } else if text.hasPrefix("http://") {
             var rest = Substring(text.dropFirst(7))
             if rest.hasSuffix("/") { rest = rest.dropLast() }
-            guard let colon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: colon)...]) else {
+            guard let parts = try? HostPort(parsing: rest), let port = UInt16(parts.port), !parts.host.isEmpty else {
                 throw .invalidEndpoint(text)
             }
-            var host = rest[..<colon]
-            if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
-            guard !host.isEmpty else { throw .invalidEndpoint(text) }
-            self = .tcp(host: String(host), port: port)
+            self = .tcp(host: parts.host, port: port)
         } else {
             throw .invalidEndpoint(text)
         }
@@ -33,7 +32,7 @@ public enum ClientEndpoint: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unix(let path): return path
-        case .tcp(let host, let port): return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        case .tcp(let host, let port): return HostPort(host: host, port: String(port)).description
         }
     }
 }

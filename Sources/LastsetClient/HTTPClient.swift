@@ -1,4 +1,5 @@
 import Glibc
+import LastsetSystem
 
 /// A minimal blocking HTTP/1.1 client for the daemon's API: one request per connection (`Connection: close`).
 ///
@@ -101,16 +102,16 @@ public struct HTTPClient: Sendable {
         switch endpoint {
         case .unix(let path):
             family = AF_UNIX
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            guard path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else {
-                throw .cannotConnect(endpoint, errno: ENAMETOOLONG)
+            let address: UnixSocketAddress
+            do throws(UnixSocketAddressError) {
+                address = try UnixSocketAddress(path)
+            } catch {
+                throw .cannotConnect(endpoint, errno: error.reason == .tooLong ? ENAMETOOLONG : ENOENT)
             }
-            withUnsafeMutableBytes(of: &address.sun_path) { raw in
-                for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+            address.withSockaddr { pointer, length in
+                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: Int(length))) }
             }
-            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_un.self) }
-            length = socklen_t(MemoryLayout<sockaddr_un>.size)
+            length = address.length
         case .tcp(let host, let port):
             let literal = host == "localhost" ? "127.0.0.1" : host
             var v4 = sockaddr_in()

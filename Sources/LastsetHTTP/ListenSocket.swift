@@ -1,25 +1,19 @@
 import Glibc
+import LastsetSystem
 
 /// Creates the listening sockets handed to libmicrohttpd (which then owns and closes them).
 enum ListenSocket {
     /// Binds and listens on a Unix socket path with the given mode; removes a stale socket file first.
     static func unix(path: String, mode: UInt32, backlog: Int32) throws(HTTPServerError) -> Int32 {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard !path.isEmpty, path.utf8.count < capacity else {
-            throw .invalid("Unix socket path \"\(path)\" is empty or longer than \(capacity - 1) bytes")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        guard let address = try? UnixSocketAddress(path) else {
+            throw .invalid(
+                "Unix socket path \"\(path)\" is empty or longer than \(UnixSocketAddress.capacity - 1) bytes")
         }
         try removeStale(path: path, address: address)
 
         let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .socket("socket(AF_UNIX) for \"\(path)\"", errno: errno) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = address.withSockaddr { bind(fd, $0, $1) }
         guard bound == 0 else {
             let code = errno
             close(fd)
@@ -38,7 +32,7 @@ enum ListenSocket {
 
     /// Binds and listens on a numeric TCP address; returns the socket and the port actually bound.
     static func tcp(host: String, port: UInt16, backlog: Int32) throws(HTTPServerError) -> (fd: Int32, port: UInt16) {
-        let literal = host == "localhost" ? "127.0.0.1" : host.trimmingBrackets()
+        let literal = host == "localhost" ? "127.0.0.1" : HostPort.unbracketed(host)
         var storage = sockaddr_storage()
         let length: socklen_t
         let family: Int32
@@ -121,7 +115,7 @@ enum ListenSocket {
     }
 
     /// Removes a socket file nobody listens on; refuses to touch a live socket or a non-socket file.
-    private static func removeStale(path: String, address: sockaddr_un) throws(HTTPServerError) {
+    private static func removeStale(path: String, address: UnixSocketAddress) throws(HTTPServerError) {
         var info = stat()
         guard lstat(path, &info) == 0 else {
             if errno == ENOENT { return }
@@ -132,18 +126,9 @@ enum ListenSocket {
         }
         let probe = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard probe >= 0 else { throw .socket("socket(AF_UNIX) to probe \"\(path)\"", errno: errno) }
-        var address = address
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let connected = address.withSockaddr { connect(probe, $0, $1) }
         close(probe)
         if connected == 0 { throw .addressInUse(path) }
         guard unlink(path) == 0 || errno == ENOENT else { throw .socket("unlink stale socket \"\(path)\"", errno: errno) }
-    }
-}
-
-extension String {
-    fileprivate func trimmingBrackets() -> String {
-        hasPrefix("[") && hasSuffix("]") ? String(dropFirst().dropLast()) : self
     }
 }

@@ -1,5 +1,6 @@
 import LastsetCore
 import ModbusLink
+import LastsetSystem
 
 /// The command line of `lastset-sim`, parsed and checked.
 struct SimulatorOptions {
@@ -137,11 +138,10 @@ struct SimulatorOptions {
             case "--page": options.pageIds.append(try value(flag))
             case "--tcp":
                 let text = try value(flag)
-                guard let colon = text.lastIndex(of: ":"), colon != text.startIndex else {
+                guard let parts = try? HostPort(parsing: text), !parts.host.isEmpty else {
                     throw UsageError(description: "--tcp: \"\(text)\" is not HOST:PORT")
                 }
-                let port = try Self.integer(flag, String(text[text.index(after: colon)...]), 0...65535)
-                options.tcp = (String(text[..<colon]), port)
+                options.tcp = (parts.host, try Self.integer(flag, parts.port, 0...65535))
             case "--rtu": options.rtuPath = try value(flag)
             case "--baud": options.baud = try Self.integer(flag, try value(flag), 1200...921600)
             case "--parity":

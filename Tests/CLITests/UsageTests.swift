@@ -1,5 +1,6 @@
 import TestSupport
 import XCTest
+import LastsetSystem
 
 @testable import lastset
 
@@ -231,14 +232,7 @@ final class UsageTests: XCTestCase {
         let path = directory + "/api.sock"
         // Bind and close without listening: the file stays, nobody accepts.
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = try UnixSocketAddress(path).withSockaddr { bind(fd, $0, $1) }
         XCTAssertEqual(bound, 0)
         close(fd)
         let result = try runCLI(["--socket", path, "pages"])

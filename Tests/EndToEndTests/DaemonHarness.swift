@@ -4,6 +4,7 @@ import LastsetClient
 import LastsetCore
 import TestSupport
 import XCTest
+import LastsetSystem
 
 /// A datagram socket standing in for systemd's NOTIFY_SOCKET: collects what the daemon sends.
 final class NotifySocket: @unchecked Sendable {
@@ -14,14 +15,7 @@ final class NotifySocket: @unchecked Sendable {
         self.path = path
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { throw TestSupportError("socket: errno \(errno)") }
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            for (i, b) in path.utf8.enumerated() { raw[i] = b }
-        }
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let rc = try UnixSocketAddress(path).withSockaddr { bind(fd, $0, $1) }
         guard rc == 0 else { throw TestSupportError("bind \(path): errno \(errno)") }
     }
 

@@ -5,19 +5,13 @@ import LastsetCore
 import TestSupport
 import XCTest
 import LastsetFormats
+import LastsetSystem
 
 /// Connects to a Unix socket and sends nothing: a client that holds a connection slot.
 func idleUnixConnection(_ path: String) throws -> Int32 {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw TestSupportError("socket: errno \(errno)") }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-    }
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
+    let connected = try UnixSocketAddress(path).withSockaddr { connect(fd, $0, $1) }
     guard connected == 0 else {
         close(fd)
         throw TestSupportError("connect \(path): errno \(errno)")

@@ -4,6 +4,7 @@ import LastsetClient
 import LastsetHTTP
 import TestSupport
 import XCTest
+import LastsetSystem
 
 private struct Echo: Codable, Equatable {
     var method: String
@@ -176,14 +177,7 @@ final class HTTPServerTests: XCTestCase {
         // Leave a socket file behind with nobody listening, as after a crash.
         let stale = try HTTPServer(configuration: HTTPServerConfiguration(unixSocketPath: socketPath), handler: { echo($0) })
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in socketPath.utf8.enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = try UnixSocketAddress(socketPath).withSockaddr { bind(fd, $0, $1) }
         XCTAssertEqual(bound, 0)
         close(fd)
         try stale.start()

@@ -2,20 +2,14 @@ import Foundation
 import Glibc
 import LastsetHTTP
 import XCTest
+import LastsetSystem
 
 /// Sends raw bytes over a Unix socket and returns everything the server sends back until it closes (or 5 s pass).
 func rawExchange(socketPath: String, _ request: [UInt8]) throws -> String {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     XCTAssertGreaterThanOrEqual(fd, 0)
     defer { close(fd) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        for (index, byte) in socketPath.utf8.enumerated() { raw[index] = byte }
-    }
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
+    let connected = try UnixSocketAddress(socketPath).withSockaddr { connect(fd, $0, $1) }
     guard connected == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     var timeout = timeval(tv_sec: 5, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

@@ -3,6 +3,7 @@ import Glibc
 import LastsetService
 import TestSupport
 import XCTest
+import LastsetSystem
 
 /// A datagram socket standing in for systemd's notification socket.
 private final class NotifySocket {
@@ -13,18 +14,7 @@ private final class NotifySocket {
     init(_ path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         address = path
-        var storage = sockaddr_un()
-        storage.sun_family = sa_family_t(AF_UNIX)
-        var name = Array(path.utf8)
-        let abstract = name.first == UInt8(ascii: "@")
-        if abstract { name[0] = 0 }
-        withUnsafeMutableBytes(of: &storage.sun_path) { raw in
-            for (index, byte) in name.enumerated() { raw[index] = byte }
-        }
-        let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + name.count + (abstract ? 0 : 1))
-        let bound = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
+        let bound = try UnixSocketAddress(path, allowingAbstract: true).withSockaddr { bind(fd, $0, $1) }
         guard bound == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

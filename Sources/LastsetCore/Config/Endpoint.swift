@@ -1,3 +1,5 @@
+import LastsetSystem
+
 /// Where a Modbus device is reached: a TCP host and port, or a serial line with its framing.
 public enum Endpoint: Hashable, Sendable, CustomStringConvertible {
     case tcp(host: String, port: Int)
@@ -25,7 +27,7 @@ public enum Endpoint: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .tcp(let host, let port):
-            return host.contains(":") ? "tcp://[\(host)]:\(port)" : "tcp://\(host):\(port)"
+            return "tcp://\(HostPort(host: host, port: String(port)))"
         case .rtu(let line):
             return "rtu://\(line.path)?baud=\(line.baud)&parity=\(line.parity)&data=\(line.dataBits)&stop=\(line.stopBits)"
         }
@@ -48,20 +50,13 @@ public enum Endpoint: Hashable, Sendable, CustomStringConvertible {
     public static func parse(_ text: String) throws(EndpointError) -> Endpoint {
         func fail(_ why: String) -> EndpointError { EndpointError(text: text, reason: why) }
         if text.hasPrefix("tcp://") {
-            let rest = String(text.dropFirst("tcp://".count))
-            let host: String
-            let portText: String
-            if rest.hasPrefix("[") {
-                guard let close = rest.firstIndex(of: "]") else { throw fail("unclosed '[' in IPv6 host") }
-                host = String(rest[rest.index(after: rest.startIndex)..<close])
-                let after = rest[rest.index(after: close)...]
-                guard after.hasPrefix(":") else { throw fail("missing ':port'") }
-                portText = String(after.dropFirst())
-            } else {
-                guard let colon = rest.lastIndex(of: ":") else { throw fail("missing ':port'") }
-                host = String(rest[..<colon])
-                portText = String(rest[rest.index(after: colon)...])
+            let parts: HostPort
+            do throws(HostPortError) {
+                parts = try HostPort(parsing: text.dropFirst("tcp://".count))
+            } catch {
+                throw fail(error.description)
             }
+            let (host, portText) = (parts.host, parts.port)
             guard !host.isEmpty else { throw fail("empty host") }
             guard host.allSatisfy({ $0.isLetter || $0.isNumber || ".-_:".contains($0) }) else {
                 throw fail("invalid host \"\(host)\"")

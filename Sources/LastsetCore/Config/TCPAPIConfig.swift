@@ -1,4 +1,5 @@
 import LastsetFormats
+import LastsetSystem
 
 /// Settings of the optional TCP listener of the control API.
 public struct TCPAPIConfig: Codable, Sendable, Hashable {
@@ -26,7 +27,7 @@ public struct TCPAPIConfig: Codable, Sendable, Hashable {
 
     /// Whether `host` (from a listen address, brackets optional) is a loopback address: 127.0.0.0/8, ::1 or localhost.
     public static func isLoopback(host: String) -> Bool {
-        let h = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let h = HostPort.unbracketed(host)
         if h == "localhost" || h == "::1" { return true }
         let parts = h.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }

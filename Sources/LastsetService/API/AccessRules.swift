@@ -1,6 +1,7 @@
 import Foundation
 import LastsetCore
 import LastsetHTTP
+import LastsetSystem
 
 /// Turns the config's `api` section into the TCP listener's settings (fixed at start) and the access rules
 /// (tokens, roles: rebuilt on every reload, so a SIGHUP revokes a token without a restart).
@@ -52,10 +53,10 @@ enum AccessRules {
     }
 
     private static func hostAndPort(_ listen: String) throws -> (String, UInt16) {
-        guard let colon = listen.lastIndex(of: ":"), let port = UInt16(listen[listen.index(after: colon)...]) else {
+        guard let parts = try? HostPort(parsing: listen), let port = UInt16(parts.port) else {
             throw DaemonError("api.tcp.listen \"\(listen)\" is not host:port")
         }
-        return (String(listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port)
+        return (parts.host, port)
     }
 
     private static func read(_ path: String, _ key: String) throws -> String {

@@ -41,7 +41,7 @@ extension Daemon {
                     log.info(
                         "lastsetd \(version): \(config.devices.count) devices, \(config.pages.count) pages; data in \(start.dataDirectory.path); API on \(socketPath)"
                             + (listener.map {
-                                " and \($0.1 == nil ? "http" : "https")://\($0.0.host):\(server.tcpPort ?? $0.0.port)/"
+                                " and \($0.1 == nil ? "http" : "https")://\(HostPort(host: $0.0.host, port: String(server.tcpPort ?? $0.0.port)))/"
                             } ?? ""))
                 }, stop: { server.stop() }),
             SystemdWatchdog(notifier: notifier, selfCheck: selfCheck, log: log),

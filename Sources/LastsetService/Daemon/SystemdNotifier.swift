@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LastsetSystem
 
 /// Why a notification could not be sent to the service manager.
 public struct SystemdNotifierError: Error, Equatable, CustomStringConvertible {
@@ -91,20 +92,11 @@ public struct SystemdNotifier: Sendable {
     /// Sends raw newline-separated assignments (e.g. "READY=1\nSTATUS=up") as one datagram.
     public func send(_ state: String) throws(SystemdNotifierError) {
         guard let socket else { return }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var name = Array(socket.utf8)
-        let abstract = name.first == UInt8(ascii: "@")
-        if abstract { name[0] = 0 }  // abstract namespace: leading NUL, no terminator
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard name.count < capacity, name.first == 0 || name.first == UInt8(ascii: "/") else {
+        // A path or, with a leading "@", the abstract namespace (leading NUL, no terminator); nothing relative.
+        guard let address = try? UnixSocketAddress(socket, allowingAbstract: true), address.isAbstract || socket.hasPrefix("/")
+        else {
             throw SystemdNotifierError(socket: socket, operation: "address", errno: EINVAL)
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in name.enumerated() { raw[index] = byte }
-        }
-        let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \.sun_path)!
-        let length = socklen_t(pathOffset + name.count + (abstract ? 0 : 1))
 
         let fd = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SystemdNotifierError(socket: socket, operation: "socket", errno: errno) }
@@ -114,11 +106,7 @@ public struct SystemdNotifier: Sendable {
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         let payload = Array(state.utf8)
         let sent = payload.withUnsafeBytes { bytes in
-            withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, length)
-                }
-            }
+            address.withSockaddr { sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, $1) }
         }
         guard sent == payload.count else {
             throw SystemdNotifierError(socket: socket, operation: "sendto", errno: sent < 0 ? errno : EMSGSIZE)
