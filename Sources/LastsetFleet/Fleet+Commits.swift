@@ -117,15 +117,7 @@ extension Fleet {
     /// (another host's tombstone honoured here needs none of its own), a promote of this host without its record.
     /// Read by the audit log's kind index, so only deletes and promotes are read. Returns their summaries.
     func catchUpRecords() async throws(GitError) -> [String] {
-        let wanted: [FleetRecord]
-        do {
-            let filter = AuditFilter(results: [.deleted, .archived], kinds: [.delete, .promote])
-            wanted = try await audit.read(limit: Int.max, matching: filter).records.compactMap {
-                FleetRecord.from($0, host: settings.host)
-            }
-        } catch {
-            throw .failed(arguments: ["add"], status: -1, message: "cannot read the audit log: \(error)")
-        }
+        let wanted = try await recordsInAuditLog()
         var written: [String] = []
         var seen = Set<String>()
         for record in wanted where seen.insert(record.path).inserted && !hasRecord(for: record) {
@@ -143,6 +135,18 @@ extension Fleet {
             written.append(record.summary)
         }
         return written
+    }
+
+    /// The fleet records this host's audit log makes of its deletes and promotes (read by the log's kind index).
+    func recordsInAuditLog() async throws(GitError) -> [FleetRecord] {
+        do {
+            let filter = AuditFilter(results: [.deleted, .archived], kinds: [.delete, .promote])
+            return try await audit.read(limit: Int.max, matching: filter).records.compactMap {
+                FleetRecord.from($0, host: settings.host)
+            }
+        } catch {
+            throw .failed(arguments: ["add"], status: -1, message: "cannot read the audit log: \(error)")
+        }
     }
 
     /// Whether the repository holds a record that covers `record`: for a delete, any host's tombstone of the

@@ -32,24 +32,53 @@ extension Fleet {
     func integrate(into report: inout SyncReport) async throws(GitError) {
         guard let remote = try revParse(remoteRef) else { return }
         let head = try revParse("HEAD")
-        let range = head.map { ["\($0)..\(remote)"] } ?? [remote]
-        let incoming = try git.run(["rev-list"] + range, timeout: settings.localTimeout).text.split(separator: "\n").map(
-            String.init)
-        guard !incoming.isEmpty else { return }
-        let (base, related) = try mergeBase(head, remote)
-        var check = try incomingChanges(from: base, to: remote)
-        if settings.requireSigned { check.refusals = try signatureRefusals(range) + check.refusals }
+        let check = try checkIncoming(head: head, remote: remote)
+        guard !check.commits.isEmpty else { return }
         guard check.refusals.isEmpty else {
             report.result = .refused
             report.refused = check.refusals
             report.message =
-                "refused \(check.refusals.count) problem\(check.refusals.count == 1 ? "" : "s") in \(incoming.count) commit\(incoming.count == 1 ? "" : "s") from the hub; nothing of it merged, local templates keep working"
+                "refused \(check.refusals.count) problem\(check.refusals.count == 1 ? "" : "s") in \(check.commits.count) commit\(check.commits.count == 1 ? "" : "s") from the hub; nothing of it merged, local templates keep working"
             return
         }
-        try merge(remote, head: head, base: base, related: related)
-        report.commitsIn += incoming.count
-        report.templatesIn += check.templates
-        report.auditRecordsIn += check.auditLines
+        try merge(remote, head: head, base: check.base, related: check.related)
+        report.commitsIn += check.commits.count
+        report.templatesIn += check.changes.templates
+        report.auditRecordsIn += check.changes.auditLines
+    }
+
+    /// What the hub's `remote` brings over this host's `head`, checked by the rules of a fetch.
+    struct IncomingCheck {
+        /// The commits of `remote` that `head` lacks (newest first).
+        var commits: [String]
+        /// `head..remote` (all of `remote` without a `head`).
+        var range: [String]
+        /// The commit both share (git's empty tree when none), and whether there is one.
+        var base: String
+        var related: Bool
+        /// The changes from `base` to `remote`, checked.
+        var changes: IncomingChanges
+        /// Every problem: signatures first (under `requireSigned`), then path by path.
+        var refusals: [FleetRefusal]
+    }
+
+    /// Checks what `remote` brings over `head` as a fetch does (sync, doctor, quarantine, re-clone: one check).
+    /// `ownFiles`: this host's own files are collected (`IncomingChanges.ownChanges`) instead of refused (re-clone).
+    func checkIncoming(head: String?, remote: String, ownFiles: Bool = false) throws(GitError) -> IncomingCheck {
+        let range = head.map { ["\($0)..\(remote)"] } ?? [remote]
+        let commits = try git.run(["rev-list"] + range, timeout: settings.localTimeout).text.split(separator: "\n").map(
+            String.init)
+        guard !commits.isEmpty else {
+            return IncomingCheck(
+                commits: [], range: range, base: remote, related: true,
+                changes: IncomingChanges(changes: [], localHost: settings.host), refusals: [])
+        }
+        let (base, related) = try mergeBase(head, remote)
+        let changes = try incomingChanges(from: base, to: remote, ownFiles: ownFiles)
+        let signatures = settings.requireSigned ? try signatureRefusals(range) : []
+        return IncomingCheck(
+            commits: commits, range: range, base: base, related: related, changes: changes,
+            refusals: signatures + changes.refusals)
     }
 
     /// The commit `head` and `remote` share (git's empty tree when unrelated or when there is no `head`), and
@@ -68,7 +97,7 @@ extension Fleet {
         for line in log.split(separator: "\n") {
             let f = line.split(separator: " ", maxSplits: 2).map(String.init)
             guard f.count >= 2, f[1] != "G" else { continue }
-            refusals.append(FleetRefusal(path: "commit \(f[0])", reason: Self.signatureProblem(f[1])))
+            refusals.append(FleetRefusal(path: "commit \(f[0])", rule: .signature, reason: Self.signatureProblem(f[1])))
         }
         return refusals
     }
@@ -92,13 +121,13 @@ extension Fleet {
 
     /// What changed from `base` to `commit`, path by path, checked: every path by `FleetChange`'s rules, every new
     /// template's checksum and name, every new record's content and name, every audit file only appended to.
-    func incomingChanges(from base: String, to commit: String) throws(GitError) -> IncomingChanges {
+    func incomingChanges(from base: String, to commit: String, ownFiles: Bool = false) throws(GitError) -> IncomingChanges {
         let raw = try git.run(
             ["diff", "--raw", "-z", "--no-renames", "--no-abbrev", base, commit], timeout: settings.localTimeout)
         guard let changes = FleetChange.parse(raw: raw.stdout) else {
             throw .failed(arguments: ["diff"], status: 0, message: "unexpected git diff output")
         }
-        var check = IncomingChanges(changes: changes, localHost: settings.host)
+        var check = IncomingChanges(changes: changes, localHost: settings.host, ownFiles: ownFiles)
         check.verify(blobs: try readBlobs(check.blobIds))
         return check
     }
@@ -150,7 +179,7 @@ extension Fleet {
                 try await honour(change.path, pageId: page, name: name, into: &report)
             } catch {
                 complete = false
-                report.refused.append(FleetRefusal(path: change.path, reason: "\(error)"))
+                report.refused.append(FleetRefusal(path: change.path, rule: .archive, reason: "\(error)"))
             }
         }
         for change in added {
@@ -159,10 +188,10 @@ extension Fleet {
                 try await adoptTemplate(change.path, pageId: page, fileName: name, into: &report)
             } catch let error as ArchiveError {
                 complete = false
-                report.refused.append(FleetRefusal(path: change.path, reason: error.description))
+                report.refused.append(FleetRefusal(path: change.path, rule: .archive, reason: error.description))
             } catch {
                 complete = false
-                report.refused.append(FleetRefusal(path: change.path, reason: error.localizedDescription))
+                report.refused.append(FleetRefusal(path: change.path, rule: .archive, reason: error.localizedDescription))
             }
         }
         if complete {

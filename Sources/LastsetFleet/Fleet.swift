@@ -75,6 +75,17 @@ public actor Fleet {
     /// Creates or opens the repository, applies the settings to it and commits any version of this
     /// host the repository does not have yet (made before the fleet, or while a commit failed).
     public func open() async throws(FleetError) {
+        try prepareRepository()
+        do {
+            _ = try await catchUp()
+        } catch {
+            throw .git(error)
+        }
+    }
+
+    /// Creates the repository when there is none (or opens it), clears lock files a killed git left, registers the
+    /// host (or checks it is the registered one) and applies the settings.
+    func prepareRepository() throws(FleetError) {
         let local = settings.localTimeout
         do {
             try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
@@ -105,11 +116,6 @@ public actor Fleet {
             throw .git(error)
         } catch {
             throw .storage("\(tree.path): \(error.localizedDescription)")
-        }
-        do {
-            _ = try await catchUp()
-        } catch {
-            throw .git(error)
         }
     }
 

@@ -55,4 +55,50 @@ enum FleetView {
         }
         return CommandSpec.helpRows(rows).map { String($0.dropFirst(2)) }
     }
+
+    /// `lastset fleet doctor`.
+    static func doctor(_ d: FleetDiagnosis) -> [String] {
+        var lines = ["fleet \(d.verdict.rawValue.uppercased()): host \(d.host), hub \(d.remote) (branch \(d.branch))"]
+        for f in d.repository { lines.append("  repository \(f.check.rawValue): \(f.ok ? "ok" : "FAILED") (\(f.detail))") }
+        if d.hub.answered {
+            var hub = "  hub: answers; branch " + (d.hub.head.map { "at \($0)" } ?? "has no commit yet")
+            hub += ", \(TextView.plural(d.hub.incoming, "commit")) not merged here"
+            if let ahead = d.hub.ahead { hub += ", \(TextView.plural(ahead, "commit")) of this host not on the hub" }
+            lines.append(hub)
+        } else {
+            lines.append("  hub: DOES NOT ANSWER (\(d.hub.message ?? "no reason given"))")
+        }
+        for p in d.problems { lines.append("  problem: \(p)") }
+        switch d.verdict {
+        case .healthy: lines.append("nothing to repair")
+        case .hubOffline: lines.append("nothing to repair from here: check the hub's address, the network and the keys")
+        case .hubRefused, .repositoryBroken:
+            if d.repairs.isEmpty {
+                lines.append("no repair is safe from this host: repair the hub from a host whose repository is sound first")
+            }
+            for way in d.repairs {
+                switch way {
+                case .quarantine:
+                    lines.append(
+                        "way out: lastset fleet repair quarantine --head \(d.hub.head ?? "") --reason \"…\" (keeps the bad branch aside on the hub)"
+                    )
+                case .reclone:
+                    lines.append("way out: lastset fleet repair reclone --reason \"…\" (moves this repository aside, clones afresh)")
+                }
+            }
+        }
+        return lines
+    }
+
+    /// `lastset fleet repair`.
+    static func repair(_ r: FleetRepairReport) -> [String] {
+        var lines = ["repair \(r.way.rawValue) \(r.result.rawValue.uppercased()): \(r.message)"]
+        if let branch = r.quarantineBranch { lines.append("  quarantined as \(branch) on the hub") }
+        for c in r.quarantined ?? [] { lines.append("  taken off the branch: \(c)") }
+        if let aside = r.movedAside { lines.append("  old repository: \(aside)") }
+        for p in r.problems { lines.append("  problem: \(p)") }
+        for note in r.unchecked ?? [] { lines.append("  accepted unchecked: \(note)") }
+        if let first = r.sync { lines += Self.sync(first).map { "  " + $0 } }
+        return lines
+    }
 }

@@ -10,9 +10,23 @@ import XCTest
 /// machines, read back with mbpoll.
 extension FleetEndToEndTests {
     /// A daemon's config reaching the hub over SSH with its own key, the hub's host key checked against `knownHosts`.
-    private func config(host: String, ssh: SSHHub, key: String, knownHosts: String, ref: Int, blank: Int) -> String {
+    func config(host: String, ssh: SSHHub, key: String, knownHosts: String, ref: Int, blank: Int) -> String {
         config(
             host: host, remote: ssh.url, ref: ref, blank: blank, extra: ", sshKey: \"\(key)\", knownHosts: \"\(knownHosts)\"")
+    }
+
+    /// A hub behind sshd, a reference machine and a blank one (pymodbus), and line-a, line-b and line-c, each with a
+    /// key of its own authorised on the hub, started and synced once.
+    func threeHostsOverSSH() throws -> (SSHHub, PymodbusPeer, PymodbusPeer, [DaemonHarness]) {
+        let ssh = try SSHHub()
+        let ref = try peer(DaemonEndToEndTests.reference)
+        let blank = try peer(DaemonEndToEndTests.blank)
+        let hosts = try ["line-a", "line-b", "line-c"].map { name in
+            let key = try ssh.authorise(keyNamed: name)
+            return try started(
+                config(host: name, ssh: ssh, key: key, knownHosts: ssh.knownHosts, ref: ref.port!, blank: blank.port!))
+        }
+        return (ssh, ref, blank, hosts)
     }
 
     private func syncedOK(_ host: DaemonHarness, file: StaticString = #filePath, line: UInt = #line) throws -> SyncReport {
@@ -25,16 +39,7 @@ extension FleetEndToEndTests {
     /// and a restart of every daemon; a replay of the latest on the third host writes the version before it
     /// (checked with mbpoll on the machine).
     func testADeleteOverSSHHoldsOnThreeDaemonsAcrossSyncsAndRestarts() throws {
-        let ssh = try SSHHub()
-        let ref = try peer(DaemonEndToEndTests.reference)
-        let blank = try peer(DaemonEndToEndTests.blank)
-        var hosts: [DaemonHarness] = []
-        for name in ["line-a", "line-b", "line-c"] {
-            let key = try ssh.authorise(keyNamed: name)
-            hosts.append(
-                try started(
-                    config(host: name, ssh: ssh, key: key, knownHosts: ssh.knownHosts, ref: ref.port!, blank: blank.port!)))
-        }
+        let (ssh, ref, blank, hosts) = try threeHostsOverSSH()
         let (a, b, c) = (hosts[0], hosts[1], hosts[2])
         XCTAssertEqual(try a.cli(["capture", "heating", "--from", "press-ref"]).status, 0)
         try Mbpoll.writeHolding(port: ref.port!, unit: 1, address: 120, values: [13])

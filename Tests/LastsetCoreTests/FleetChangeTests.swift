@@ -12,37 +12,38 @@ final class FleetChangeTests: XCTestCase {
     }
 
     func testIncomingChangesAreClassifiedOrRefused() {
-        let cases: [(FleetChange, String?)] = [
-            (change("A", "templates/heating/\(file)"), nil),
-            (change("A", "audit/line-1.jsonl"), nil),
-            (change("M", "audit/line-1.jsonl"), nil),
-            (change("A", "README.md"), nil),
-            (change("M", "templates/heating/\(file)"), "rewritten"),
-            (change("D", "templates/heating/\(file)"), "deleted"),
-            (change("A", "templates/heating/\(file)", mode: "120000"), "only regular files"),
-            (change("A", "templates/heating/v000002.json"), "not the name of a fleet template version"),
-            (change("A", "templates/heating/sub/\(file)"), "not templates/<page>/<version file>"),
-            (change("A", "templates/heating/\(file.replacingOccurrences(of: "line-1", with: "line-7"))"), "this host's"),
-            (change("M", "audit/line-7.jsonl"), "this host's"),
-            (change("D", "audit/line-1.jsonl"), "deleted"),
-            (change("A", "audit/x/line-1.jsonl"), "not audit/<host>.jsonl"),
-            (change("A", "history/heating/delete@line-7-2@line-1.json"), nil),
-            (change("A", "history/heating/promote@line-1-4@line-1.json"), nil),
-            (change("A", "history/heating/delete@line-1-2@line-7.json"), "this host's"),
-            (change("M", "history/heating/delete@line-7-2@line-1.json"), "rewritten"),
-            (change("D", "history/heating/delete@line-7-2@line-1.json"), "removed"),
-            (change("A", "history/heating/delete@line-7-2@line-1.json", mode: "120000"), "only regular files"),
-            (change("A", "history/heating/promote@line-7-4@line-1.json"), "not the name of a fleet record"),
-            (change("A", "history/heating/rename@line-7-2@line-1.json"), "not the name of a fleet record"),
-            (change("A", "history/heating/delete@3@line-1.json"), "not the name of a fleet record"),
-            (change("A", "history/delete@line-7-2@line-1.json"), "not history/<page>/<record file>"),
+        let cases: [(FleetChange, String?, FleetRule?)] = [
+            (change("A", "templates/heating/\(file)"), nil, nil),
+            (change("A", "audit/line-1.jsonl"), nil, nil),
+            (change("M", "audit/line-1.jsonl"), nil, nil),
+            (change("A", "README.md"), nil, nil),
+            (change("M", "templates/heating/\(file)"), "rewritten", .rewritten),
+            (change("D", "templates/heating/\(file)"), "deleted", .removed),
+            (change("A", "templates/heating/\(file)", mode: "120000"), "only regular files", .regularFile),
+            (change("A", "templates/heating/v000002.json"), "not the name of a fleet template version", .name),
+            (change("A", "templates/heating/sub/\(file)"), "not templates/<page>/<version file>", .layout),
+            (change("A", "templates/heating/\(file.replacingOccurrences(of: "line-1", with: "line-7"))"), "this host's", .ownNamespace),
+            (change("M", "audit/line-7.jsonl"), "this host's", .ownNamespace),
+            (change("D", "audit/line-1.jsonl"), "deleted", .removed),
+            (change("A", "audit/x/line-1.jsonl"), "not audit/<host>.jsonl", .layout),
+            (change("A", "history/heating/delete@line-7-2@line-1.json"), nil, nil),
+            (change("A", "history/heating/promote@line-1-4@line-1.json"), nil, nil),
+            (change("A", "history/heating/delete@line-1-2@line-7.json"), "this host's", .ownNamespace),
+            (change("M", "history/heating/delete@line-7-2@line-1.json"), "rewritten", .rewritten),
+            (change("D", "history/heating/delete@line-7-2@line-1.json"), "removed", .removed),
+            (change("A", "history/heating/delete@line-7-2@line-1.json", mode: "120000"), "only regular files", .regularFile),
+            (change("A", "history/heating/promote@line-7-4@line-1.json"), "not the name of a fleet record", .name),
+            (change("A", "history/heating/rename@line-7-2@line-1.json"), "not the name of a fleet record", .name),
+            (change("A", "history/heating/delete@3@line-1.json"), "not the name of a fleet record", .name),
+            (change("A", "history/delete@line-7-2@line-1.json"), "not history/<page>/<record file>", .layout),
         ]
-        for (c, refusal) in cases {
+        for (c, refusal, rule) in cases {
             switch c.classify(localHost: "line-7") {
             case .success(let kind):
                 XCTAssertNil(refusal, "\(c.path) accepted as \(kind)")
             case .failure(let r):
                 XCTAssertTrue(r.reason.contains(refusal ?? "<accepted>"), "\(c.status) \(c.path): \(r.reason)")
+                XCTAssertEqual(r.rule, rule, "\(c.status) \(c.path)")
             }
         }
     }

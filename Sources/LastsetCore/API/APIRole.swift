@@ -5,7 +5,8 @@ public enum APIRole: String, Codable, Sendable, Hashable, CaseIterable, Comparab
     case viewer
     /// Also capture, apply (writing replays) and import.
     case `operator`
-    /// Also what only the host's administrator may do: acknowledge a break of the audit chain. Root on the Unix
+    /// Also what only the host's administrator may do: acknowledge a break of the audit chain, repair the fleet
+    /// (quarantine the hub's branch, re-clone the repository). Root on the Unix
     /// socket (without `api.roles`), members of `api.roles.administratorGroups`, tokens with this role.
     case administrator
 

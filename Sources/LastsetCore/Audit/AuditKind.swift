@@ -21,4 +21,7 @@ public enum AuditKind: String, JSONFieldValue, Sendable, Hashable, CaseIterable 
     /// An administrator acknowledged a break of the audit log's hash chain (`lastset audit acknowledge`): the
     /// daemon writes again; `message` lists what was found and why it was acknowledged. No page or device.
     case chainAcknowledged = "chain-acknowledged"
+    /// A repair of this host's fleet (`lastset fleet repair`): a quarantine of the hub's branch or a re-clone of the
+    /// repository; `message` says which, what was done (or why not) and the operator's reason. No page or device.
+    case fleetRepair = "fleet-repair"
 }

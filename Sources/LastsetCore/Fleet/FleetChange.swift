@@ -38,6 +38,16 @@ public struct FleetChange: Sendable, Hashable {
         case audit(host: String)
         /// Not a path Lastset uses.
         case ignored
+
+        /// The host whose namespace the path is in (nil for an ignored path).
+        public var host: String? {
+            switch self {
+            case .template(_, _, let version): version.host
+            case .record(_, let name): name.host
+            case .audit(let host): host
+            case .ignored: nil
+            }
+        }
     }
 
     /// Parses `git diff --raw -z --no-abbrev` output; nil when it is not in that form.
@@ -65,59 +75,71 @@ public struct FleetChange: Sendable, Hashable {
         guard let top = parts.first, top == "templates" || top == "audit" || top == FleetRecord.folder else {
             return .success(.ignored)
         }
-        func refuse(_ why: String) -> Result<Kind, FleetRefusal> { .failure(FleetRefusal(path: path, reason: why)) }
+        func refuse(_ rule: FleetRule, _ why: String) -> Result<Kind, FleetRefusal> {
+            .failure(FleetRefusal(path: path, rule: rule, reason: why))
+        }
         if top == FleetRecord.folder { return classifyRecord(parts, localHost: localHost) }
         if top == "templates" {
-            guard parts.count == 3, SafeName.isValid(parts[1]) else { return refuse("not templates/<page>/<version file>") }
+            guard parts.count == 3, SafeName.isValid(parts[1]) else { return refuse(.layout, "not templates/<page>/<version file>") }
             guard let version = TemplateVersion.parse(fileName: parts[2]), let host = version.host else {
-                return refuse("not the name of a fleet template version")
+                return refuse(.name, "not the name of a fleet template version")
             }
-            guard host != localHost else { return refuse("a version in this host's (\(localHost)) namespace, written elsewhere") }
+            guard host != localHost else {
+                return refuse(.ownNamespace, "a version in this host's (\(localHost)) namespace, written elsewhere")
+            }
             switch status {
             case "A": break
-            case "D": return refuse("version \(version.id) deleted: versions are never removed from the hub")
-            default: return refuse("version \(version.id) rewritten: a version id never changes meaning")
+            case "D": return refuse(.removed, "version \(version.id) deleted: versions are never removed from the hub")
+            default: return refuse(.rewritten, "version \(version.id) rewritten: a version id never changes meaning")
             }
-            guard newMode == "100644" else { return refuse("mode \(newMode): only regular files are accepted") }
+            guard newMode == "100644" else { return refuse(.regularFile, "mode \(newMode): only regular files are accepted") }
             return .success(.template(pageId: parts[1], fileName: parts[2], version: version))
         }
         guard parts.count == 2, parts[1].hasSuffix(".jsonl"), SafeName.isValid(String(parts[1].dropLast(6))) else {
-            return refuse("not audit/<host>.jsonl")
+            return refuse(.layout, "not audit/<host>.jsonl")
         }
         let host = String(parts[1].dropLast(6))
-        guard host != localHost else { return refuse("this host's (\(localHost)) audit file, written elsewhere") }
-        guard status == "A" || status == "M" else { return refuse("audit file of \(host) deleted or replaced") }
-        guard newMode == "100644" else { return refuse("mode \(newMode): only regular files are accepted") }
+        guard host != localHost else { return refuse(.ownNamespace, "this host's (\(localHost)) audit file, written elsewhere") }
+        guard status == "A" || status == "M" else { return refuse(.removed, "audit file of \(host) deleted or replaced") }
+        guard newMode == "100644" else { return refuse(.regularFile, "mode \(newMode): only regular files are accepted") }
         return .success(.audit(host: host))
     }
 
     /// `history/<page>/<kind>@<version>@<host>.json`: only added, only by another host, a regular file.
     private func classifyRecord(_ parts: [String], localHost: String) -> Result<Kind, FleetRefusal> {
-        func refuse(_ why: String) -> Result<Kind, FleetRefusal> { .failure(FleetRefusal(path: path, reason: why)) }
-        guard parts.count == 3, SafeName.isValid(parts[1]) else { return refuse("not history/<page>/<record file>") }
-        guard let name = FleetRecord.Name.parse(fileName: parts[2]) else {
-            return refuse("not the name of a fleet record (<delete|promote>@<host>-<n>@<host>.json)")
+        func refuse(_ rule: FleetRule, _ why: String) -> Result<Kind, FleetRefusal> {
+            .failure(FleetRefusal(path: path, rule: rule, reason: why))
         }
-        guard name.host != localHost else { return refuse("a record in this host's (\(localHost)) namespace, written elsewhere") }
+        guard parts.count == 3, SafeName.isValid(parts[1]) else { return refuse(.layout, "not history/<page>/<record file>") }
+        guard let name = FleetRecord.Name.parse(fileName: parts[2]) else {
+            return refuse(.name, "not the name of a fleet record (<delete|promote>@<host>-<n>@<host>.json)")
+        }
+        guard name.host != localHost else {
+            return refuse(.ownNamespace, "a record in this host's (\(localHost)) namespace, written elsewhere")
+        }
         switch status {
         case "A": break
-        case "D": return refuse("the \(name.kind.rawValue) record of \(name.versionId) removed: records are never removed")
-        default: return refuse("the \(name.kind.rawValue) record of \(name.versionId) rewritten: a record never changes")
+        case "D": return refuse(.removed, "the \(name.kind.rawValue) record of \(name.versionId) removed: records are never removed")
+        default: return refuse(.rewritten, "the \(name.kind.rawValue) record of \(name.versionId) rewritten: a record never changes")
         }
-        guard newMode == "100644" else { return refuse("mode \(newMode): only regular files are accepted") }
+        guard newMode == "100644" else { return refuse(.regularFile, "mode \(newMode): only regular files are accepted") }
         return .success(.record(pageId: parts[1], name: name))
     }
 }
 
 /// Why the fleet refused what the hub holds (nothing of that fetch is merged).
 public struct FleetRefusal: Error, Codable, Sendable, Hashable, CustomStringConvertible {
-    /// The path (or commit) at fault.
+    /// The path (or `commit <id>`) at fault.
     public var path: String
+    /// The rule it broke.
+    public var rule: FleetRule
+    /// What is wrong, for people.
     public var reason: String
 
-    /// A refusal of `path`.
-    public init(path: String, reason: String) {
+    /// A refusal of `path` for breaking `rule`.
+    public init(path: String, rule: FleetRule, reason: String) {
         self.path = path
+        self.rule = rule
         self.reason = reason
     }
 

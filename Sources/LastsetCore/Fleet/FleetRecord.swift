@@ -109,18 +109,18 @@ public struct FleetRecord: Codable, Sendable, Hashable {
     public static func decode(_ data: Data, pageId: String, fileName: String) -> Result<FleetRecord, FleetRefusal> {
         let path = "\(folder)/\(pageId)/\(fileName)"
         guard let record = try? APICoding.decoder().decode(FleetRecord.self, from: data), record.format == formatName else {
-            return .failure(FleetRefusal(path: path, reason: "not a fleet record (\(formatName))"))
+            return .failure(FleetRefusal(path: path, rule: .content, reason: "not a fleet record (\(formatName))"))
         }
         guard record.pageId == pageId, record.name.fileName == fileName else {
             return .failure(
                 FleetRefusal(
-                    path: path,
+                    path: path, rule: .nameMatchesContent,
                     reason:
                         "the file holds the \(record.kind.rawValue) of page \"\(record.pageId)\" version \(record.versionId) by \(record.host), not its name"
                 ))
         }
         guard !record.who.isEmpty, !record.reason.isEmpty else {
-            return .failure(FleetRefusal(path: path, reason: "a fleet record needs who and why"))
+            return .failure(FleetRefusal(path: path, rule: .content, reason: "a fleet record needs who and why"))
         }
         return .success(record)
     }

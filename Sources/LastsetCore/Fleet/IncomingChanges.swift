@@ -16,9 +16,20 @@ public struct IncomingChanges: Sendable {
     /// Audit lines appended (after `verify`).
     public var auditLines = 0
 
-    /// The changes `changes` classified for `localHost` (contents not yet checked: `verify`).
-    public init(changes: [FleetChange], localHost: String) {
+    /// This host's own files (re-clone, `ownFiles`): judged against what this host wrote, not refused outright.
+    public var ownChanges: [(change: FleetChange, kind: FleetChange.Kind)] = []
+
+    /// The changes `changes` classified for `localHost` (contents not yet checked: `verify`). With `ownFiles` (a
+    /// re-clone, where the hub rightly holds this host's files), files in this host's namespace that were added are
+    /// collected in `ownChanges` for the caller to match against this host's archive; otherwise they are refused.
+    public init(changes: [FleetChange], localHost: String, ownFiles: Bool = false) {
         for change in changes {
+            if ownFiles, change.status == "A", case .success(let kind) = change.classify(localHost: ""),
+                kind.host == localHost
+            {
+                ownChanges.append((change, kind))
+                continue
+            }
             switch change.classify(localHost: localHost) {
             case .failure(let refusal): refusals.append(refusal)
             case .success(.template(let page, _, let version)): templateChanges.append((change, page, version))
@@ -42,7 +53,7 @@ public struct IncomingChanges: Sendable {
     public mutating func verify(blobs: [String: Data]) {
         for (change, page, version) in templateChanges {
             guard let data = blobs[change.newBlob] else {
-                refusals.append(FleetRefusal(path: change.path, reason: "blob missing from the fetch"))
+                refusals.append(FleetRefusal(path: change.path, rule: .missingObject, reason: "blob missing from the fetch"))
                 continue
             }
             do {
@@ -51,16 +62,16 @@ public struct IncomingChanges: Sendable {
                 if s.pageId != page || named != version {
                     refusals.append(
                         FleetRefusal(
-                            path: change.path,
+                            path: change.path, rule: .nameMatchesContent,
                             reason: "the file holds page \"\(s.pageId)\" version \(named.fileName), not its name"))
                 }
             } catch {
-                refusals.append(FleetRefusal(path: change.path, reason: "template refused: \(error.reason)"))
+                refusals.append(FleetRefusal(path: change.path, rule: .content, reason: "template refused: \(error.reason)"))
             }
         }
         for (change, page, name) in recordChanges {
             guard let data = blobs[change.newBlob] else {
-                refusals.append(FleetRefusal(path: change.path, reason: "blob missing from the fetch"))
+                refusals.append(FleetRefusal(path: change.path, rule: .missingObject, reason: "blob missing from the fetch"))
                 continue
             }
             if case .failure(let refusal) = FleetRecord.decode(data, pageId: page, fileName: name.fileName) {
@@ -72,7 +83,9 @@ public struct IncomingChanges: Sendable {
             let old = change.status == "M" ? (blobs[change.oldBlob] ?? Data()) : Data()
             guard new.count >= old.count, new.prefix(old.count) == old else {
                 refusals.append(
-                    FleetRefusal(path: change.path, reason: "audit records rewritten or removed (only appends are accepted)"))
+                    FleetRefusal(
+                        path: change.path, rule: .appendOnly, reason: "audit records rewritten or removed (only appends are accepted)"
+                    ))
                 continue
             }
             auditLines += new.dropFirst(old.count).reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }

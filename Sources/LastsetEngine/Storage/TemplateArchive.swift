@@ -150,26 +150,36 @@ public actor TemplateArchive {
 
     private func reserveNumber(_ pageId: String) async throws(ArchiveError) -> Int {
         if lastNumber[pageId] == nil {
-            let key = hostKey
-            let stored: Int
-            do {
-                stored = try await database.read { c in
-                    try c.first(
-                        """
-                        SELECT max(coalesce((SELECT max(number) FROM template_version WHERE page_id = ?1 AND host = ?2), 0),
-                                   coalesce((SELECT max(number) FROM template_deleted WHERE page_id = ?1 AND host = ?2), 0))
-                        """, .text(pageId), .text(key)
-                    ) { $0.int(0) ?? 0 } ?? 0
-                }
-            } catch {
-                throw .storage(StorageError.of(error, database.path))
-            }
+            let stored = try await storedHighestNumber(pageId: pageId)
             // Another store may have reserved one while this one read.
             lastNumber[pageId] = max(lastNumber[pageId] ?? 0, stored)
         }
         let next = (lastNumber[pageId] ?? 0) + 1
         lastNumber[pageId] = next
         return next
+    }
+
+    /// The highest number this host handed out for a page (its versions and its deleted markers; 0 when none): a
+    /// version of this host with a greater number was never made here.
+    public func highestNumber(pageId: String) async throws(ArchiveError) -> Int {
+        let stored = try await storedHighestNumber(pageId: pageId)
+        return max(stored, lastNumber[pageId] ?? 0)
+    }
+
+    private func storedHighestNumber(pageId: String) async throws(ArchiveError) -> Int {
+        let key = hostKey
+        do {
+            return try await database.read { c in
+                try c.first(
+                    """
+                    SELECT max(coalesce((SELECT max(number) FROM template_version WHERE page_id = ?1 AND host = ?2), 0),
+                               coalesce((SELECT max(number) FROM template_deleted WHERE page_id = ?1 AND host = ?2), 0))
+                    """, .text(pageId), .text(key)
+                ) { $0.int(0) ?? 0 } ?? 0
+            }
+        } catch {
+            throw .storage(StorageError.of(error, database.path))
+        }
     }
 
     /// Gives a reserved number back when its commit failed and no later one was handed out.

@@ -98,7 +98,7 @@ extension APIRouter {
 
     /// `?reason=`: why a version is deleted or promoted (1…500 printable characters), carried in its audit record
     /// and, in a fleet, in its record on every host.
-    private func historyReason(_ call: APICall) throws -> String? {
+    func historyReason(_ call: APICall) throws -> String? {
         guard let reason = call.request.query["reason"] else { return nil }
         guard (1...500).contains(reason.count),
             !reason.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
