@@ -200,6 +200,48 @@ final class ReplayPlanTests: XCTestCase {
         XCTAssertEqual(tiny.declaredMaxWrite, 5)
     }
 
+    /// `replan(at:after:)`: what a refusal does to the plan — FC06 from the refused write on, its registers in
+    /// shorter writes of their own (inside its window), nothing for a rejection — and the entries a write names.
+    func testReplanAfterARefusal() {
+        let declared = limits(read: 5, write: 5)
+        let base = ReplayPlan(
+            entries: [
+                PlannedWrite(registerId: "A", address: 0, words: [1, 2]),
+                PlannedWrite(registerId: "B", address: 2, words: [3, 4]),
+                PlannedWrite(registerId: "C", address: 4, words: [5]),
+                PlannedWrite(registerId: "D", address: 5, words: [6]),
+            ], limits: declared, uniqueIds: true)
+        func shape(_ p: ReplayPlan) -> [String] { p.writes.map { "\($0.function.rawValue)@\($0.address)+\($0.words.count)" } }
+        XCTAssertEqual(shape(base), ["fc16@0+5", "fc06@5+1"])
+        XCTAssertEqual(base.entryIndices(base.writes[0]), [0, 1, 2])
+        XCTAssertEqual(base.entryIndices(base.writes[1]), [3])
+
+        var fc06 = base
+        fc06.replan(at: 0, after: .fallBackToFC06)
+        var fc06Limits = declared
+        fc06Limits.writeFunction = .fc06
+        var expected = base
+        expected.replan(from: 0, limits: fc06Limits)
+        XCTAssertEqual(fc06, expected)
+        XCTAssertTrue(fc06.writes.allSatisfy { $0.function == .fc06 })
+        XCTAssertEqual(fc06.writeLimits.writeFunction, .fc06)
+
+        var shorter = base
+        shorter.replan(at: 0, after: .shorten(maxWriteRegisters: 2))
+        XCTAssertEqual(shape(shorter), ["fc16@0+2", "fc16@2+2", "fc06@4+1", "fc06@5+1"], "isolated: C and D never merge")
+        XCTAssertEqual(shorter.writeLimits.maxWriteRegisters, 2)
+        XCTAssertEqual(shorter.entryIndices(shorter.writes[1]), [1])
+
+        // After the first write: only the rest is re-planned.
+        var tail = shorter
+        tail.replan(at: 3, after: .fallBackToFC06)
+        XCTAssertEqual(Array(tail.writes[..<3]), Array(shorter.writes[..<3]))
+
+        var rejected = base
+        rejected.replan(at: 0, after: .rejected)
+        XCTAssertEqual(rejected, base)
+    }
+
     func testWindowsAfterTheLastWriteSendTheOpenReads() {
         let plan = ReplayPlan(entries: entries([0, 1]), limits: limits())
         XCTAssertEqual(plan.windows(from: 2, pending: [0]), [ReplayPlan.Window(writes: 2..<2, reads: [0], carriedIn: [0])])

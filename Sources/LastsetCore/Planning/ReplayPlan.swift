@@ -97,6 +97,19 @@ public struct ReplayPlan: Sendable, Hashable {
         return index[registerId]
     }
 
+    /// The entries (indices, in request order) `request` writes.
+    public func entryIndices(_ request: WriteRequest) -> [Int] {
+        var out: [Int] = []
+        out.reserveCapacity(request.registerIds.count)
+        var hint = -1
+        for id in request.registerIds {
+            guard let i = entryIndex(id, hint: hint) else { continue }
+            hint = i + 1
+            out.append(i)
+        }
+        return out
+    }
+
     /// The reads (indices, ascending) that cover words `request` writes.
     public func touched(_ request: WriteRequest) -> [Int] {
         touched(address: request.address, end: request.address + request.words.count)
@@ -189,6 +202,23 @@ public struct ReplayPlan: Sendable, Hashable {
             Array(writes[..<start]) + RequestPlanner.writes(first, limits: limits, declaredMaxWrite: declaredMaxWrite)
             + RequestPlanner.writes(rest, limits: limits, declaredMaxWrite: declaredMaxWrite)
         writeLimits = limits
+    }
+
+    /// Re-plans after the device refused `writes[k]` (`WriteRefusal.decide`): with `fallBackToFC06` the writes from
+    /// it on as FC06; with `shorten` its registers again in writes of at most the shorter limit, on their own
+    /// (`isolatingFirst`: they stay inside its window), and the rest with that limit. `rejected` re-plans nothing.
+    public mutating func replan(at k: Int, after refusal: WriteRefusal) {
+        var limits = writeLimits
+        switch refusal {
+        case .fallBackToFC06:
+            limits.writeFunction = .fc06
+            replan(from: k, limits: limits)
+        case .shorten(let limit):
+            limits.maxWriteRegisters = limit
+            replan(from: k, limits: limits, isolatingFirst: true)
+        case .rejected:
+            break
+        }
     }
 
     /// The words `requests` write, as planned writes by entry (in entry order of first appearance).
