@@ -67,8 +67,10 @@ let package = Package(
         .executableTarget(name: "lastset-fuzz", dependencies: ["FuzzTargets"], path: "Fuzz/Driver"),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzTargets", "LastsetCore"], path: "Tests/FuzzCorpusTests"),
 
-        .testTarget(name: "LastsetCoreTests", dependencies: ["LastsetFormats", "LastsetCore"]),
-        .testTarget(name: "LastsetSystemTests", dependencies: ["LastsetSystem"]),
+        .testTarget(name: "LastsetCoreTests", dependencies: ["LastsetFormats", "LastsetCore", "TestSupport"]),
+        .testTarget(name: "LastsetSystemTests", dependencies: ["LastsetSystem", "TestSupport"]),
+        // The test support's own tests (the program runner, ports).
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         // Helpers shared by the test targets: peer processes, socat pty pairs, built binaries.
         .target(name: "TestSupport", dependencies: ["LastsetCore", "LastsetSystem", "CrashReport"], path: "Tests/TestSupport"),
         // The test process's crash report (signal, thread, symbolized frames), installed when it loads.
@@ -78,11 +80,14 @@ let package = Package(
         .testTarget(name: "LastsetStoreTests", dependencies: ["LastsetStore", "TestSupport"]),
         .testTarget(name: "LastsetEngineTests", dependencies: ["LastsetEngine", "LastsetCore", "ModbusLink", "TestSupport"]),
         .testTarget(
-            name: "LastsetHTTPTests", dependencies: ["LastsetHTTP", "LastsetService", "LastsetClient", "LastsetSystem", "TestSupport"]),
+            name: "LastsetHTTPTests",
+            dependencies: ["LastsetHTTP", "LastsetService", "LastsetClient", "LastsetSystem", "TestSupport"]),
         .testTarget(
-            name: "LastsetServiceTests", dependencies: ["LastsetService", "LastsetCore", "LastsetHTTP", "LastsetSystem", "TestSupport"]),
+            name: "LastsetServiceTests",
+            dependencies: ["LastsetService", "LastsetCore", "LastsetHTTP", "LastsetSystem", "TestSupport"]),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["LastsetFormats", "LastsetCore", "LastsetClient", "LastsetSystem", "TestSupport"]),
+            name: "EndToEndTests",
+            dependencies: ["LastsetFormats", "LastsetCore", "LastsetClient", "LastsetSystem", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["lastset", "LastsetCore", "LastsetHTTP", "LastsetSystem", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

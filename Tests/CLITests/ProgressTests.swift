@@ -31,16 +31,7 @@ final class ProgressTests: XCTestCase {
     }
 
     private func runProgram(_ path: String, _ arguments: [String]) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let status = process.waitForExit()
-        return CLIResult(status: status, stdout: String(decoding: data, as: UTF8.self), stderr: "")
+        let run = try ProgramRun.run(URL(fileURLWithPath: path), arguments)
+        return CLIResult(status: run.status, stdout: run.stdout, stderr: "")
     }
 }

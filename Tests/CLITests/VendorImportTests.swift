@@ -27,15 +27,8 @@ final class VendorImportTests: XCTestCase {
               devices: [ { id: "dev", endpoint: "tcp://127.0.0.1:1502", unit: 1, pages: [\(pageIds.map { "\"\($0)\"" }.joined(separator: ", "))] } ],
               pages: [ \(pages) ] }
             """)
-        let p = Process()
-        p.executableURL = try TestPaths.executable("lastsetd")
-        p.arguments = ["--check-config", "--config", config]
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (p.waitForExit(), e)
+        let run = try ProgramRun.built("lastsetd", ["--check-config", "--config", config])
+        return (run.status, run.stderr)
     }
 
     /// A controller vendor's parameter list as exported from their spreadsheet: Modicon numbers, their
@@ -210,15 +203,8 @@ final class VendorImportTests: XCTestCase {
               pages: [ { id: "boiler", description: "the boiler's settings", registers: { include: "maps/boiler.json5" } } ] }
             """)
         func run() throws -> (Int32, String) {
-            let p = Process()
-            p.executableURL = try TestPaths.executable("lastsetd")
-            p.arguments = ["--check-config", "--config", config]
-            let err = Pipe()
-            p.standardError = err
-            p.standardOutput = FileHandle.nullDevice
-            try p.run()
-            let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            return (p.waitForExit(), e)
+            let run = try ProgramRun.built("lastsetd", ["--check-config", "--config", config])
+            return (run.status, run.stderr)
         }
         let (ok, okErr) = try run()
         XCTAssertEqual(ok, 0, okErr)

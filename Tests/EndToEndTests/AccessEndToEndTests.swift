@@ -2,9 +2,9 @@ import Foundation
 import Glibc
 import LastsetClient
 import LastsetCore
+import LastsetFormats
 import TestSupport
 import XCTest
-import LastsetFormats
 
 /// Roles, named tokens, their revocation by SIGHUP, Unix roles by group and TLS, against the real `lastsetd`.
 final class AccessEndToEndTests: XCTestCase {
@@ -64,7 +64,7 @@ final class AccessEndToEndTests: XCTestCase {
     /// capture is audited as token:olga; SIGHUP without "vic" revokes the viewer at once, without a restart.
     func testViewerAndOperatorTokensAndRevocationBySIGHUP() throws {
         let a = try reference()
-        let port = try freeLoopbackPort()
+        let port = try TestPorts.freeLoopbackPort()
         let api = "{ tcp: { listen: \"127.0.0.1:\(port)\", tokens: \(tokens()) } }"
         let daemon = try DaemonHarness(config: config(api: api, port: a.port!))
         func client(_ secret: String) -> HTTPClient {
@@ -119,7 +119,7 @@ final class AccessEndToEndTests: XCTestCase {
     /// CSRF token; sign-out ends the session on the server, so the old cookie is refused afterwards.
     func testSessionSignInCSRFAndSignOut() throws {
         let a = try reference()
-        let port = try freeLoopbackPort()
+        let port = try TestPorts.freeLoopbackPort()
         let daemon = try DaemonHarness(
             config: config(api: "{ tcp: { listen: \"127.0.0.1:\(port)\", tokens: \(tokens()) } }", port: a.port!))
         let browser = HTTPClient(endpoint: .tcp(host: "127.0.0.1", port: UInt16(port)), timeout: .seconds(20))
@@ -220,7 +220,7 @@ final class AccessEndToEndTests: XCTestCase {
                 "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", key, "-out", cert,
             ])
         XCTAssertEqual(made.status, 0, made.output)
-        let port = try freeLoopbackPort()
+        let port = try TestPorts.freeLoopbackPort()
         let api = "{ tcp: { listen: \"127.0.0.1:\(port)\", tokens: \(tokens()), tls: { cert: \"\(cert)\", key: \"\(key)\" } } }"
         let daemon = try DaemonHarness(config: config(api: api, port: a.port!))
         // The log line travels through a pipe read on another thread: wait for it rather than sample once.
@@ -268,15 +268,7 @@ final class AccessEndToEndTests: XCTestCase {
     }
 
     private func run(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = arguments
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        return (p.waitForExit(), String(decoding: data, as: UTF8.self))
+        let run = try ProgramRun.run(URL(fileURLWithPath: path), arguments, mergingStderr: true)
+        return (run.status, run.stdout)
     }
 }

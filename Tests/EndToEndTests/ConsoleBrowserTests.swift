@@ -2,9 +2,9 @@ import Foundation
 import Glibc
 import LastsetClient
 import LastsetCore
+import LastsetFormats
 import TestSupport
 import XCTest
-import LastsetFormats
 
 /// The console in a real browser: Tests/browser/console_test.py (Selenium from the pinned .venv driving
 /// Debian's headless chromium through chromedriver) against the real lastsetd and two lastset-sim presses;
@@ -39,7 +39,7 @@ final class ConsoleBrowserTests: XCTestCase {
             demo.appendingPathComponent("press-b.values.json").path,
         ])
         defer { pressC.stop() }
-        let port = try freeLoopbackPort()
+        let port = try TestPorts.freeLoopbackPort()
         func hash(_ s: String) -> String { SHA256.hex(Array(s.utf8)) }
         var config = try String(contentsOfFile: demoConfig, encoding: .utf8)
             .replacingOccurrences(of: "tcp://127.0.0.1:15020", with: "tcp://127.0.0.1:\(pressA.port!)")

@@ -226,15 +226,9 @@ final class DaemonEndToEndTests: XCTestCase {
             ["--check-config", "--config", bad.path],
             ["--config", bad.path, "--data-dir", dir.path, "--socket", dir.path + "/s"],
         ] {
-            let p = Process()
-            p.executableURL = lastsetd
-            p.arguments = args
-            let err = Pipe()
-            p.standardError = err
-            p.standardOutput = FileHandle.nullDevice
-            try p.run()
-            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            XCTAssertEqual(p.waitForExit(), 1, text)
+            let run = try ProgramRun.run(lastsetd, args)
+            let text = run.stderr
+            XCTAssertEqual(run.status, 1, text)
             for fragment in [
                 "devices[0].endpoint", "99999", "devices[0].unit", "300", "devices[0].pages[0]", "pages[0].id",
                 "pages[0].registers[0].type", "u17",
@@ -243,12 +237,8 @@ final class DaemonEndToEndTests: XCTestCase {
             }
         }
         let good = URL(fileURLWithPath: TestPaths.repoRoot.path + "/Config/demo/lastset.json")
-        let p = Process()
-        p.executableURL = lastsetd
-        p.arguments = ["--check-config", "--config", good.path]
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        XCTAssertEqual(p.waitForExit(), 0)
+        let check = try ProgramRun.run(lastsetd, ["--check-config", "--config", good.path])
+        XCTAssertEqual(check.status, 0, check.stderr)
     }
 }
 
@@ -293,7 +283,7 @@ extension DaemonEndToEndTests {
         let tokenFile = dir.appendingPathComponent("token")
         try "s3cret-token-0123456789\n".write(to: tokenFile, atomically: true, encoding: .utf8)
         chmod(tokenFile.path, 0o600)
-        let port = try freeLoopbackPort()
+        let port = try TestPorts.freeLoopbackPort()
         let daemon = try DaemonHarness(
             config: """
                 { version: 1,

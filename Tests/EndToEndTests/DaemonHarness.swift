@@ -2,43 +2,9 @@ import Foundation
 import Glibc
 import LastsetClient
 import LastsetCore
+import LastsetSystem
 import TestSupport
 import XCTest
-import LastsetSystem
-
-/// A datagram socket standing in for systemd's NOTIFY_SOCKET: collects what the daemon sends.
-final class NotifySocket: @unchecked Sendable {
-    let path: String
-    private let fd: Int32
-
-    init(path: String) throws {
-        self.path = path
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { throw TestSupportError("socket: errno \(errno)") }
-        let rc = try UnixSocketAddress(path).withSockaddr { bind(fd, $0, $1) }
-        guard rc == 0 else { throw TestSupportError("bind \(path): errno \(errno)") }
-    }
-
-    deinit { close(fd) }
-
-    /// Waits up to `timeout` for a datagram containing `line` (e.g. "READY=1"); returns every datagram seen.
-    func wait(for line: String, timeout: TimeInterval) -> (found: Bool, seen: [String]) {
-        var seen: [String] = []
-        let end = Date().addingTimeInterval(timeout)
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while Date() < end {
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ms = Int32(max(1, end.timeIntervalSinceNow * 1000))
-            guard poll(&pfd, 1, ms) > 0 else { continue }
-            let n = recv(fd, &buffer, buffer.count, 0)
-            guard n > 0 else { continue }
-            let text = String(decoding: buffer[0..<n], as: UTF8.self)
-            seen.append(text)
-            if text.split(separator: "\n").contains(where: { $0 == line }) { return (true, seen) }
-        }
-        return (false, seen)
-    }
-}
 
 /// A running `lastsetd` on a config of the test's making, with its own data directory, socket and notify socket.
 final class DaemonHarness: @unchecked Sendable {
@@ -46,7 +12,7 @@ final class DaemonHarness: @unchecked Sendable {
     let configURL: URL
     let socketPath: String
     let dataDir: URL
-    let notify: NotifySocket
+    let notify: NotifyReceiver
     private(set) var process: Process
     private var stderrPipe = Pipe()
     private var stderrDrain: PipeDrain?
@@ -61,7 +27,7 @@ final class DaemonHarness: @unchecked Sendable {
         try config.write(to: configURL, atomically: true, encoding: .utf8)
         socketPath = dir.appendingPathComponent("api.sock").path
         dataDir = dataDirectory ?? dir.appendingPathComponent("data")
-        notify = try NotifySocket(path: dir.appendingPathComponent("notify.sock").path)
+        notify = try NotifyReceiver(path: dir.appendingPathComponent("notify.sock").path)
         self.environment = environment
         process = Process()
         try launch()
@@ -101,22 +67,13 @@ final class DaemonHarness: @unchecked Sendable {
     static func runToExit(
         _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 20, executable: String? = nil
     ) throws -> (status: Int32, stderr: String) {
-        let p = Process()
-        p.executableURL = try executable.map { URL(fileURLWithPath: $0) } ?? TestPaths.executable("lastsetd")
-        p.arguments = arguments
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NOTIFY_SOCKET")
         for (k, v) in environment { env[k] = v }
-        p.environment = env
-        try p.run()
-        // stderr fits the pipe.
-        let status = p.waitForExit(timeout: timeout)
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        try? err.fileHandleForReading.close()
-        return (status, text)
+        let run = try ProgramRun.run(
+            try executable.map { URL(fileURLWithPath: $0) } ?? TestPaths.executable("lastsetd"), arguments, environment: env,
+            timeout: timeout)
+        return (run.status, run.stderr)
     }
 
     /// Starts the daemon again on the same config, data directory and socket (after `stop`); its log is
@@ -157,21 +114,8 @@ final class DaemonHarness: @unchecked Sendable {
 
     /// Runs the built `lastset` CLI against this daemon.
     func cli(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let p = Process()
-        p.executableURL = try TestPaths.executable("lastset")
-        p.arguments = ["--socket", socketPath] + arguments
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        try? out.fileHandleForReading.close()
-        try? err.fileHandleForReading.close()
-        let status = p.waitForExit()
-        return (status, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        let run = try ProgramRun.built("lastset", ["--socket", socketPath] + arguments)
+        return (run.status, run.stdout, run.stderr)
     }
 
     /// Sends a signal and waits (up to `timeout`) for the exit status; nil when it did not exit.
@@ -213,24 +157,4 @@ final class LockedData: @unchecked Sendable {
     private var data = Data()
     func append(_ d: Data) { lock.withLock { data.append(d) } }
     var value: Data { lock.withLock { data } }
-}
-
-/// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, read back, closed), for a
-/// daemon whose config needs a fixed port.
-func freeLoopbackPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw TestSupportError("socket: errno \(errno)") }
-    defer { close(fd) }
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    addr.sin_port = 0
-    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &addr) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { p -> Bool in
-            bind(fd, p, len) == 0 && getsockname(fd, p, &len) == 0
-        }
-    }
-    guard bound else { throw TestSupportError("bind 127.0.0.1:0: errno \(errno)") }
-    return Int(UInt16(bigEndian: addr.sin_port))
 }

@@ -101,7 +101,7 @@ final class FailedReplayStateEndToEndTests: XCTestCase {
         let a = try startSim(
             "press-a", port: 0,
             values: #"{"heating.mode": 1, "heating.setpoint": -10, "heating.limit": 500, "heating.delay": 11}"#)
-        let portB = try freeLoopbackPort()
+        let portB = try TestPorts.freeLoopbackPort()
         var b = try startSim("press-b", port: portB, values: nil, flags: ["--clamp", "120:100"])
         let daemon = try DaemonHarness(config: Self.config(a: a.port!, b: portB))
 

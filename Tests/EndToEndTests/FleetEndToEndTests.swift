@@ -147,7 +147,7 @@ final class FleetEndToEndTests: XCTestCase {
         let ref = try peer(DaemonEndToEndTests.reference)
         let a = try started(config(host: "line-a", remote: url, ref: ref.port!, blank: ref.port!))
         let b = try started(config(host: "line-b", remote: url, ref: ref.port!, blank: ref.port!))
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-ios-\(getpid())-Heating")
+        let file = TestPaths.temporaryFile("Heating", prefix: "fleet-ios")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data(IOSArchiveEndToEndTests.archive()).write(to: file)
         let imported = try a.cli(["import", file.path, "--page", "heating", "--identity", "model=PRS-200"])

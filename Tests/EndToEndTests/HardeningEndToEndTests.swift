@@ -2,10 +2,10 @@ import Foundation
 import Glibc
 import LastsetClient
 import LastsetCore
-import TestSupport
-import XCTest
 import LastsetFormats
 import LastsetSystem
+import TestSupport
+import XCTest
 
 /// Connects to a Unix socket and sends nothing: a client that holds a connection slot.
 func idleUnixConnection(_ path: String) throws -> Int32 {
@@ -119,7 +119,7 @@ extension HardeningEndToEndTests {
     func testCheckConfigRefusesTheTokenFilesTheDaemonRefuses() throws {
         let dir = try TestPaths.temporaryDirectory(prefix: "token-rule")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let port = try freeLoopbackPort()
+        let port = try TestPorts.freeLoopbackPort()
         let cases: [(token: String, mode: mode_t, problem: String?)] = [
             ("short-token\n", 0o600, "has 11 characters; at least 16 are needed"),
             ("s3cret-token-0123456789\n", 0o644, "has mode 0644"),

@@ -2,9 +2,9 @@ import Foundation
 import Glibc
 import LastsetClient
 import LastsetCore
+import LastsetFormats
 import TestSupport
 import XCTest
-import LastsetFormats
 
 /// The legacy iOS app's archives through the real `lastsetd` and `lastset`: import (identity given or
 /// read from a device), refusals that archive nothing, replay of an imported template to a pymodbus
@@ -26,7 +26,7 @@ final class IOSArchiveEndToEndTests: XCTestCase {
     }
 
     private func write(_ bytes: [UInt8], _ name: String) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-ios-\(getpid())-\(name)")
+        let url = TestPaths.temporaryFile(name, prefix: "e2e-ios")
         try Data(bytes).write(to: url)
         files.append(url)
         return url.path
@@ -122,7 +122,7 @@ final class IOSArchiveEndToEndTests: XCTestCase {
         XCTAssertEqual(listing.map(\.version), [2, 1])
 
         // Export as the app's archive, re-import: the same values.
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-ios-\(getpid())-export.plist")
+        let out = TestPaths.temporaryFile("export.plist", prefix: "e2e-ios")
         files.append(out)
         let export = try daemon.cli(["export", "heating", "--format", "ios-archive", "--output", out.path])
         XCTAssertEqual(export.status, 0, export.stderr)
@@ -142,15 +142,9 @@ final class IOSArchiveEndToEndTests: XCTestCase {
 
     func testTenMebibyteArchiveIsRefusedBeforeAnythingIsSent() throws {
         let big = try write(Array("bplist00".utf8) + [UInt8](repeating: 0, count: 10 << 20 - 8), "Big")
-        let p = Process()
-        p.executableURL = try TestPaths.executable("lastset")
-        p.arguments = ["--socket", "/nonexistent/api.sock", "import", big, "--page", "heating"]
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertEqual(p.waitForExit(), 1)
+        let run = try ProgramRun.built("lastset", ["--socket", "/nonexistent/api.sock", "import", big, "--page", "heating"])
+        let e = run.stderr
+        XCTAssertEqual(run.status, 1)
         XCTAssertTrue(e.contains("the file is 10485760 bytes; at most 8388608 bytes (8 MiB) are accepted"), e)
     }
 }

@@ -125,15 +125,10 @@ final class SunSpecScanEndToEndTests: XCTestCase {
     }
 
     private func python(_ script: String, _ arguments: [String]) throws -> Data {
-        let p = Process()
-        p.executableURL = try PymodbusPeer.python()
-        p.arguments = [TestPaths.peersDirectory.appendingPathComponent(script).path] + arguments
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        XCTAssertEqual(p.waitForExit(), 0, "\(script) failed")
-        return data
+        let run = try ProgramRun.run(
+            try PymodbusPeer.python(), [TestPaths.peersDirectory.appendingPathComponent(script).path] + arguments)
+        XCTAssertEqual(run.status, 0, "\(script) failed: \(run.stderr)")
+        return run.stdoutData
     }
 
     func testGeneratedPagesReadWhatPysunspec2Reads() throws {

@@ -31,19 +31,8 @@ final class StrictInputEndToEndTests: XCTestCase {
     }
 
     private func runLastsetd(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let p = Process()
-        p.executableURL = try TestPaths.executable("lastsetd")
-        p.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        let status = p.waitForExit()
-        return (status, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        let run = try ProgramRun.built("lastsetd", arguments)
+        return (run.status, run.stdout, run.stderr)
     }
 
     /// Issue 8 item 1: `{"dryRun": null}` and a duplicated `dryRun` wrote 4 frames; now a 400 and nothing sent.

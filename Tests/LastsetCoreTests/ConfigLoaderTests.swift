@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 @testable import LastsetCore
@@ -75,7 +76,7 @@ final class ConfigLoaderTests: XCTestCase {
     }
 
     func testLoadReadsAFileAndReportsAMissingOne() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("lastset-core-\(UUID().uuidString).json")
+        let url = TestPaths.temporaryFile("\(UUID().uuidString).json", prefix: "lastset-core")
         try Data(Self.designConfig.utf8).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         XCTAssertEqual(try ConfigLoader.load(path: url.path).pages.first?.id, "heating")

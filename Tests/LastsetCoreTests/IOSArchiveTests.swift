@@ -1,8 +1,9 @@
 import Foundation
 import LastsetCore
-import Synchronization
-import XCTest
 import LastsetFormats
+import Synchronization
+import TestSupport
+import XCTest
 
 /// The legacy iOS app's archives: built as iOS writes them (by Python's plistlib, an independent
 /// writer, in binary and XML; and by hand for the damaged cases), imported or refused with a clear
@@ -131,29 +132,13 @@ final class IOSArchiveTests: XCTestCase {
         """#
 
     private func python(_ arguments: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3"] + arguments
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw NSError(
-                domain: "python", code: Int(p.terminationStatus),
-                userInfo: [
-                    NSLocalizedDescriptionKey: String(decoding: e, as: UTF8.self)
-                ])
-        }
-        return String(decoding: o, as: UTF8.self)
+        let run = try ProgramRun.run(URL(fileURLWithPath: "/usr/bin/env"), ["python3"] + arguments)
+        guard run.status == 0 else { throw TestSupportError("python3 exited \(run.status): \(run.stderr)") }
+        return run.stdout
     }
 
     private func temporaryFile(_ name: String) -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("iosarchive-\(getpid())-\(name)")
+        TestPaths.temporaryFile(name, prefix: "iosarchive")
     }
 
     /// The archive plistlib writes for `specs`.

@@ -97,19 +97,10 @@ final class AuditLogFaultTests: XCTestCase {
     func testAnAppendOnAFullDiskIsWholeOrAbsent() async throws {
         let mnt = dir.appendingPathComponent("small")
         try FileManager.default.createDirectory(at: mnt, withIntermediateDirectories: true)
-        let mount = Process()
-        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
-        mount.arguments = ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt.path]
-        try mount.run()
-        mount.waitUntilExit()
-        XCTAssertEqual(mount.terminationStatus, 0, "mount tmpfs (the tests run as root in CI)")
-        defer {
-            let umount = Process()
-            umount.executableURL = URL(fileURLWithPath: "/bin/umount")
-            umount.arguments = [mnt.path]
-            try? umount.run()
-            umount.waitUntilExit()
-        }
+        let mount = try ProgramRun.run(
+            URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt.path])
+        XCTAssertEqual(mount.status, 0, "mount tmpfs (the tests run as root in CI): \(mount.stderr)")
+        defer { _ = try? ProgramRun.run(URL(fileURLWithPath: "/bin/umount"), [mnt.path]) }
         let database = try RecordStore.open(dataDirectory: mnt)
         defer { database.close() }
         let log = AuditLog(database: database)
@@ -149,7 +140,8 @@ final class AuditLogFaultTests: XCTestCase {
         let read = try await engine.audit.read()
         XCTAssertEqual(read.records.map(\.templateVersion), [1, 2])
         XCTAssertEqual(read.unreadable, 1)
-        let kept = try SQLiteShell.query(dir.appendingPathComponent(RecordStore.fileName), "SELECT source, CAST(line AS TEXT) FROM audit_unreadable")
+        let kept = try SQLiteShell.query(
+            dir.appendingPathComponent(RecordStore.fileName), "SELECT source, CAST(line AS TEXT) FROM audit_unreadable")
         XCTAssertEqual(kept, ["audit.jsonl\u{1F}{\"device\":\"d\",\"endp"])
     }
 

@@ -334,7 +334,7 @@ final class FleetSyncTests: XCTestCase {
     }
 
     func testHubUnreachableKeepsLocalWorkAndSaysSo() async throws {
-        let a = try await FleetHost("line-1", remote: "git://127.0.0.1:\(try HubRepository.freePort())/hub.git", in: dir)
+        let a = try await FleetHost("line-1", remote: "git://127.0.0.1:\(try TestPorts.freeLoopbackPort())/hub.git", in: dir)
         let stored = try await a.capture(value: 5)
         let report = await a.fleet.sync()
         XCTAssertEqual(report.result, .offline)

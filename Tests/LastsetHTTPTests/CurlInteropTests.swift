@@ -6,15 +6,9 @@ import XCTest
 /// An independent client (curl) against the server: keep-alive reuse, chunked upload, Expect: 100-continue.
 final class CurlInteropTests: XCTestCase {
     private func curl(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["--silent", "--show-error", "--max-time", "10"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        let status = process.waitForExit()
-        return (status, String(decoding: data, as: UTF8.self))
+        let run = try ProgramRun.run(
+            URL(fileURLWithPath: "/usr/bin/curl"), ["--silent", "--show-error", "--max-time", "10"] + arguments)
+        return (run.status, run.stdout)
     }
 
     func testCurlKeepAliveChunkedAndExpectContinue() throws {

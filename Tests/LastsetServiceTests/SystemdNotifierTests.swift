@@ -1,41 +1,16 @@
 import Foundation
 import Glibc
 import LastsetService
+import LastsetSystem
 import TestSupport
 import XCTest
-import LastsetSystem
-
-/// A datagram socket standing in for systemd's notification socket.
-private final class NotifySocket {
-    let fd: Int32
-    let address: String
-
-    /// Binds at `path`, or in the abstract namespace when `path` starts with "@".
-    init(_ path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        address = path
-        let bound = try UnixSocketAddress(path, allowingAbstract: true).withSockaddr { bind(fd, $0, $1) }
-        guard bound == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    }
-
-    /// The next datagram as text ("" on timeout).
-    func receive() -> String {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
-    }
-
-    deinit { close(fd) }
-}
 
 final class SystemdNotifierTests: XCTestCase {
     func testLifecycleMessagesArriveOnPathSocket() throws {
         let directory = try TestPaths.shortTemporaryDirectory(prefix: "lastset-http")
         defer { TestPaths.remove(directory) }
-        let receiver = try NotifySocket(directory + "/notify")
-        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": receiver.address])
+        let receiver = try NotifyReceiver(path: directory + "/notify")
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": receiver.path])
         XCTAssertTrue(notifier.isEnabled)
 
         try notifier.ready()
@@ -54,7 +29,7 @@ final class SystemdNotifierTests: XCTestCase {
 
     func testAbstractSocketName() throws {
         let name = "@lastset-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let receiver = try NotifySocket(name)
+        let receiver = try NotifyReceiver(path: name)
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": name])
         try notifier.ready()
         XCTAssertEqual(receiver.receive(), "READY=1")
@@ -90,8 +65,8 @@ final class SystemdNotifierTests: XCTestCase {
     func testRunWatchdogPingsUntilCancelled() async throws {
         let directory = try TestPaths.shortTemporaryDirectory(prefix: "lastset-http")
         defer { TestPaths.remove(directory) }
-        let receiver = try NotifySocket(directory + "/notify")
-        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": receiver.address, "WATCHDOG_USEC": "100000"])
+        let receiver = try NotifyReceiver(path: directory + "/notify")
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": receiver.path, "WATCHDOG_USEC": "100000"])
         XCTAssertEqual(notifier.watchdogInterval, .milliseconds(50))
         let pinger = Task { await notifier.runWatchdog() }
         XCTAssertEqual(receiver.receive(), "WATCHDOG=1")
@@ -100,6 +75,6 @@ final class SystemdNotifierTests: XCTestCase {
         await pinger.value
 
         // Without a watchdog it returns at once.
-        await SystemdNotifier(environment: ["NOTIFY_SOCKET": receiver.address]).runWatchdog()
+        await SystemdNotifier(environment: ["NOTIFY_SOCKET": receiver.path]).runWatchdog()
     }
 }

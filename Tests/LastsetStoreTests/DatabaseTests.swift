@@ -343,23 +343,18 @@ final class DatabaseTests: XCTestCase {
 
     private func runProbe(_ steps: [String], environment: [String: String] = [:], trace: URL? = nil) throws -> [String] {
         let probe = try TestPaths.executable("lastset-store-probe")
-        let process = Process()
-        if let trace {
-            process.executableURL = try SyscallTrace.executable()
-            process.arguments = SyscallTrace.command(
-                [probe.path, dir.path] + steps, tracing: Array(SyscallTrace.syncCalls) + ["write"], into: trace)
-        } else {
-            process.executableURL = probe
-            process.arguments = [dir.path] + steps
-        }
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        XCTAssertEqual(process.waitForExit(), 0)
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        let (executable, arguments) =
+            try trace.map {
+                (
+                    try SyscallTrace.executable(),
+                    SyscallTrace.command(
+                        [probe.path, dir.path] + steps, tracing: Array(SyscallTrace.syncCalls) + ["write"], into: $0)
+                )
+            } ?? (probe, [dir.path] + steps)
+        let run = try ProgramRun.run(
+            executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+        XCTAssertEqual(run.status, 0, run.stderr)
+        return run.stdout.split(separator: "\n").map(String.init)
     }
 
     /// Counted with strace (every thread): one commit is one fsync of the WAL; 32 writers at once share commits

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import XCTest
 
 @testable import LastsetSystem
@@ -56,9 +57,8 @@ final class UnixSocketAddressTests: XCTestCase {
     }
 
     func testAPathAndAnAbstractNameBindAndConnect() throws {
-        let directory = NSTemporaryDirectory() + "lastset-sun-\(getpid())"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = try TestPaths.shortTemporaryDirectory(prefix: "lastset-sun")
+        defer { TestPaths.remove(directory) }
         for (name, abstract) in [(directory + "/s.sock", false), ("@lastset-test-\(getpid())", true)] {
             let address = try UnixSocketAddress(name, allowingAbstract: abstract)
             let server = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)

@@ -5,11 +5,9 @@ public func buildFaultLibrary(_ source: String, in dir: URL) throws -> String {
     let file = dir.appendingPathComponent("fault.c")
     try source.write(to: file, atomically: true, encoding: .utf8)
     let library = dir.appendingPathComponent("fault.so").path
-    let gcc = Process()
-    gcc.executableURL = URL(fileURLWithPath: "/usr/bin/gcc")
-    gcc.arguments = ["-shared", "-fPIC", "-O2", "-o", library, file.path, "-ldl"]
-    try gcc.run()
-    guard gcc.waitForExit() == 0 else { throw TestSupportError("gcc could not build the fault library") }
+    let gcc = try ProgramRun.run(
+        URL(fileURLWithPath: "/usr/bin/gcc"), ["-shared", "-fPIC", "-O2", "-o", library, file.path, "-ldl"])
+    guard gcc.status == 0 else { throw TestSupportError("gcc could not build the fault library: \(gcc.stderr)") }
     return library
 }
 

@@ -28,7 +28,7 @@ public final class HubRepository: @unchecked Sendable {
     /// returns its `git://` URL.
     @discardableResult
     public func serve(port requested: Int? = nil) throws -> String {
-        let port = try requested ?? Self.freePort()
+        let port = try requested ?? TestPorts.freeLoopbackPort()
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/git")
         p.arguments = [
@@ -117,53 +117,14 @@ public final class HubRepository: @unchecked Sendable {
         _ tool: String, _ arguments: [String], in dir: URL? = nil, environment extra: [String: String] = [:],
         input: String? = nil
     ) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = arguments
-        if let dir { p.currentDirectoryURL = dir }
-        p.environment = environment.merging(extra) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        var inputFile: URL?
-        if let input {
-            // From a file, not a pipe: nothing to write while the child runs.
-            let url = FileManager.default.temporaryDirectory.appendingPathComponent("hub-input-\(UUID().uuidString)")
-            try Data(input.utf8).write(to: url)
-            p.standardInput = try FileHandle(forReadingFrom: url)
-            inputFile = url
-        } else {
-            p.standardInput = FileHandle.nullDevice
-        }
-        defer { if let inputFile { try? FileManager.default.removeItem(at: inputFile) } }
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        let status = p.waitForExit(timeout: 60)
-        guard status == 0 else {
+        let run = try ProgramRun.run(
+            URL(fileURLWithPath: tool), arguments, in: dir, environment: environment.merging(extra) { $1 },
+            input: input.map { Data($0.utf8) })
+        guard run.status == 0 else {
             throw TestSupportError(
-                "git \(arguments.joined(separator: " ")) exited \(status): \(String(decoding: e, as: UTF8.self))")
+                "\(URL(fileURLWithPath: tool).lastPathComponent) \(arguments.joined(separator: " ")) exited \(run.status): \(run.stderr)"
+            )
         }
-        return String(decoding: o, as: UTF8.self)
-    }
-
-    /// A TCP port on 127.0.0.1 that was free a moment ago.
-    public static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestSupportError("socket: errno \(errno)") }
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { p -> Bool in
-                bind(fd, p, len) == 0 && getsockname(fd, p, &len) == 0
-            }
-        }
-        guard bound else { throw TestSupportError("bind 127.0.0.1:0: errno \(errno)") }
-        return Int(UInt16(bigEndian: addr.sin_port))
+        return run.stdout
     }
 }

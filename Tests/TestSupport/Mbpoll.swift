@@ -60,20 +60,10 @@ public enum Mbpoll {
     }
 
     private static func run(_ arguments: [String]) throws(TestSupportError) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/mbpoll")
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        process.standardInput = FileHandle.nullDevice
-        try PeerProcess.runWithCleanSignalMask(process)
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let status = process.waitForExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard status == 0 else {
-            throw TestSupportError("mbpoll \(arguments.joined(separator: " ")) exited \(status): \(text)")
+        let run = try ProgramRun.run(URL(fileURLWithPath: "/usr/bin/mbpoll"), arguments, mergingStderr: true)
+        guard run.status == 0 else {
+            throw TestSupportError("mbpoll \(arguments.joined(separator: " ")) exited \(run.status): \(run.stdout)")
         }
-        return text
+        return run.stdout
     }
 }

@@ -27,13 +27,11 @@ public final class PymodbusPeer: @unchecked Sendable {
         defer { venvLock.unlock() }
         let python = TestPaths.repoRoot.appendingPathComponent(".venv/bin/python")
         if !venvReady {
-            let setup = Process()
-            setup.executableURL = URL(fileURLWithPath: "/bin/bash")
-            setup.arguments = [TestPaths.peersDirectory.appendingPathComponent("setup-venv.sh").path]
-            try PeerProcess.runWithCleanSignalMask(setup)
-            let status = setup.waitForExit(timeout: 600)
-            guard status == 0 else {
-                throw TestSupportError("setup-venv.sh failed with status \(status)")
+            let setup = try ProgramRun.run(
+                URL(fileURLWithPath: "/bin/bash"), [TestPaths.peersDirectory.appendingPathComponent("setup-venv.sh").path],
+                timeout: 600)
+            guard setup.status == 0 else {
+                throw TestSupportError("setup-venv.sh failed with status \(setup.status): \(setup.stderr)")
             }
             venvReady = true
         }

@@ -25,26 +25,10 @@ public enum SQLiteShell {
     }
 
     private static func run(_ arguments: [String]) throws(TestSupportError) -> String {
-        let process = Process()
-        process.executableURL = try executable()
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw TestSupportError("cannot run sqlite3: \(error)")
+        let run = try ProgramRun.run(try executable(), arguments)
+        guard run.status == 0 else {
+            throw TestSupportError("sqlite3 \(arguments.joined(separator: " ")) exited \(run.status): \(run.stderr)")
         }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        let status = process.waitForExit()
-        guard status == 0 else {
-            throw TestSupportError(
-                "sqlite3 \(arguments.joined(separator: " ")) exited \(status): \(String(decoding: errors, as: UTF8.self))")
-        }
-        return String(decoding: data, as: UTF8.self)
+        return run.stdout
     }
 }

@@ -31,7 +31,7 @@ public final class SSHHub: @unchecked Sendable {
     public init(hub: HubRepository? = nil) throws {
         self.hub = try hub ?? HubRepository()
         dir = try TestPaths.temporaryDirectory(prefix: "ssh")
-        port = try HubRepository.freePort()
+        port = try TestPorts.freeLoopbackPort()
         user = String(cString: getpwuid(getuid()).pointee.pw_name)
         for name in ["host_key", "client_key"] {
             try HubRepository.run(

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -64,6 +65,12 @@ public enum TestPaths {
             throw TestSupportError("cannot create temporary directory \(url.path): \(error)")
         }
         return url
+    }
+
+    /// A path in the temporary directory for a file a test writes, `<prefix>-<pid>-<name>` (the pid keeps test
+    /// processes apart, and the name stays readable where a test shows it); the caller removes the file.
+    public static func temporaryFile(_ name: String, prefix: String = "lastset") -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(getpid())-\(name)")
     }
 }
 
