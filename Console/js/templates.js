@@ -2,6 +2,7 @@
 import { api, seg } from './api.js';
 import { h, table, select, field, replace } from './dom.js';
 import { badge, timeNode, valueNode } from './format.js';
+import { fleetDefinitionCard } from './fleetpage.js';
 
 const skipReasons = { unset: 'still at its "not set" default', notCloned: 'not cloned (clone: false)', readOnly: 'read-only' };
 
@@ -66,9 +67,12 @@ export async function render(root, ctx) {
   const picker = select('tpl-page', pages.map((p) => [p.id, p.title ? `${p.title} (${p.id})` : p.id]), pages[0] && pages[0].id);
   const versions = h('div');
   const out = h('div.detail');
+  const fleet = h('div');
   async function load() {
     const pageId = picker.value;
     replace(out);
+    // In a fleet: whether this page is defined here as the fleet defines it (with the registers that differ).
+    replace(fleet, await fleetDefinitionCard(pageId, ctx, load));
     const list = await api('GET', `/v1/pages/${seg(pageId)}/templates`);
     if (!list.length) {
       replace(versions, h('p.muted', {}, 'No template has been captured for this page yet.'));
@@ -101,7 +105,7 @@ export async function render(root, ctx) {
     if (newestFirst[0].checksumOK) await detail(pageId, newestFirst[0].id || newestFirst[0].version, ctx, out);
   }
   picker.addEventListener('change', () => load().catch((e) => ctx.error(versions, e)));
-  replace(root, h('h2', {}, 'Pages and templates'), h('div.card', {}, field('Page', picker), versions), h('div.card', {}, out));
+  replace(root, h('h2', {}, 'Pages and templates'), fleet, h('div.card', {}, field('Page', picker), versions), h('div.card', {}, out));
   if (pages.length) await load();
   else replace(versions, h('p.muted', {}, 'No pages are configured.'));
 }

@@ -30,7 +30,15 @@ extension Fleet {
             if (try? Data(contentsOf: target)) == data { return nil }
             try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
             try data.write(to: target, options: .atomic)
-            try git.run(["add", "--", relative], timeout: settings.localTimeout)
+            // The definition it was captured against travels with it (once per definition and host).
+            var paths = [relative]
+            if let summary = try? TemplateFile.summary(data),
+                let definition = ownDefinition(pageId: pageId, pageHash: summary.pageHash),
+                let path = try writeDefinition(definition)
+            {
+                paths.append(path)
+            }
+            try git.run(["add", "--"] + paths, timeout: settings.localTimeout)
             try commit("\(kind.rawValue) \(pageId) \(versionId)", who: who)
             // A promote's record follows in a commit of its own.
             if kind == .promote { _ = try await catchUpRecords() }

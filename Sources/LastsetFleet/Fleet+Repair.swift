@@ -178,6 +178,12 @@ extension Fleet {
                 }
             case .record:
                 if let data = records[change.path] { evidence.append((data, .auditLog)) }
+            case .definition(let page, let fileName, _):
+                // A definition proves itself: its content must hash to its name, as any host's must.
+                if case .failure(let refusal) = FleetPageDefinition.decode(hub, pageId: page, fileName: fileName) {
+                    refusals.append(refusal)
+                }
+                continue
             case .audit, .ignored:
                 break
             }

@@ -211,7 +211,7 @@ extension Fleet {
         guard case .added(let version) = adoption, let here = state.withLock({ $0.pages[pageId] }),
             let template = try? TemplateFile.decode(data)
         else { return }
-        let applicability = TemplateApplicability(TemplateAdmission.admit(template, to: here))
+        let applicability = TemplateApplicability(TemplateAdmission.admit(template, to: here, localHost: settings.host))
         if let why = applicability.text {
             report.notApplicable = (report.notApplicable ?? []) + ["\(pageId)/\(version.id): \(why)"]
         }

@@ -217,42 +217,6 @@ public actor Fleet {
         return status
     }
 
-    /// Sets this host's pages (at start and after every config reload) and re-checks, in the background, which
-    /// of them differ from the pages other hosts' versions were captured against (health).
-    public nonisolated func setPages(_ pages: [CompiledPage]) {
-        state.withLock { $0.pages = Dictionary(pages.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a }) }
-        Task { await self.checkPages() }
-    }
-
-    /// For every page of this host: each other host's latest version whose page hash is not this page's, and
-    /// whether it still applies here (the one admission decision). Kept for health.
-    public func checkPages() async {
-        let pages = state.withLock { $0.pages }
-        var differences: [FleetPageDifference] = []
-        for (pageId, page) in pages.sorted(by: { $0.key < $1.key }) {
-            guard let listings = try? await archive.list(pageId: pageId) else { continue }
-            // Newest first: the first listing of each other host is its latest version.
-            var seen = Set<String>()
-            for l in listings {
-                guard let host = l.host, host != settings.host, l.checksumOK, seen.insert(host).inserted,
-                    let hash = l.pageHash, hash != page.hash
-                else { continue }
-                var difference = FleetPageDifference(
-                    pageId: pageId, host: host, version: l.id, pageHash: hash, applicable: false, reason: nil)
-                do {
-                    let template = try await archive.load(pageId: pageId, version: .id(host: host, number: l.version))
-                    let applicability = TemplateApplicability(TemplateAdmission.admit(template, to: page))
-                    difference.applicable = applicability.applicable
-                    difference.reason = applicability.text
-                } catch {
-                    difference.reason = "cannot load: \(error)"
-                }
-                differences.append(difference)
-            }
-        }
-        state.withLock { $0.differingPages = differences }
-    }
-
     /// Before a replay: fetch and merge what the hub has, within the short replay bound. Returns a
     /// warning for the replay report when the hub did not answer (in time) or was refused: the replay
     /// then uses what is local. Never waits for a sync already running.
@@ -274,7 +238,9 @@ public actor Fleet {
         let network = timeout ?? settings.networkTimeout
         do throws(GitError) {
             if push {
-                report.templatesOut += try await catchUp()
+                let caughtUp = try await catchUp()
+                report.templatesOut += caughtUp
+                if !caughtUp.isEmpty { _ = try await publishDefinitions() }
                 _ = try await catchUpRecords()
                 report.auditRecordsOut = try await exportAudit()
             }

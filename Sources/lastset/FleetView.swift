@@ -49,8 +49,8 @@ enum FleetView {
             rows.append(
                 (
                     "page differs",
-                    "\(d.pageId) from \(d.host)'s (its latest, \(d.version), "
-                        + (d.applicable ? "still applies here)" : "\(d.reason ?? "not applicable here"))")
+                    "\(d.pageId) from \(d.host)'s (its latest, \(d.version)\(d.fleetLatest == true ? ", the fleet's latest" : ""))"
+                        + Self.differences(d)
                 ))
         }
         return CommandSpec.helpRows(rows).map { String($0.dropFirst(2)) }
@@ -100,5 +100,39 @@ enum FleetView {
         for note in r.unchecked ?? [] { lines.append("  accepted unchecked: \(note)") }
         if let first = r.sync { lines += Self.sync(first).map { "  " + $0 } }
         return lines
+    }
+
+    /// `lastset fleet page PAGE`.
+    static func page(_ v: FleetPageView) -> [String] {
+        var lines: [String] = []
+        if let taken = v.taken {
+            lines.append(
+                "page \(v.pageId): the fleet's definition taken from \(taken.fromVersion) by \(taken.takenBy) at \(TextView.time(taken.takenAt)) is in force here, not the config's (\(taken.replacedHash))"
+            )
+        }
+        guard let version = v.fleetVersion, let fleetHash = v.fleetHash else {
+            return lines + ["page \(v.pageId): no version in the fleet yet (\(v.pageHash) here)"]
+        }
+        if v.same {
+            return lines + ["page \(v.pageId): the same definition as the fleet's (\(v.pageHash), its latest \(version))"]
+        }
+        lines.append("page \(v.pageId) DIFFERS from the fleet's: here \(v.pageHash), the fleet's latest \(version) was captured against \(fleetHash)")
+        guard let differences = v.differences, let definition = v.definition else {
+            return lines + ["  that definition was never published (a version from before definitions were published): nothing to compare or take"]
+        }
+        lines.append("  published by \(definition.host)")
+        for r in differences.registers { lines.append("  register \(r)") }
+        for f in differences.page { lines.append("  page \(f.field): \(f.here ?? "none") → \(f.there ?? "none")") }
+        lines.append(
+            "another host's version is written here only under the definition it was captured against: lastset fleet page \(v.pageId) --take --version \(version) --reason \"…\"")
+        return lines
+    }
+
+    /// `: heating.hysteresis: max 40 → 50; heating.label: only in the fleet's` (or why it is not applicable, when the
+    /// definition it was captured against was never published).
+    static func differences(_ d: FleetPageDifference) -> String {
+        let parts = (d.registers ?? []).map(\.description) + (d.pageFields ?? []).map { "page \($0.field): \($0.here ?? "none") → \($0.there ?? "none")" }
+        if !parts.isEmpty { return ": " + parts.joined(separator: "; ") }
+        return d.reason.map { ": \($0)" } ?? ""
     }
 }

@@ -285,7 +285,11 @@ final class AdmissionEndToEndTests: XCTestCase {
         let report = try APICoding.decoder().decode(SyncReport.self, from: Data(synced.stdout.utf8))
         XCTAssertEqual(report.result, .ok, report.message ?? "")
         XCTAssertEqual(report.templatesIn, ["heating/line-a-1"], "kept: it is history")
-        let why = "heating.energy: layout changed since capture: wordOrder little → big"
+        // Refused entry by entry, and as another host's version captured against another definition.
+        let layout = "heating.energy: layout changed since capture: wordOrder little → big"
+        let definition =
+            "version line-a-1 of line-a was captured against another definition of page \"heating\": another host's version is written here only under that definition (lastset fleet page heating --take)"
+        let why = "\(layout); \(definition)"
         XCTAssertEqual(report.notApplicable, ["heating/line-a-1: not applicable here: \(why)"])
 
         let listing = try b.decode([TemplateListing].self, try b.api("GET", "/v1/pages/heating/templates"))
@@ -295,9 +299,10 @@ final class AdmissionEndToEndTests: XCTestCase {
         let table = try b.cli(["templates", "heating"])
         XCTAssertTrue(table.stdout.contains("not applicable here: \(why)"), table.stdout)
         let shown = try b.decode(ShownTemplate.self, try b.api("GET", "/v1/pages/heating/templates/line-a-1"))
-        XCTAssertEqual(shown.applicableHere, TemplateApplicability(applicable: false, refused: [why], leftOut: []))
+        XCTAssertEqual(shown.applicableHere, TemplateApplicability(applicable: false, refused: [layout, definition], leftOut: []))
         let show = try b.cli(["show", "heating", "--version", "line-a-1"])
-        XCTAssertTrue(show.stdout.contains("applicable") && show.stdout.contains(why), show.stdout)
+        XCTAssertTrue(
+            show.stdout.contains("applicable") && show.stdout.contains(layout) && show.stdout.contains(definition), show.stdout)
         // A's own listing: its version applies to its page.
         let own = try a.decode([TemplateListing].self, try a.api("GET", "/v1/pages/heating/templates"))
         XCTAssertEqual(own.map(\.applicable), [true])

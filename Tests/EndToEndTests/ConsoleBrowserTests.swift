@@ -57,6 +57,17 @@ final class ConsoleBrowserTests: XCTestCase {
                 { name: "vic", role: "viewer", sha256: "\(hash(Self.viewerSecret))" } ] } },
             """
         config = config.replacingOccurrences(of: "  version: 1,\n", with: "  version: 1,\n\(api)\n")
+        // A fleet whose hub holds line-z's version of `cooling`, captured against a limit of 60 where this host's
+        // page says 40 (test_8: the templates view flags it, an operator takes the fleet's definition).
+        let hub = try HubRepository()
+        try Self.seedCooling(hub)
+        config = config.replacingOccurrences(
+            of: "  version: 1,\n",
+            with: "  version: 1,\n  fleet: { remote: \"\(hub.fileURL)\", interval: \"0s\", host: \"console\" },\n")
+        config = config.replacingOccurrences(
+            of: "    },\n  ],\n}",
+            with: "    },\n    { id: \"cooling\", title: \"Cooling\", registers: [ { registerId: \"cooling.limit\", address: 300, type: \"u16\", max: 40 } ] },\n  ],\n}")
+        XCTAssertTrue(config.contains("id: \"cooling\""))
         XCTAssertTrue(config.contains("listen: \"127.0.0.1:\(port)\""))
         XCTAssertTrue(config.contains("id: \"press-c\""))
         let daemon = try DaemonHarness(config: config)
@@ -91,7 +102,7 @@ final class ConsoleBrowserTests: XCTestCase {
         print(text)
         print("browser tests took \(String(format: "%.1f", Date().timeIntervalSince(started))) s; screenshots in \(shots)")
         XCTAssertEqual(status, 0, "the browser tests failed:\n\(text)\nlastsetd:\n\(daemon.stderr)")
-        XCTAssertTrue(text.contains("Ran 7 tests") && text.contains("\nOK"), text)
+        XCTAssertTrue(text.contains("Ran 8 tests") && text.contains("\nOK"), text)
 
         // mbpoll, outside everything above, reads press-b: it holds the template the console applied.
         let template = try daemon.decode(Template.self, try daemon.api("GET", "/v1/pages/heating/templates/latest"))
@@ -121,9 +132,36 @@ final class ConsoleBrowserTests: XCTestCase {
             "devices.png", "capture.png", "dry-run.png", "apply-confirm.png", "apply-result.png", "viewer-apply.png", "audit.png",
             "apply-all-dry-run.png", "apply-all-confirm.png", "apply-all-result.png", "devices-drift.png",
             "devices-conformance.png",
-            "rollout.png",
+            "rollout.png", "fleet-definition.png",
         ] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: "\(shots)/\(name)"), "no screenshot \(name)")
         }
+    }
+
+    /// Pushes to `hub` line-z's version of page `cooling` and the definition it was captured against (limit 60).
+    static func seedCooling(_ hub: HubRepository) throws {
+        let definition = PageDefinition(
+            id: "cooling", title: "Cooling",
+            registers: [RegisterDefinition(registerId: "cooling.limit", address: 300, type: .u16, max: 60)])
+        let page = CompiledPage(definition)
+        let at = Date()
+        let version = Template(
+            pageId: "cooling", pageHash: page.hash, version: 1, capturedAt: at, capturedBy: "uid:1000",
+            source: TemplateSource(deviceId: "press-z", endpoint: "tcp://127.0.0.1:1", unit: 1, identity: []),
+            entries: [TemplateEntry(register: page.registers[0], words: [55], lastDate: at)], skipped: [], host: "line-z",
+            archivedAt: at)
+        let published = try XCTUnwrap(FleetPageDefinition(definition, pageHash: page.hash, host: "line-z"))
+        let work = hub.root.appendingPathComponent("line-z")
+        try HubRepository.git(["init", "-q", "-b", "main", work.path], in: hub.root)
+        for (path, data) in [
+            ("templates/cooling/\(version.versionId.fileName)", TemplateFile.encode(version)), (published.path, published.encoded()),
+        ] {
+            let url = work.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try data.write(to: url)
+        }
+        try HubRepository.git(["add", "-A"], in: work)
+        try HubRepository.git(["commit", "-q", "-m", "capture cooling line-z-1"], in: work)
+        try HubRepository.git(["push", "-q", hub.fileURL, "HEAD:main"], in: work)
     }
 }

@@ -36,6 +36,13 @@ final class FleetChangeTests: XCTestCase {
             (change("A", "history/heating/rename@line-7-2@line-1.json"), "not the name of a fleet record", .name),
             (change("A", "history/heating/delete@3@line-1.json"), "not the name of a fleet record", .name),
             (change("A", "history/delete@line-7-2@line-1.json"), "not history/<page>/<record file>", .layout),
+            (change("A", "pages/heating/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef@line-1.json"), nil, nil),
+            (change("A", "pages/heating/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef@line-7.json"), "this host's", .ownNamespace),
+            (change("M", "pages/heating/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef@line-1.json"), "rewritten", .rewritten),
+            (change("D", "pages/heating/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef@line-1.json"), "removed", .removed),
+            (change("A", "pages/heating/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef@line-1.json", mode: "120000"), "only regular files", .regularFile),
+            (change("A", "pages/heating/0123456789@line-1.json"), "not the name of a page definition", .name),
+            (change("A", "pages/heating.json"), "not pages/<page>/<definition file>", .layout),
         ]
         for (c, refusal, rule) in cases {
             switch c.classify(localHost: "line-7") {

@@ -233,7 +233,7 @@ final class TemplateAdmissionTests: XCTestCase {
             ),
         ]
         for c in cases {
-            let admission = TemplateAdmission.admit(c.template, to: CompiledPage(c.page))
+            let admission = TemplateAdmission.admit(c.template, to: CompiledPage(c.page), localHost: nil)
             XCTAssertEqual(admission.verdicts.count, c.template.entries.count, c.name, line: c.line)
             var got: [String: Short] = [:]
             for (e, v) in zip(c.template.entries, admission.verdicts) { got[e.registerId] = Self.short(v) }
@@ -245,7 +245,7 @@ final class TemplateAdmissionTests: XCTestCase {
 
     func testAdmittedEntriesKnowTheirPagePosition() {
         let reordered = Self.edited { $0.registers.swapAt(0, 2) }
-        let admission = TemplateAdmission.admit(Self.captured(), to: CompiledPage(reordered))
+        let admission = TemplateAdmission.admit(Self.captured(), to: CompiledPage(reordered), localHost: nil)
         let positions = admission.verdicts.map { v -> Int? in if case .admitted(let p, _) = v { p } else { nil } }
         XCTAssertEqual(positions, [2, 1, 0, 3, 4])
     }
@@ -253,20 +253,20 @@ final class TemplateAdmissionTests: XCTestCase {
     func testRepeatsAndAnotherPageAreRefused() {
         var twice = Self.captured()
         twice.entries.append(twice.entries[0])
-        let admission = TemplateAdmission.admit(twice, to: CompiledPage(Self.page))
+        let admission = TemplateAdmission.admit(twice, to: CompiledPage(Self.page), localHost: nil)
         XCTAssertEqual(admission.refusals, [EntryRefusal(registerId: "heating.mode", reason: .repeated)])
 
         var gone = Self.captured()
         gone.entries.append(
             TemplateEntry(registerId: "x", address: 1, length: 1, valueData: "0001", value: .unsigned(1), lastDate: Date()))
         gone.entries.append(gone.entries.last!)
-        let goneTwice = TemplateAdmission.admit(gone, to: CompiledPage(Self.page))
+        let goneTwice = TemplateAdmission.admit(gone, to: CompiledPage(Self.page), localHost: nil)
         XCTAssertEqual(goneTwice.leftOut.map(\.registerId), ["x"])
         XCTAssertEqual(goneTwice.refusals, [EntryRefusal(registerId: "x", reason: .repeated)])
 
         var other = Self.captured()
         other.pageId = "cooling"
-        let refused = TemplateAdmission.admit(other, to: CompiledPage(Self.page))
+        let refused = TemplateAdmission.admit(other, to: CompiledPage(Self.page), localHost: nil)
         XCTAssertFalse(refused.isAdmissible)
         XCTAssertEqual(refused.otherPage, "cooling")
         XCTAssertEqual(refused.refusalText, "template is for page \"cooling\", not \"heating\"")
@@ -364,7 +364,7 @@ final class TemplateAdmissionTests: XCTestCase {
             ),
         ]
         for (page, expected, text, line) in cases {
-            let a = TemplateApplicability(TemplateAdmission.admit(Self.captured(), to: CompiledPage(page)))
+            let a = TemplateApplicability(TemplateAdmission.admit(Self.captured(), to: CompiledPage(page), localHost: nil))
             XCTAssertEqual(a, expected, line: line)
             XCTAssertEqual(a.text, text, line: line)
         }

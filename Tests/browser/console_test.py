@@ -2,8 +2,9 @@
 Debian's chromedriver (nothing is downloaded: the paths are given, Selenium Manager is kept offline).
 
 Run by Tests/EndToEndTests/ConsoleBrowserTests.swift (part of `make test`) against a real lastsetd whose
-devices are lastset-sim presses on 127.0.0.1: press-a configured, press-b and press-c (polled) blank. The environment names
-the console's URL, an operator's and a viewer's token, and where screenshots go.
+devices are lastset-sim presses on 127.0.0.1: press-a configured, press-b and press-c (polled) blank. The daemon is in a
+fleet whose hub holds another host's (line-z's) version of page `cooling`, captured against another definition. The
+environment names the console's URL, an operator's and a viewer's token, and where screenshots go.
 """
 import http.server
 import json
@@ -465,6 +466,45 @@ class Console(unittest.TestCase):
         self.assertEqual(got, [want for _, _, want in cases])
         self.assertEqual(self.console_errors(), [])
 
+    def test_8_a_page_defined_otherwise_in_the_fleet_is_flagged_and_the_fleets_definition_taken(self):
+        """Page `cooling` here has a lower limit than the definition line-z's version was captured against: the
+        templates view flags it with the register that differs; a viewer has no way to take it; an operator takes
+        the fleet's definition (confirmed, with a reason), the flag goes, and the audit log has the step."""
+        self.sign_in(VIEWER)
+        self.visible("#nav")
+        self.view("templates")
+        Select(self.visible("#tpl-page")).select_by_value("cooling")
+        self.visible("#fleet-definition")
+        row = self.visible("#definition-differences tr[data-register='cooling.limit']")
+        self.assertIn("line-z", row.text)
+        self.assertIn("max", row.text)
+        self.assertIn("40", row.text)
+        self.assertIn("60", row.text)
+        self.assertEqual(driver.find_elements(By.CSS_SELECTOR, "#take-definition"), [])
+        driver.find_element(By.ID, "signout").click()
+
+        self.sign_in(OPERATOR)
+        self.visible("#nav")
+        self.view("templates")
+        Select(self.visible("#tpl-page")).select_by_value("cooling")
+        self.visible("#take-definition")
+        self.shot("fleet-definition.png")
+        driver.find_element(By.ID, "take-definition").click()
+        dialog = self.confirm()
+        self.assertIn("line-z", dialog.text)
+        self.visible("#take-reason").send_keys("line-z's map is the plant's")
+        driver.find_element(By.ID, "confirm-ok").click()
+        self.gone("#fleet-definition")
+        status, health = api("GET", "/v1/health")
+        self.assertEqual(status, 200)
+        self.assertFalse(health["fleet"].get("differingPages"), health["fleet"])
+        status, audit = api("GET", "/v1/audit?limit=5")
+        self.assertEqual(status, 200)
+        taken = [r for r in audit["records"] if r["kind"] == "page-definition"]
+        self.assertEqual(len(taken), 1, audit)
+        self.assertEqual(taken[0]["who"], f"token:{OPERATOR_NAME}")
+        self.assertTrue(taken[0]["message"].endswith(": line-z's map is the plant's"), taken[0])
+        self.assertEqual(self.console_errors(), [])
 
 
 if __name__ == "__main__":

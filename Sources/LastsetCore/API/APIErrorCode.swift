@@ -37,6 +37,14 @@ public enum APIErrorCode: String, CaseIterable, Sendable, Hashable, Codable {
     case csrfFailed = "csrf_failed"
     /// Another job holds the device, or a poll is in progress.
     case deviceBusy = "device_busy"
+    /// Taking a fleet page definition: this host's page is the fleet's definition already.
+    case definitionSame = "definition_same"
+    /// Taking a fleet page definition: the fleet's latest version was captured against a definition no host published.
+    case definitionUnpublished = "definition_unpublished"
+    /// Taking a fleet page definition: it would not pass as this host's config (the checker's problems).
+    case definitionInvalid = "definition_invalid"
+    /// Releasing a fleet page definition: the page runs on the config's definition.
+    case definitionNotTaken = "definition_not_taken"
     /// A body with a key given twice.
     case duplicateKey = "duplicate_key"
     /// A response that could not be encoded.

@@ -24,4 +24,8 @@ public enum AuditKind: String, JSONFieldValue, Sendable, Hashable, CaseIterable 
     /// A repair of this host's fleet (`lastset fleet repair`): a quarantine of the hub's branch or a re-clone of the
     /// repository; `message` says which, what was done (or why not) and the operator's reason. No page or device.
     case fleetRepair = "fleet-repair"
+    /// This host took its fleet's definition of a page in place of its config's (`lastset fleet page PAGE --take`), or
+    /// released it (`--release`); `templateVersionId` is the fleet version whose definition it is, `pageHash` the
+    /// definition in force after it; `message` lists what differed and the operator's reason. No device.
+    case pageDefinition = "page-definition"
 }

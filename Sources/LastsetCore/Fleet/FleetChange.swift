@@ -5,7 +5,8 @@ import Foundation
 ///
 /// The repository holds `templates/<page>/<version file>` (each host adds only files named with its
 /// own host), `history/<page>/<record file>` (each host adds only its own deletes' and promotes' records:
-/// `FleetRecord`) and `audit/<host>.jsonl` (each host appends only to its own). So an incoming change from
+/// `FleetRecord`), `pages/<page>/<definition file>` (each host adds only the page definitions it published:
+/// `FleetPageDefinition`) and `audit/<host>.jsonl` (each host appends only to its own). So an incoming change from
 /// another host is a new template file of that host, a new record of that host or an append to that host's
 /// audit file; anything else under `templates/`, `history/` or `audit/` (a rewritten or deleted version or
 /// record, a symlink, a file in this host's namespace) is refused before it is merged. Other paths are ignored.
@@ -36,6 +37,8 @@ public struct FleetChange: Sendable, Hashable {
         case record(pageId: String, name: FleetRecord.Name)
         /// Another host's audit file, created or appended to.
         case audit(host: String)
+        /// A page definition another host published (`FleetPageDefinition`).
+        case definition(pageId: String, fileName: String, host: String)
         /// Not a path Lastset uses.
         case ignored
 
@@ -45,6 +48,7 @@ public struct FleetChange: Sendable, Hashable {
             case .template(_, _, let version): version.host
             case .record(_, let name): name.host
             case .audit(let host): host
+            case .definition(_, _, let host): host
             case .ignored: nil
             }
         }
@@ -72,13 +76,16 @@ public struct FleetChange: Sendable, Hashable {
     /// What this change is when it comes from the hub to `localHost`, or why it is refused.
     public func classify(localHost: String) -> Result<Kind, FleetRefusal> {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard let top = parts.first, top == "templates" || top == "audit" || top == FleetRecord.folder else {
+        guard let top = parts.first,
+            top == "templates" || top == "audit" || top == FleetRecord.folder || top == FleetPageDefinition.folder
+        else {
             return .success(.ignored)
         }
         func refuse(_ rule: FleetRule, _ why: String) -> Result<Kind, FleetRefusal> {
             .failure(FleetRefusal(path: path, rule: rule, reason: why))
         }
         if top == FleetRecord.folder { return classifyRecord(parts, localHost: localHost) }
+        if top == FleetPageDefinition.folder { return classifyDefinition(parts, localHost: localHost) }
         if top == "templates" {
             guard parts.count == 3, SafeName.isValid(parts[1]) else { return refuse(.layout, "not templates/<page>/<version file>") }
             guard let version = TemplateVersion.parse(fileName: parts[2]), let host = version.host else {
@@ -87,12 +94,12 @@ public struct FleetChange: Sendable, Hashable {
             guard host != localHost else {
                 return refuse(.ownNamespace, "a version in this host's (\(localHost)) namespace, written elsewhere")
             }
-            switch status {
-            case "A": break
-            case "D": return refuse(.removed, "version \(version.id) deleted: versions are never removed from the hub")
-            default: return refuse(.rewritten, "version \(version.id) rewritten: a version id never changes meaning")
+            if let refusal = addedRegularFile(
+                removed: "version \(version.id) deleted: versions are never removed from the hub",
+                rewritten: "version \(version.id) rewritten: a version id never changes meaning")
+            {
+                return .failure(refusal)
             }
-            guard newMode == "100644" else { return refuse(.regularFile, "mode \(newMode): only regular files are accepted") }
             return .success(.template(pageId: parts[1], fileName: parts[2], version: version))
         }
         guard parts.count == 2, parts[1].hasSuffix(".jsonl"), SafeName.isValid(String(parts[1].dropLast(6))) else {
@@ -117,13 +124,52 @@ public struct FleetChange: Sendable, Hashable {
         guard name.host != localHost else {
             return refuse(.ownNamespace, "a record in this host's (\(localHost)) namespace, written elsewhere")
         }
+        if let refusal = addedRegularFile(
+            removed: "the \(name.kind.rawValue) record of \(name.versionId) removed: records are never removed",
+            rewritten: "the \(name.kind.rawValue) record of \(name.versionId) rewritten: a record never changes")
+        {
+            return .failure(refusal)
+        }
+        return .success(.record(pageId: parts[1], name: name))
+    }
+}
+
+extension FleetChange {
+    /// `pages/<page>/<hash>@<host>.json`: only added, only by another host, a regular file.
+    fileprivate func classifyDefinition(_ parts: [String], localHost: String) -> Result<Kind, FleetRefusal> {
+        func refuse(_ rule: FleetRule, _ why: String) -> Result<Kind, FleetRefusal> {
+            .failure(FleetRefusal(path: path, rule: rule, reason: why))
+        }
+        guard parts.count == 3, SafeName.isValid(parts[1]) else { return refuse(.layout, "not pages/<page>/<definition file>") }
+        guard let named = FleetPageDefinition.parse(fileName: parts[2]) else {
+            return refuse(.name, "not the name of a page definition (<hash>@<host>.json)")
+        }
+        guard named.host != localHost else {
+            return refuse(.ownNamespace, "a page definition in this host's (\(localHost)) namespace, written elsewhere")
+        }
+        if let refusal = addedRegularFile(
+            removed: "a page definition removed: definitions are never removed",
+            rewritten: "a page definition rewritten: a definition never changes")
+        {
+            return .failure(refusal)
+        }
+        return .success(.definition(pageId: parts[1], fileName: parts[2], host: named.host))
+    }
+}
+
+extension FleetChange {
+    /// The refusal of a file that was not added as a regular file (versions, records and definitions are only ever
+    /// added, never removed or rewritten); nil when it was.
+    fileprivate func addedRegularFile(removed: String, rewritten: String) -> FleetRefusal? {
         switch status {
         case "A": break
-        case "D": return refuse(.removed, "the \(name.kind.rawValue) record of \(name.versionId) removed: records are never removed")
-        default: return refuse(.rewritten, "the \(name.kind.rawValue) record of \(name.versionId) rewritten: a record never changes")
+        case "D": return FleetRefusal(path: path, rule: .removed, reason: removed)
+        default: return FleetRefusal(path: path, rule: .rewritten, reason: rewritten)
         }
-        guard newMode == "100644" else { return refuse(.regularFile, "mode \(newMode): only regular files are accepted") }
-        return .success(.record(pageId: parts[1], name: name))
+        guard newMode == "100644" else {
+            return FleetRefusal(path: path, rule: .regularFile, reason: "mode \(newMode): only regular files are accepted")
+        }
+        return nil
     }
 }
 

@@ -2,7 +2,8 @@ import Foundation
 
 /// What a fetch from the hub changed, checked before anything of it is merged: every path by `FleetChange`'s
 /// rules, then the content of every new file — a template's checksum and that its name is what it holds, a
-/// delete or promote record's content and name (`FleetRecord`), an audit file only appended to. Any refusal
+/// delete or promote record's content and name (`FleetRecord`), a page definition's page, host and hash
+/// (`FleetPageDefinition`), an audit file only appended to. Any refusal
 /// refuses the whole fetch.
 public struct IncomingChanges: Sendable {
     /// New template versions of other hosts.
@@ -11,6 +12,8 @@ public struct IncomingChanges: Sendable {
     public var recordChanges: [(change: FleetChange, pageId: String, name: FleetRecord.Name)] = []
     /// Other hosts' audit files, created or appended to.
     public var auditChanges: [FleetChange] = []
+    /// Page definitions other hosts published.
+    public var definitionChanges: [(change: FleetChange, pageId: String, fileName: String)] = []
     /// Every problem found, path by path.
     public var refusals: [FleetRefusal] = []
     /// Audit lines appended (after `verify`).
@@ -35,6 +38,7 @@ public struct IncomingChanges: Sendable {
             case .success(.template(let page, _, let version)): templateChanges.append((change, page, version))
             case .success(.record(let page, let name)): recordChanges.append((change, page, name))
             case .success(.audit): auditChanges.append(change)
+            case .success(.definition(let page, let fileName, _)): definitionChanges.append((change, page, fileName))
             case .success(.ignored): break
             }
         }
@@ -45,7 +49,7 @@ public struct IncomingChanges: Sendable {
 
     /// The blobs `verify` needs: every new file, and an audit file's old content.
     public var blobIds: [String] {
-        templateChanges.map(\.change.newBlob) + recordChanges.map(\.change.newBlob)
+        templateChanges.map(\.change.newBlob) + recordChanges.map(\.change.newBlob) + definitionChanges.map(\.change.newBlob)
             + auditChanges.flatMap { [$0.newBlob] + ($0.status == "M" ? [$0.oldBlob] : []) }
     }
 
@@ -75,6 +79,15 @@ public struct IncomingChanges: Sendable {
                 continue
             }
             if case .failure(let refusal) = FleetRecord.decode(data, pageId: page, fileName: name.fileName) {
+                refusals.append(refusal)
+            }
+        }
+        for (change, page, fileName) in definitionChanges {
+            guard let data = blobs[change.newBlob] else {
+                refusals.append(FleetRefusal(path: change.path, rule: .missingObject, reason: "blob missing from the fetch"))
+                continue
+            }
+            if case .failure(let refusal) = FleetPageDefinition.decode(data, pageId: page, fileName: fileName) {
                 refusals.append(refusal)
             }
         }

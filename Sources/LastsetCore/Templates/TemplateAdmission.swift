@@ -21,12 +21,28 @@ public struct TemplateAdmission: Sendable, Hashable {
     public var verdicts: [EntryVerdict]
     /// Set when the template is of another page (then every entry is refused as well).
     public var otherPage: String?
+    /// Set when the template is another fleet host's version captured against another definition of the page than
+    /// this host's: refused whatever its entries (they are still judged, for what a listing shows).
+    public var otherDefinition: OtherDefinition?
     /// The page the decision was made for.
     public var pageId: String
 
-    /// Decides every entry of `template` against `page`.
-    public static func admit(_ template: Template, to page: CompiledPage) -> TemplateAdmission {
-        var out = TemplateAdmission(verdicts: [], otherPage: nil, pageId: page.id)
+    /// Another host's version captured against another definition of the page.
+    public struct OtherDefinition: Sendable, Hashable {
+        /// The host whose version it is, and the version.
+        public var host: String
+        public var versionId: String
+        /// The page hash it was captured against, and this host's.
+        public var templateHash: String
+        public var pageHash: String
+    }
+
+    /// Decides every entry of `template` against `page`. `localHost` is this host's fleet name: a version of
+    /// another host (its `host`) is written here only under the very definition it was captured against (its page
+    /// hash is this page's) — a host whose page differs takes the fleet's definition first. nil: the template is
+    /// judged as this host's own (no fleet, or an import, which makes it this host's version).
+    public static func admit(_ template: Template, to page: CompiledPage, localHost: String?) -> TemplateAdmission {
+        var out = TemplateAdmission(verdicts: [], otherPage: nil, otherDefinition: nil, pageId: page.id)
         out.verdicts.reserveCapacity(template.entries.count)
         if template.pageId != page.id {
             out.otherPage = template.pageId
@@ -36,6 +52,10 @@ public struct TemplateAdmission: Sendable, Hashable {
             return out
         }
         let samePage = template.pageHash == page.hash
+        if let localHost, let host = template.host, host != localHost, !samePage {
+            out.otherDefinition = OtherDefinition(
+                host: host, versionId: template.versionId.id, templateHash: template.pageHash, pageHash: page.hash)
+        }
         var taken = [Bool](repeating: false, count: page.registers.count)
         var seenGone = Set<String>()
         var hint = 0
@@ -101,12 +121,24 @@ public struct TemplateAdmission: Sendable, Hashable {
     }
 
     /// Whether the template may be replayed (and archived) for this page: no entry refused.
-    public var isAdmissible: Bool { otherPage == nil && !verdicts.contains { if case .refused = $0 { true } else { false } } }
+    public var isAdmissible: Bool {
+        otherPage == nil && otherDefinition == nil && !verdicts.contains { if case .refused = $0 { true } else { false } }
+    }
 
-    /// Every refusal in one line: `a: …; b: …` (the template's page instead when it is another).
+    /// Every refusal in one line: `a: …; b: …` (the template's page instead when it is another; another host's
+    /// definition last when it is one).
     public var refusalText: String {
         if let otherPage { return "template is for page \"\(otherPage)\", not \"\(pageId)\"" }
-        return Self.text(refusals)
+        let entries = Self.text(refusals)
+        guard let definitionText else { return entries }
+        return entries.isEmpty ? definitionText : entries + "; " + definitionText
+    }
+
+    /// Why another host's version is not written here, when it is one captured against another definition.
+    public var definitionText: String? {
+        otherDefinition.map {
+            "version \($0.versionId) of \($0.host) was captured against another definition of page \"\(pageId)\": another host's version is written here only under that definition (lastset fleet page \(pageId) --take)"
+        }
     }
 
     /// Refusals in one line, `a: …; b: …`; entries refused only for having no recorded layout (a whole old

@@ -19,7 +19,9 @@ public struct TemplateApplicability: Codable, Sendable, Hashable {
     /// The summary of an admission.
     public init(_ admission: TemplateAdmission) {
         applicable = admission.isAdmissible
-        refused = admission.otherPage != nil ? [admission.refusalText] : admission.refusals.map(\.description)
+        refused =
+            admission.otherPage != nil
+            ? [admission.refusalText] : admission.refusals.map(\.description) + (admission.definitionText.map { [$0] } ?? [])
         leftOut = admission.leftOut.map(\.registerId)
     }
 
@@ -39,11 +41,19 @@ public struct FleetPageDifference: Codable, Sendable, Hashable {
     public var version: String
     /// The page hash that version was captured against (this host's page hash differs).
     public var pageHash: String
-    /// Whether that version applies to this host's page (per-entry layouts fit; registers only one side has
-    /// are left out).
+    /// Whether that version applies to this host's page: never, since it was captured against another definition
+    /// (another host's version is written only under its own definition); kept for the API.
     public var applicable: Bool
-    /// Why not, when not (each refused entry).
+    /// Why not, when not (the definition, then each refused entry).
     public var reason: String?
+    /// The registers that differ between this host's page and the definition that version was captured against (nil
+    /// when that definition is not published in the fleet: versions from before definitions were published).
+    public var registers: [RegisterDifference]?
+    /// The page's own fields that differ (title, identity, steps, "not set" convention, register order), likewise.
+    public var pageFields: [FieldDifference]?
+    /// Whether that version is the page's latest in the whole fleet: its definition is the fleet's, the one
+    /// `lastset fleet page PAGE --take` takes.
+    public var fleetLatest: Bool?
 
     /// Sets every field.
     public init(pageId: String, host: String, version: String, pageHash: String, applicable: Bool, reason: String?) {

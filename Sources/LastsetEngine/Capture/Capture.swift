@@ -116,7 +116,7 @@ public enum Capture {
     ) async -> Template? {
         // The one admission decision, as every import and replay makes it: what is archived fits the page it
         // was read from (a capture that did not would be a defect here, refused rather than archived).
-        let admission = TemplateAdmission.admit(template, to: page)
+        let admission = TemplateAdmission.admit(template, to: page, localHost: nil)
         guard admission.isAdmissible, admission.leftOut.isEmpty else {
             report.error = "the capture does not fit its own page, nothing archived: \(admission.refusalText)"
             return nil

@@ -17,7 +17,7 @@ extension Engine {
                 let template = try await archive.load(
                     pageId: page.id,
                     version: version.host.map { .id(host: $0, number: version.number) } ?? .number(version.number))
-                let applicability = TemplateApplicability(TemplateAdmission.admit(template, to: page))
+                let applicability = TemplateApplicability(TemplateAdmission.admit(template, to: page, localHost: archive.host))
                 listings[i].applicable = applicability.applicable
                 listings[i].notApplicable = applicability.text
             } catch {

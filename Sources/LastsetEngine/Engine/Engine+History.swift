@@ -11,6 +11,9 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
     case alreadyLatest(pageId: String, versionId: String)
     /// Delete: devices are recorded as holding the version (force to delete anyway).
     case inUse(pageId: String, versionId: String, devices: [String])
+    /// Promote: another fleet host's version captured against another definition of the page than this host's (the
+    /// copy would be this host's version, written here under a definition it was not captured against).
+    case otherDefinition(String)
 
     public var description: String {
         switch self {
@@ -19,6 +22,7 @@ public enum HistoryError: Error, Sendable, CustomStringConvertible {
         case .inUse(let p, let v, let d):
             return
                 "version \(v) of page \"\(p)\" is what \(d.joined(separator: ", ")) \(d.count == 1 ? "is" : "are") recorded as holding; give force to delete it anyway"
+        case .otherDefinition(let why): return "not promoted: \(why)"
         }
     }
 }
@@ -40,6 +44,11 @@ extension Engine {
         }
         guard source.versionId != latest.versionId else {
             throw .alreadyLatest(pageId: page.id, versionId: source.versionId.id)
+        }
+        // Another host's version is written here only under the definition it was captured against: its copy would
+        // be this host's own version and pass that rule (`TemplateAdmission`).
+        if let why = TemplateAdmission.admit(source, to: page, localHost: archive.host).definitionText {
+            throw .otherDefinition(why)
         }
         let record = historyRecord(
             .promote, page: page.id, template: source, who: who,

@@ -38,7 +38,7 @@ extension Engine {
         }
         // The one admission decision every import makes (the archive was mapped onto this very page, so a
         // refusal here is a mapping defect, refused rather than archived).
-        let admission = TemplateAdmission.admit(template, to: page)
+        let admission = TemplateAdmission.admit(template, to: page, localHost: nil)
         guard admission.isAdmissible, admission.leftOut.isEmpty else {
             throw .archive(.notAdmissible(pageId: page.id, admission.refusals + admission.leftOut))
         }

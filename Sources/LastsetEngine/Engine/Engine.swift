@@ -9,6 +9,8 @@ import LastsetStore
 public struct Engine: Sendable {
     /// The data directory's database, `lastset.db` (template versions, the audit log, replay journals, device
     /// state).
+    /// The data directory it keeps its records in.
+    public let dataDirectory: URL
     public let database: Database
     public let archive: TemplateArchive
     public let audit: AuditLog
@@ -23,6 +25,7 @@ public struct Engine: Sendable {
     /// Opens the database (importing the files of the release before it, the first time) and everything kept in
     /// it. `host`: this host's fleet name (nil without a fleet; see `TemplateArchive`).
     public init(dataDirectory: URL, historyLimit: Int = 20, host: String? = nil) throws {
+        self.dataDirectory = dataDirectory
         database = try RecordStore.open(dataDirectory: dataDirectory)
         importNote = try LegacyImport.run(dataDirectory: dataDirectory, database: database, host: host)
         archive = try TemplateArchive(database: database, historyLimit: historyLimit, host: host)
@@ -108,7 +111,7 @@ public struct Engine: Sendable {
         let slot = JournalSlot()
         var (report, ledger) = await Replay.run(
             page: page, template: template, to: target, options: options, progress: progress,
-            sink: replaySink(job: job, slot: slot), job: job, who: who)
+            sink: replaySink(job: job, slot: slot), job: job, who: who, localHost: archive.host)
         let record = Self.outcomeRecord(
             report, ledger, page: page, template: template, target: target, options: options, who: who, job: job)
         // What the outcome does to the page's recorded state, decided from the outcome record itself, as the
@@ -349,7 +352,8 @@ public struct Engine: Sendable {
         }
         // The one admission decision (as replay, capture and fleet adoption make it): an entry whose register
         // moved, changed layout, breaks the page's rules or whose value disagrees with its valueData is refused.
-        let admission = TemplateAdmission.admit(template, to: page)
+        // An import makes the file this host's version: judged as its own (`localHost: nil`).
+        let admission = TemplateAdmission.admit(template, to: page, localHost: nil)
         guard admission.isAdmissible else { throw .notAdmissible(pageId: page.id, admission.refusals) }
         let leftOut = admission.leftOut.map(\.registerId)
         let record = AuditRecord(

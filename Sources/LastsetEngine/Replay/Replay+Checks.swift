@@ -7,7 +7,7 @@ extension Replay {
     /// `valueData`). Any refused entry refuses the replay before the first frame; an entry whose register is no
     /// longer on the page is left out, named in a warning.
     mutating func checkTemplate() -> Bool {
-        let admission = TemplateAdmission.admit(template, to: page)
+        let admission = TemplateAdmission.admit(template, to: page, localHost: localHost)
         if template.pageHash != page.hash && admission.isAdmissible {
             report.warnings.append(
                 "page definition changed since capture (template \(template.pageHash), page now \(page.hash)); entries re-checked"

@@ -21,6 +21,8 @@ public struct Replay {
     let sink: ReplaySink?
     let job: String
     let who: String
+    /// This host's fleet name: another host's version is written only under the definition it was captured against.
+    let localHost: String?
 
     var report: ReplayReport
     var ledger = ReplayLedger()
@@ -48,14 +50,16 @@ public struct Replay {
     /// Shorter write limits tried after refused merged writes, learned only when proven.
     var writeEvidence = WriteLimitEvidence()
 
-    /// Runs a replay and returns its report and ledger (never throws: every failure is in the report).
+    /// Runs a replay and returns its report and ledger (never throws: every failure is in the report). `localHost`:
+    /// this host's fleet name (`TemplateAdmission`; nil: the template is judged as this host's own).
     public static func run(
         page: CompiledPage, template: Template, to target: DeviceTarget, options: ReplayOptions = ReplayOptions(),
-        progress: ProgressHandler? = nil, sink: ReplaySink? = nil, job: String = UUID().uuidString, who: String = ""
+        progress: ProgressHandler? = nil, sink: ReplaySink? = nil, job: String = UUID().uuidString, who: String = "",
+        localHost: String? = nil
     ) async -> (report: ReplayReport, ledger: ReplayLedger) {
         var replay = Replay(
             page: page, template: template, target: target, options: options, progress: progress, sink: sink, job: job,
-            who: who)
+            who: who, localHost: localHost)
         await replay.execute()
         replay.finish()
         return (replay.report, replay.ledger)
@@ -63,8 +67,9 @@ public struct Replay {
 
     private init(
         page: CompiledPage, template: Template, target: DeviceTarget, options: ReplayOptions, progress: ProgressHandler?,
-        sink: ReplaySink?, job: String, who: String
+        sink: ReplaySink?, job: String, who: String, localHost: String?
     ) {
+        self.localHost = localHost
         self.page = page
         self.template = template
         self.target = target

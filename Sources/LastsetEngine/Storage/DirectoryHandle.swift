@@ -103,6 +103,38 @@ final class DirectoryHandle: Sendable {
         return FileIdentity(st)
     }
 
+    /// Writes the regular file `name` durably: a temporary file beside it (never through a link) written and
+    /// fsynced, renamed over `name`, and this directory fsynced.
+    func writeFile(_ name: String, _ data: Data) throws(StorageError) {
+        let temporary = ".\(name).\(getpid()).tmp"
+        unlinkat(fd, temporary, 0)
+        let out = openat(fd, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o640)
+        guard out >= 0 else { throw StorageError(operation: "create", path: child(temporary), errno: errno) }
+        var offset = 0
+        var failure: Int32?
+        while offset < data.count {
+            let n = data.withUnsafeBytes { Glibc.write(out, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                failure = errno
+                break
+            }
+            offset += n
+        }
+        if failure == nil && fsync(out) != 0 { failure = errno }
+        close(out)
+        if let failure {
+            unlinkat(fd, temporary, 0)
+            throw StorageError(operation: "write", path: child(temporary), errno: failure)
+        }
+        guard renameat(fd, temporary, fd, name) == 0 else {
+            let e = errno
+            unlinkat(fd, temporary, 0)
+            throw StorageError(operation: "rename", path: child(name), errno: e)
+        }
+        try sync()
+    }
+
     /// fsyncs this directory: renames, unlinks and new entries in it become durable.
     func sync() throws(StorageError) {
         guard fsync(fd) == 0 else { throw StorageError(operation: "fsync directory", path: path, errno: errno) }

@@ -57,6 +57,7 @@ struct APIError: Error {
             case .archive(let e): self = Self(archive: e, message: e.description)
             case .alreadyLatest: self = .conflict(.alreadyLatest, error.description)
             case .inUse: self = .conflict(.versionInUse, error.description)
+            case .otherDefinition: self = .unprocessable(.invalidTemplate, error.description)
             }
         case let error as IOSImportError:
             switch error {

@@ -6,7 +6,7 @@ import LastsetHTTP
 /// The fleet's routes beyond `POST /v1/sync`: the doctor and the repairs (docs/API.md, docs/FLEET.md).
 extension APIRouter {
     /// This host's fleet; 409 `no_fleet` on a host in no fleet.
-    private func requireFleet() throws -> Fleet {
+    func requireFleet() throws -> Fleet {
         guard let fleet else {
             throw APIError.conflict(.noFleet, "this host is in no fleet: the config has no \"fleet\" section")
         }
@@ -24,9 +24,7 @@ extension APIRouter {
     /// did (`result`), 400 without a reason.
     func fleetRepair(_ call: APICall, way: FleetRepairWay) async throws -> HTTPResponse {
         let fleet = try requireFleet()
-        guard let reason = try historyReason(call) else {
-            throw APIError.badRequest(.badParameter, "a repair needs ?reason= (1...500 printable characters): it is audited")
-        }
+        let reason = try requiredReason(call, for: "a repair")
         let head = call.query("head")
         if let head, way != .quarantine || !(7...40).contains(head.count) || !head.allSatisfy(\.isHexDigit) {
             throw APIError.badRequest(
@@ -36,5 +34,13 @@ extension APIRouter {
         case .quarantine: return .api(200, await fleet.quarantine(reason: reason, expectedHead: head, who: call.who))
         case .reclone: return .api(200, await fleet.reclone(reason: reason, who: call.who))
         }
+    }
+
+    /// `?reason=` a fleet change needs (it is audited): 400 `bad_parameter` without one or for one out of its form.
+    func requiredReason(_ call: APICall, for what: String) throws -> String {
+        guard let reason = try historyReason(call) else {
+            throw APIError.badRequest(.badParameter, "\(what) needs ?reason= (1...500 printable characters): it is audited")
+        }
+        return reason
     }
 }

@@ -16,7 +16,7 @@ extension APIRouter {
         let page = try await page(call.parameter("page"))
         let version = try versionNumber(call.parameter("version"))
         let template = try await engine.archive.load(pageId: page.id, version: version)
-        let applicability = TemplateApplicability(TemplateAdmission.admit(template, to: page))
+        let applicability = TemplateApplicability(TemplateAdmission.admit(template, to: page, localHost: engine.archive.host))
         return .api(200, ShownTemplate(template: template, applicableHere: applicability))
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import LastsetCore
 import LastsetFleet
 
@@ -13,6 +14,7 @@ actor ConfigReloader {
     }
 
     private let configPath: String
+    private let dataDirectory: URL
     private let registry: DeviceRegistry
     private let poller: Poller
     private let notifier: SystemdNotifier
@@ -20,8 +22,12 @@ actor ConfigReloader {
     /// Builds the API's access rules for a new config (throws to refuse it) and returns what puts them in force.
     private var accessRules: (@Sendable (CompiledConfig) throws -> @Sendable () -> Void)?
 
-    init(configPath: String, registry: DeviceRegistry, poller: Poller, notifier: SystemdNotifier, log: Logger) {
+    init(
+        configPath: String, dataDirectory: URL, registry: DeviceRegistry, poller: Poller, notifier: SystemdNotifier,
+        log: Logger
+    ) {
         self.configPath = configPath
+        self.dataDirectory = dataDirectory
         self.registry = registry
         self.poller = poller
         self.notifier = notifier
@@ -43,7 +49,9 @@ actor ConfigReloader {
         try? notifier.reloading()
         defer { try? notifier.ready() }
         do throws(ConfigErrors) {
-            let next = try ConfigLoader.load(path: configPath)
+            // The config file, with the page definitions this host took from its fleet in place of its own.
+            let (next, notes) = try TakenDefinitions.load(path: configPath, dataDirectory: dataDirectory)
+            for note in notes { log.info(note) }
             // The fleet section: applied, or the whole reload refused with why (FleetReload).
             let running = await registry.config.source.fleet
             let fleetChange = FleetReload.decide(

@@ -18,7 +18,8 @@ extension Daemon {
         let poller = Poller(registry: registry, deviceState: engine.deviceState, log: log)
         let notifier = SystemdNotifier()
         let reloader = ConfigReloader(
-            configPath: options.configPath, registry: registry, poller: poller, notifier: notifier, log: log)
+            configPath: options.configPath, dataDirectory: start.dataDirectory, registry: registry, poller: poller,
+            notifier: notifier, log: log)
         if let fleet = start.fleet { await reloader.setFleet(fleet) }
         let router = try await router(start, registry: registry, jobs: jobs, reloader: reloader, options, log: log)
         let socketPath =

@@ -17,15 +17,19 @@ struct DaemonStart {
     /// Opens everything for `options`, or logs why the daemon refuses to start and returns nil.
     static func open(_ options: DaemonOptions, log: Logger) async -> DaemonStart? {
         let config: CompiledConfig
+        let dataDirectory = DataDirectory.resolve(explicit: options.dataDirectory)
         do {
-            config = try ConfigLoader.load(path: options.configPath)
+            // The config file, with the page definitions this host took from its fleet in place of its own.
+            let (loaded, notes) = try TakenDefinitions.load(path: options.configPath, dataDirectory: dataDirectory)
+            config = loaded
+            for note in notes { log.info(note) }
         } catch {
             for p in error.problems { log.error("\(p)") }
             log.error("refusing to start: \(error.problems.count) problem(s) in \(options.configPath)")
             return nil
         }
         do {
-            let start = try await open(config, dataDirectory: DataDirectory.resolve(explicit: options.dataDirectory), log: log)
+            let start = try await open(config, dataDirectory: dataDirectory, log: log)
             await start.settleLastRun(log: log)
             return start
         } catch {

@@ -218,7 +218,7 @@ def replay_expectation(runner, target, page_id: str, version_ref: str | None, on
     out = {"page": page, "version": v, "missing": missing if v is None else None}
     if v is None:
         return out
-    admitted, left_out, refused = model.admission(v, page)
+    admitted, left_out, refused = model.admission(v, page, local_host=w.cfg["A"].host)
     out.update(admitted=admitted, left_out=left_out, refused=refused,
                identity_ok=tuple(v.identity) == w.identity(target.machine),
                read_fault=read_fault(w, target.machine, page), write_fault=write_fault(w, target.machine, admitted, page, target.write_function))

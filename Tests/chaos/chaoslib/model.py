@@ -199,10 +199,14 @@ def capture_of(page: dict, content: dict[int, int]) -> tuple[list[dict], dict[st
     return entries, skipped, problems, identity
 
 
-def admission(version: Version, page: dict) -> tuple[list[dict], list[str], list[str]]:
-    """The harness's own admission decision: (admitted entries in page order, left out ids, refusals)."""
+def admission(version: Version, page: dict, local_host: str | None = None) -> tuple[list[dict], list[str], list[str]]:
+    """The harness's own admission decision: (admitted entries in page order, left out ids, refusals). With
+    `local_host`, another host's version captured against another definition than `page` is refused whatever its
+    entries (a host writes another host's version only under the definition it was captured against)."""
     regs = {r["registerId"]: (i, r) for i, r in enumerate(page["registers"])}
     admitted, left_out, refused = [], [], []
+    if local_host and version.host and version.host != local_host and page_key(version.page_def) != page_key(page):
+        refused.append(f"{version.id}: another host's version captured against another definition")
     for e in version.entries:
         if e["registerId"] not in regs:
             left_out.append(e["registerId"])

@@ -422,6 +422,12 @@ class Runner:
             if run.resp.status != 409 or run.resp.code != "already_latest":
                 raise Violation("c", f"promote of the latest {page} {v.id} answered {run.resp}")
             return
+        here = w.cfg["A"]
+        if v.host != here.host and model.page_key(v.page_def) != model.page_key(here.pages()[page]):
+            # Its copy would be A's own version, written under a definition it was not captured against.
+            if run.resp.status != 422 or run.resp.code != "invalid_template":
+                raise Violation("c", f"promote of {page} {v.id} (B's, another definition) answered {run.resp}")
+            return
         if run.resp.status != 201:
             raise Violation("c", f"promote of {page} {v.id} answered {run.resp}")
         vid = checks.version_id(run.resp.json())
