@@ -80,7 +80,7 @@ struct EncodeShapes {
                     lastDate: time, layout: layouts[i % 4]))
             address += length
         }
-        let identity = [IdentityValue(registerId: "page.model", address: 9000, valueData: "5052", value: .text("PR"))]
+        let identity = [RecordedValue(registerId: "page.model", address: 9000, valueData: "5052", value: .text("PR"))]
         template = Template(
             pageId: "page", pageHash: "sha256:" + String(repeating: "ab", count: 32), version: 7, capturedAt: time,
             capturedBy: "uid:1000",

@@ -51,7 +51,7 @@ enum Fixtures {
         pageId: "heating", pageHash: "sha256:aa", version: 3, capturedAt: t1, capturedBy: "uid:1000",
         source: TemplateSource(
             deviceId: "press-1", endpoint: "tcp://127.0.0.1:15020", unit: 1,
-            identity: [IdentityValue(registerId: "model", address: 0, valueData: "4142", value: .text("AB"))]),
+            identity: [RecordedValue(registerId: "model", address: 0, valueData: "4142", value: .text("AB"))]),
         entries: [
             TemplateEntry(
                 registerId: "heating.mode", address: 100, length: 1, valueData: "0002", value: .unsigned(2), lastDate: t0),

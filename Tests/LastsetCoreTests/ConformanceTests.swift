@@ -7,8 +7,8 @@ import LastsetFormats
 /// state reported for a device page — table-driven, no server.
 final class ConformanceTests: XCTestCase {
     static let expected = [
-        ExpectedValue(registerId: "mode", address: 100, valueData: "0002", value: .unsigned(2)),
-        ExpectedValue(registerId: "setpoint", address: 101, valueData: "ff6a", value: .signed(-150)),
+        RecordedValue(registerId: "mode", address: 100, valueData: "0002", value: .unsigned(2)),
+        RecordedValue(registerId: "setpoint", address: 101, valueData: "ff6a", value: .signed(-150)),
     ]
 
     static func live(_ pairs: [(String, String?)]) -> [LiveValue] {
@@ -54,7 +54,7 @@ final class ConformanceTests: XCTestCase {
     /// A drifted register's expected value is its words decoded with the page as it is now (a layout changed since
     /// the apply, as a config reload does it), like its live value; without the page, the recorded decoding.
     func testDriftShowsTheExpectedWordsDecodedWithTheCurrentPage() {
-        let applied = [ExpectedValue(registerId: "energy", address: 102, valueData: "E2400001", value: .unsigned(123456))]
+        let applied = [RecordedValue(registerId: "energy", address: 102, valueData: "E2400001", value: .unsigned(123456))]
         let live = [
             LiveValue(
                 registerId: "energy", address: 102, valueData: "00000001", value: .unsigned(1), lastDate: Date(), error: nil)

@@ -26,7 +26,7 @@ final class IOSArchiveTests: XCTestCase {
         ])
 
     static let model = [
-        IdentityValue(registerId: "model", address: 0, valueData: "5052532D32303000", value: .text("PRS-200"))
+        RecordedValue(registerId: "model", address: 0, valueData: "5052532D32303000", value: .text("PRS-200"))
     ]
 
     /// One register as the Python builder takes it.

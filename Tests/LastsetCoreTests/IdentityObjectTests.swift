@@ -75,13 +75,13 @@ final class IdentityObjectTests: XCTestCase {
         XCTAssertEqual(recorded.registerId, "fc43:ProductCode")
         XCTAssertEqual(recorded.valueData, "5052532D323030")
         XCTAssertEqual(recorded.value, .text("PRS-200"))
-        let lowerCase = IdentityValue(
+        let lowerCase = RecordedValue(
             registerId: "fc43:ProductCode", address: 1, valueData: "5052532d323030", value: .text("PRS-200"))
         func found(_ text: String, _ id: IdentificationObjectId = .productCode) -> IdentificationObject {
             IdentificationObject(id: id, value: Array(text.utf8))
         }
         let revision = IdentityObject(object: .majorMinorRevision, match: #"^3\."#)
-        let cases: [(String, IdentityObject, IdentityValue?, IdentificationObject?, Bool, String?)] = [
+        let cases: [(String, IdentityObject, RecordedValue?, IdentificationObject?, Bool, String?)] = [
             ("same product", IdentityObject(object: .productCode), recorded, found("PRS-200"), true, nil),
             ("hex spelt in lower case", IdentityObject(object: .productCode), lowerCase, found("PRS-200"), true, nil),
             (

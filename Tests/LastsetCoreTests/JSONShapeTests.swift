@@ -37,10 +37,10 @@ final class JSONShapeTests: XCTestCase {
 
     // MARK: samples
 
-    private var identity: [IdentityValue] {
+    private var identity: [RecordedValue] {
         [
-            IdentityValue(registerId: "model", address: 0, valueData: "5052", value: .text("PR")),
-            IdentityValue(registerId: "serial", address: 2, valueData: "0001E240", value: .unsigned(123_456)),
+            RecordedValue(registerId: "model", address: 0, valueData: "5052", value: .text("PR")),
+            RecordedValue(registerId: "serial", address: 2, valueData: "0001E240", value: .unsigned(123_456)),
         ]
     }
 
@@ -340,8 +340,8 @@ final class JSONShapeTests: XCTestCase {
         let applied = AppliedTemplate(
             version: 3, versionId: "line-7-3", pageHash: "sha256:ab", appliedAt: t, appliedBy: "uid:0", job: "J1",
             entries: [
-                ExpectedValue(registerId: "a", address: 1, valueData: "0001", value: .unsigned(1)),
-                ExpectedValue(registerId: "b", address: 2, valueData: "41", value: .text("A")),
+                RecordedValue(registerId: "a", address: 1, valueData: "0001", value: .unsigned(1)),
+                RecordedValue(registerId: "b", address: 2, valueData: "41", value: .text("A")),
             ])
         var both = DevicePageState(device: "press-b", pageId: "heating", applied: applied)
         both.unverified = UnverifiedMark(
@@ -428,15 +428,15 @@ final class JSONShapeTests: XCTestCase {
     }
 
     /// Every shape written to a file, a row or an answer.
-    private static let shapes: [any JSONRecord.Type] = [
+    private static var shapes: [any JSONRecord.Type] { [
         AppliedTemplate.self, ApplyAllReport.self, AuditRecord.self, AuditRegister.self, AuditRollback.self,
-        CaptureProblem.self, CaptureReport.self, DevicePageState.self, EntryLayout.self, ExpectedValue.self,
-        IdentityCheck.self, IdentityValue.self, IntentRegister.self, JobInfo.self, JobProgress.self, JournalCheck.self,
-        PlannedRequest.self, PageApplyResult.self, PlannedRequest.self, RegisterResult.self, ReplayEvent.self,
+        CaptureProblem.self, CaptureReport.self, DevicePageState.self, EntryLayout.self,
+        IdentityCheck.self, RecordedValue.self, IntentRegister.self, JobInfo.self, JobProgress.self, JournalCheck.self,
+        PageApplyResult.self, PlannedRequest.self, RegisterResult.self, ReplayEvent.self,
         ReplayIntent.self, ReplayOptions.self, ReplayReport.self, RollbackResult.self, SkippedRegister.self,
         StepResult.self, Template.self, TemplateEntry.self, TemplateFile.Summary.self, TemplateSource.self,
         UnverifiedMark.self, WriteStep.self,
-    ]
+    ] }
 
     /// Properties kept beside a shape's fields, never written (derived from a field).
     private static let notFields: [String: Set<String>] = ["TemplateEntry": ["hexWords"]]

@@ -21,7 +21,7 @@ final class ReplayEventJSONTests: XCTestCase {
         let intent = ReplayIntent(
             job: "0F3A", time: Date(timeIntervalSince1970: 1_700_000_000.123), who: "token:ops", pageId: "p", deviceId: nil,
             device: "line/1", endpoint: "rtu:///dev/ttyUSB0?baud=19200", unit: 7, templateVersion: 3, pageHash: "abc",
-            identity: [IdentityValue(registerId: "model", address: 0, valueData: "5052", value: .text("PR"))],
+            identity: [RecordedValue(registerId: "model", address: 0, valueData: "5052", value: .text("PR"))],
             onError: .rollback, registers: registers)
         var stepped = intent
         stepped.beforeWrite = [WriteStep(address: 1536, value: 6868), WriteStep(address: 1537, value: 1)]

@@ -73,7 +73,7 @@ final class ScanTests: XCTestCase {
             source: TemplateSource(
                 deviceId: "a", endpoint: "tcp://x:1", unit: 1,
                 identity: [
-                    IdentityValue(registerId: "model", address: 0, valueData: model, value: .unsigned(0)),
+                    RecordedValue(registerId: "model", address: 0, valueData: model, value: .unsigned(0)),
                     IdentityObject(object: .productCode).recorded(
                         IdentificationObject(id: .productCode, value: Array(product.utf8))),
                 ]),

@@ -17,7 +17,7 @@ final class TemplateComparisonTests: XCTestCase {
             capturedBy: "uid:\(version)",
             source: TemplateSource(
                 deviceId: "dev\(version)", endpoint: "tcp://x:\(version)", unit: 1,
-                identity: [IdentityValue(registerId: "model", address: 0, valueData: model, value: .unsigned(0x50))]),
+                identity: [RecordedValue(registerId: "model", address: 0, valueData: model, value: .unsigned(0x50))]),
             entries: entries, skipped: [])
     }
 

@@ -61,7 +61,7 @@ final class TemplateEntryTests: XCTestCase {
             ("", false, #line),
         ]
         for (hex, matches, line) in table {
-            let recorded = IdentityValue(registerId: "model", address: 0, valueData: hex, value: .text("PRS-200"))
+            let recorded = RecordedValue(registerId: "model", address: 0, valueData: hex, value: .text("PRS-200"))
             XCTAssertEqual(recorded.isHeld(by: target), matches, hex, line: line)
         }
     }

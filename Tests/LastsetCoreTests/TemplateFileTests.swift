@@ -132,11 +132,11 @@ final class TemplateFileTests: XCTestCase {
                     version: 3, versionId: "line-7-3", pageHash: "abc", appliedAt: when, appliedBy: "uid:0 \"x\"",
                     job: "j-1",
                     entries: [
-                        ExpectedValue(registerId: "a", address: 1, valueData: "0001", value: .unsigned(1)),
-                        ExpectedValue(registerId: "b", address: 2, valueData: "ffff", value: .signed(-1)),
-                        ExpectedValue(registerId: "c", address: 3, valueData: "40200000", value: .float(2.5)),
-                        ExpectedValue(registerId: "d", address: 5, valueData: "4142", value: .text("AB")),
-                        ExpectedValue(registerId: "e", address: 6, valueData: "00ab", value: .bytes([0, 0xAB])),
+                        RecordedValue(registerId: "a", address: 1, valueData: "0001", value: .unsigned(1)),
+                        RecordedValue(registerId: "b", address: 2, valueData: "ffff", value: .signed(-1)),
+                        RecordedValue(registerId: "c", address: 3, valueData: "40200000", value: .float(2.5)),
+                        RecordedValue(registerId: "d", address: 5, valueData: "4142", value: .text("AB")),
+                        RecordedValue(registerId: "e", address: 6, valueData: "00ab", value: .bytes([0, 0xAB])),
                     ]),
                 unverified: UnverifiedMark(device: "d", pageId: "heating", since: when, job: "j-2", message: "interrupted\n")),
             DevicePageState(

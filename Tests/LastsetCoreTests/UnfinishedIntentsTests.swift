@@ -6,10 +6,10 @@ import XCTest
 /// left without its outcome (issue 20).
 final class UnfinishedIntentsTests: XCTestCase {
     private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-    private let model = [IdentityValue(registerId: "model", address: 0, valueData: "4142", value: .text("AB"))]
+    private let model = [RecordedValue(registerId: "model", address: 0, valueData: "4142", value: .text("AB"))]
 
     private func version(
-        _ n: Int, page: String = "heating", endpoint: String = "tcp://127.0.0.1:1", identity: [IdentityValue]? = nil,
+        _ n: Int, page: String = "heating", endpoint: String = "tcp://127.0.0.1:1", identity: [RecordedValue]? = nil,
         hash: String = "sha256:a", capturedAt: TimeInterval = 0, provenance: String? = nil
     ) -> Template {
         Template(

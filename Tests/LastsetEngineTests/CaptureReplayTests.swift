@@ -186,7 +186,7 @@ final class CaptureReplayTests: XCTestCase {
         XCTAssertNil(state?.unverified)
         // The values recorded are those written: the same as a replay that ran through records.
         let template = try await restarted.archive.load(pageId: "heating")
-        XCTAssertEqual(state?.applied?.entries, template.entries.map(ExpectedValue.init))
+        XCTAssertEqual(state?.applied?.entries, template.entries.map(RecordedValue.init))
         XCTAssertEqual(state?.applied?.versionId, template.versionId.id)
     }
 

@@ -156,7 +156,7 @@ final class DataDirectoryTests: XCTestCase {
         AppliedTemplate(
             version: version, pageHash: "h", appliedAt: Date(timeIntervalSince1970: 1_800_000_000), appliedBy: "uid:0",
             job: "job-\(version)",
-            entries: (0..<entries).map { ExpectedValue(registerId: "r\($0)", address: $0, valueData: "0001", value: .unsigned(1)) })
+            entries: (0..<entries).map { RecordedValue(registerId: "r\($0)", address: $0, valueData: "0001", value: .unsigned(1)) })
     }
 
     /// A device page's state is one row: recording a small page leaves a big page's row on another device as it

@@ -32,7 +32,7 @@ final class TemplateArchiveTests: XCTestCase {
             capturedBy: "uid:0",
             source: TemplateSource(
                 deviceId: "press-1", endpoint: "tcp://127.0.0.1:15020", unit: 1,
-                identity: [IdentityValue(registerId: "model", address: 0, valueData: "4142", value: .text("AB"))]),
+                identity: [RecordedValue(registerId: "model", address: 0, valueData: "4142", value: .text("AB"))]),
             entries: (0..<entries).map {
                 TemplateEntry(
                     registerId: "r\($0)", address: 100 + $0, length: 1, valueData: [value &+ UInt16($0)].bigEndianBytes.hexString,
@@ -301,7 +301,7 @@ final class AuditLogTests: XCTestCase {
             time: Date(timeIntervalSince1970: 1_800_000_000.123), kind: .replay, who: "uid:1000", pageId: "heating",
             device: "press-b",
             endpoint: "tcp://127.0.0.1:1502", unit: 1,
-            identity: [IdentityValue(registerId: "model", address: 0, valueData: "4142", value: .text("AB"))], templateVersion: 3,
+            identity: [RecordedValue(registerId: "model", address: 0, valueData: "4142", value: .text("AB"))], templateVersion: 3,
             pageHash: "sha256:00", result: .failed, message: "stopped \"at\" x\nnext line",
             registers: [
                 AuditRegister(registerId: "a", before: .unsigned(65535), after: .signed(-150), status: .replay(.verified)),

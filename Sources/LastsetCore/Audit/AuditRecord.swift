@@ -11,7 +11,7 @@ public struct AuditRecord: Sendable, Hashable {
     public var device: String
     public var endpoint: String
     public var unit: Int
-    public var identity: [IdentityValue]
+    public var identity: [RecordedValue]
     public var templateVersion: Int?
     /// The version's id (`3`, or `<host>-<n>` in a fleet, where the number alone is ambiguous).
     public var templateVersionId: String?
@@ -38,7 +38,7 @@ public struct AuditRecord: Sendable, Hashable {
     /// Sets every field.
     public init(
         time: Date, kind: AuditKind, who: String, pageId: String, device: String, endpoint: String, unit: Int,
-        identity: [IdentityValue], templateVersion: Int?, pageHash: String, result: AuditResult, message: String?,
+        identity: [RecordedValue], templateVersion: Int?, pageHash: String, result: AuditResult, message: String?,
         registers: [AuditRegister], job: String? = nil, rollback: AuditRollbackResult? = nil, writeFrames: Int? = nil,
         templateVersionId: String? = nil, registersChanged: Int? = nil
     ) {

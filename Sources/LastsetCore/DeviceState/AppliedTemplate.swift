@@ -17,12 +17,12 @@ public struct AppliedTemplate: Sendable, Hashable {
     /// The replay job (matches its audit record).
     public var job: String?
     /// The values written, in page order.
-    public var entries: [ExpectedValue]
+    public var entries: [RecordedValue]
 
     /// Sets every field.
     public init(
         version: Int, versionId: String? = nil, pageHash: String, appliedAt: Date, appliedBy: String, job: String?,
-        entries: [ExpectedValue]
+        entries: [RecordedValue]
     ) {
         self.version = version
         self.versionId = versionId ?? String(version)
@@ -34,11 +34,11 @@ public struct AppliedTemplate: Sendable, Hashable {
     }
 
     /// The record of a successful replay of `template`; `entries`: what it wrote (default: every entry).
-    public init(template: Template, entries: [ExpectedValue]? = nil, appliedAt: Date, appliedBy: String, job: String?) {
+    public init(template: Template, entries: [RecordedValue]? = nil, appliedAt: Date, appliedBy: String, job: String?) {
         self.init(
             version: template.version, versionId: template.versionId.id, pageHash: template.pageHash, appliedAt: appliedAt,
             appliedBy: appliedBy, job: job,
-            entries: entries ?? template.entries.map(ExpectedValue.init))
+            entries: entries ?? template.entries.map(RecordedValue.init))
     }
 
     /// The same without its entries (device lists).

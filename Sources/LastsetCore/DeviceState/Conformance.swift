@@ -7,7 +7,7 @@ public enum Conformance {
     /// not read (or no longer on the page) makes the verdict unknown. Words are compared; with `page` a drifted
     /// register's expected value is its words decoded with the page as it is now (as its live value is), not
     /// the decoding recorded when it was applied.
-    public static func compare(expected: [ExpectedValue], live: [LiveValue], page: CompiledPage? = nil) -> ConformanceVerdict {
+    public static func compare(expected: [RecordedValue], live: [LiveValue], page: CompiledPage? = nil) -> ConformanceVerdict {
         guard !expected.isEmpty else { return .unknown("the applied template wrote no register") }
         let byId = Dictionary(live.map { ($0.registerId, $0) }, uniquingKeysWith: { a, _ in a })
         var drifted: [DriftedRegister] = []
@@ -36,7 +36,7 @@ public enum Conformance {
     }
 
     /// The expected words decoded with the page's register, when it is still at that address with that length.
-    private static func decoded(_ e: ExpectedValue, on page: CompiledPage) -> RegisterValue? {
+    private static func decoded(_ e: RecordedValue, on page: CompiledPage) -> RegisterValue? {
         guard let at = page.position(of: e.registerId), page.registers[at].address == e.address,
             let words = [UInt16](valueDataHex: e.valueData), words.count == page.registers[at].length
         else { return nil }

@@ -1,6 +1,6 @@
 /// Whether a page's latest archived template would pass its identity check on a device a scan found: the identity
 /// registers hold what the template's source held, and the FC43 objects equal it or match their pattern — the
-/// same comparisons a replay makes (`IdentityValue.isHeld`, `IdentityObject.check`).
+/// same comparisons a replay makes (`RecordedValue.isHeld`, `IdentityObject.check`).
 public struct TemplateFit: Codable, Sendable, Hashable {
     /// The page.
     public var pageId: String

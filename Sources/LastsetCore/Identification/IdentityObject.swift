@@ -20,8 +20,8 @@ public struct IdentityObject: Codable, Sendable, Hashable {
     public var recordedId: String { "fc43:" + object.name }
 
     /// The recorded identity value of `found` (address = the object id, the value as text or hex).
-    public func recorded(_ found: IdentificationObject) -> IdentityValue {
-        IdentityValue(
+    public func recorded(_ found: IdentificationObject) -> RecordedValue {
+        RecordedValue(
             registerId: recordedId, address: Int(object.rawValue), valueData: found.hex,
             value: found.text.map(RegisterValue.text) ?? .bytes(found.value))
     }
@@ -38,7 +38,7 @@ public struct IdentityObject: Codable, Sendable, Hashable {
 
     /// Compares what the target answered (`actual`, nil when it does not have the object) with the identity:
     /// `recorded` is the template's value for it. The one decision for every replay and dry run.
-    public func check(recorded: IdentityValue?, actual: IdentificationObject?) -> IdentityCheck {
+    public func check(recorded: RecordedValue?, actual: IdentificationObject?) -> IdentityCheck {
         var check = IdentityCheck(
             registerId: recordedId, expected: recorded?.value,
             actual: actual.map { $0.text.map(RegisterValue.text) ?? .bytes($0.value) },

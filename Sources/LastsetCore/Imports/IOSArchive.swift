@@ -128,7 +128,7 @@ public enum IOSArchive {
     /// validates. `identity` stands in for the identity registers the archive does not hold; `file` names
     /// the archive in the provenance. Throws with every problem found.
     public static func template(
-        archive bytes: [UInt8], page: CompiledPage, identity: [IdentityValue], file: String, who: String?,
+        archive bytes: [UInt8], page: CompiledPage, identity: [RecordedValue], file: String, who: String?,
         importedAt: Date, identityNote: String? = nil
     ) throws(IOSArchiveError) -> Template {
         var (records, problems) = try decode(bytes)
@@ -254,7 +254,7 @@ public enum IOSArchive {
     /// Identity values for `page` from `NAME=VALUE` text: text for string registers, hex for raw,
     /// decimal or `0x` hex for numbers. Every declared identity register needs one; unknown names are errors.
     public static func identityValues(page: CompiledPage, given: [(String, String)]) throws(IOSArchiveError)
-        -> [IdentityValue]
+        -> [RecordedValue]
     {
         let declared = page.identity
         var problems: [IOSArchiveProblem] = []
@@ -273,7 +273,7 @@ public enum IOSArchive {
                 values[name] = value
             }
         }
-        var out: [IdentityValue] = []
+        var out: [RecordedValue] = []
         for reg in declared {
             guard let text = values[reg.registerId] else {
                 if !given.isEmpty {
@@ -309,7 +309,7 @@ public enum IOSArchive {
                 }
                 let words = try RegisterCodec.encode(value, as: def)
                 out.append(
-                    IdentityValue(
+                    RecordedValue(
                         registerId: reg.registerId, address: reg.address, valueData: words.bigEndianBytes.hexString,
                         value: RegisterCodec.decode(words, as: def)))
             } catch {
@@ -414,7 +414,7 @@ extension IOSArchive {
     /// page and writes the result back. Any input must end in a value or a thrown error, never a trap.
     public static func fuzzEntry(_ bytes: [UInt8]) {
         _ = try? PropertyListReader.parse(bytes)
-        let identity = [IdentityValue(registerId: "model", address: 0, valueData: "5052532D32303000", value: .text("PRS-200"))]
+        let identity = [RecordedValue(registerId: "model", address: 0, valueData: "5052532D32303000", value: .text("PRS-200"))]
         guard
             let template = try? template(
                 archive: bytes, page: fuzzPage, identity: identity, file: "fuzz", who: nil,

@@ -16,7 +16,7 @@ public struct ReplayIntent: Sendable, Hashable {
     public var unit: Int
     public var templateVersion: Int
     public var pageHash: String
-    public var identity: [IdentityValue]
+    public var identity: [RecordedValue]
     public var onError: OnError
     /// The registers to write, in page order.
     public var registers: [IntentRegister]
@@ -28,7 +28,7 @@ public struct ReplayIntent: Sendable, Hashable {
     /// Sets every field.
     public init(
         job: String, time: Date, who: String, pageId: String, deviceId: String?, device: String, endpoint: String, unit: Int,
-        templateVersion: Int, pageHash: String, identity: [IdentityValue], onError: OnError, registers: [IntentRegister],
+        templateVersion: Int, pageHash: String, identity: [RecordedValue], onError: OnError, registers: [IntentRegister],
         beforeWrite: [WriteStep]? = nil, afterWrite: [WriteStep]? = nil
     ) {
         self.beforeWrite = beforeWrite

@@ -141,9 +141,9 @@ public struct ReplayLedger: Sendable {
 
     /// Each register's expected words and their value (decoded with the page the replay ran on): what a
     /// successful replay wrote, as the device state keeps it for polling.
-    public var appliedEntries: [ExpectedValue] {
+    public var appliedEntries: [RecordedValue] {
         ids.indices.map { i in
-            ExpectedValue(registerId: ids[i], address: addresses[i], valueData: expectedTexts[i], value: expectedValues[i])
+            RecordedValue(registerId: ids[i], address: addresses[i], valueData: expectedTexts[i], value: expectedValues[i])
         }
     }
 

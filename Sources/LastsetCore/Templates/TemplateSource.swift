@@ -8,9 +8,9 @@ public struct TemplateSource: Sendable, Hashable {
     public var endpoint: String
     public var unit: Int
     /// Identity register values read at capture time, in page order.
-    public var identity: [IdentityValue]
+    public var identity: [RecordedValue]
 
-    public init(deviceId: String?, endpoint: String, unit: Int, identity: [IdentityValue]) {
+    public init(deviceId: String?, endpoint: String, unit: Int, identity: [RecordedValue]) {
         self.deviceId = deviceId
         self.endpoint = endpoint
         self.unit = unit

@@ -52,8 +52,8 @@ public enum Capture {
     /// The identity registers' values; a read that failed is a problem.
     private static func identityValues(
         _ identity: [IdentityRegister], from readout: PageReadout, into report: inout CaptureReport
-    ) -> [IdentityValue] {
-        var values: [IdentityValue] = []
+    ) -> [RecordedValue] {
+        var values: [RecordedValue] = []
         for reg in identity {
             let span = AddressSpan(address: reg.address, length: reg.type.registerCount)
             guard let words = readout.words(for: span) else {
@@ -65,7 +65,7 @@ public enum Capture {
                 continue
             }
             values.append(
-                IdentityValue(
+                RecordedValue(
                     registerId: reg.registerId, address: reg.address, valueData: words.bigEndianBytes.hexString,
                     value: RegisterCodec.decode(words, as: reg.definition)))
         }
@@ -143,10 +143,10 @@ public enum Capture {
     /// The identification objects' values (FC43/14), recorded in the template's source identity as `fc43:<name>`;
     /// an object the device does not have, or a failed read, is a problem: nothing is archived.
     static func identityObjectValues(_ objects: [IdentityObject], from target: DeviceTarget) async -> (
-        [IdentityValue], [CaptureProblem], Int
+        [RecordedValue], [CaptureProblem], Int
     ) {
         let (read, requests) = await IdentificationReader.read(objects, from: target)
-        var values: [IdentityValue] = []
+        var values: [RecordedValue] = []
         var problems: [CaptureProblem] = []
         for object in objects {
             let rule: String

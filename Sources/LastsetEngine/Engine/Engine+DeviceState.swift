@@ -60,7 +60,7 @@ extension Engine {
                     let written = Set(r.registers.lazy.filter { $0.written != nil }.map(\.registerId))
                     s.applied = AppliedTemplate(
                         template: template,
-                        entries: template.entries.filter { written.contains($0.registerId) }.map(ExpectedValue.init),
+                        entries: template.entries.filter { written.contains($0.registerId) }.map(RecordedValue.init),
                         appliedAt: r.time, appliedBy: r.who, job: r.job)
                 } else {
                     s.applied = AppliedTemplate(

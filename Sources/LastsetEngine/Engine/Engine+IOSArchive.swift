@@ -25,7 +25,7 @@ extension Engine {
     /// when it cannot be written nothing is archived. `identity` replaces the identity values the archive
     /// does not hold; `identityNote` says where they came from.
     public func importIOSArchive(
-        _ bytes: [UInt8], file: String, into page: CompiledPage, identity: [IdentityValue], identityNote: String?,
+        _ bytes: [UInt8], file: String, into page: CompiledPage, identity: [RecordedValue], identityNote: String?,
         who: String, now: Date = Date()
     ) async throws(IOSImportError) -> Template {
         let template: Template
@@ -66,11 +66,11 @@ extension Engine {
     }
 
     /// Reads the page's identity registers from a device (for an import whose archive holds none).
-    public func readIdentity(of page: CompiledPage, from target: DeviceTarget) async -> Result<[IdentityValue], ReadError> {
+    public func readIdentity(of page: CompiledPage, from target: DeviceTarget) async -> Result<[RecordedValue], ReadError> {
         let identity = page.identity
         let spans = identity.map { AddressSpan(address: $0.address, length: $0.type.registerCount) }
         let readout = await PageReader.read(spans, from: target)
-        var values: [IdentityValue] = []
+        var values: [RecordedValue] = []
         for (reg, span) in zip(identity, spans) {
             guard let words = readout.words(for: span) else {
                 let cause = readout.failures[span].map(String.init(describing:)) ?? "no data"
@@ -78,7 +78,7 @@ extension Engine {
                     ReadError(message: "cannot read identity register \"\(reg.registerId)\" from \(target.label): \(cause)"))
             }
             values.append(
-                IdentityValue(
+                RecordedValue(
                     registerId: reg.registerId, address: reg.address, valueData: words.bigEndianBytes.hexString,
                     value: RegisterCodec.decode(words, as: reg.definition)))
         }

@@ -267,7 +267,7 @@ public struct Engine: Sendable {
                             version: intent.templateVersion, versionId: done.templateVersionId, pageHash: intent.pageHash,
                             appliedAt: done.time, appliedBy: done.who, job: intent.job,
                             entries: intent.registers.map {
-                                ExpectedValue(
+                                RecordedValue(
                                     registerId: $0.registerId, address: $0.address, valueData: $0.expectedData,
                                     value: $0.expected)
                             }))

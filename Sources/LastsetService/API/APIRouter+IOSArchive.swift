@@ -19,7 +19,7 @@ extension APIRouter {
 
     /// The identity an import is given (`identity.<registerId>=VALUE`) or reads from a device (`identityFrom`), and
     /// the provenance note saying which; none when the query gives neither.
-    private func identityValues(_ call: APICall, page: CompiledPage) async throws -> ([IdentityValue], String?) {
+    private func identityValues(_ call: APICall, page: CompiledPage) async throws -> ([RecordedValue], String?) {
         let query = call.request.query
         let given = query.keys.filter { $0.hasPrefix("identity.") }.sorted().map {
             (String($0.dropFirst("identity.".count)), query[$0] ?? "")

@@ -61,7 +61,7 @@ struct DeviceJobs: Sendable {
 
     /// The page's identity values as the device holds them now, read while holding the device (an import of an
     /// archive that holds none).
-    func readIdentity(of page: CompiledPage, from target: DeviceTarget) async throws -> [IdentityValue] {
+    func readIdentity(of page: CompiledPage, from target: DeviceTarget) async throws -> [RecordedValue] {
         let engine = self.engine
         switch try await holding(target, for: .identityRead, { await engine.readIdentity(of: page, from: target) }) {
         case .success(let values): return values

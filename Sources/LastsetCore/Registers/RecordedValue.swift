@@ -1,8 +1,9 @@
 import Foundation
 import LastsetFormats
 
-/// One register's value as a template wrote it.
-public struct ExpectedValue: Sendable, Hashable {
+/// One register's value as a record keeps it: a template's identity registers, and the values a device
+/// state expects a machine to hold. The raw words (hex) are authoritative; `value` is their readable view.
+public struct RecordedValue: Sendable, Hashable {
     public var registerId: String
     public var address: Int
     /// Raw bytes, hex (authoritative).
@@ -22,11 +23,18 @@ public struct ExpectedValue: Sendable, Hashable {
     public init(_ entry: TemplateEntry) {
         self.init(registerId: entry.registerId, address: entry.address, valueData: entry.valueData, value: entry.value)
     }
+
+    /// Whether a target's register holds what was recorded: compared as words, so how the hex is spelled
+    /// (`5052532D`, or `5052532d` from another tool's file) never matters; an odd or non-hex `valueData`
+    /// matches nothing.
+    public func isHeld(by words: [UInt16]) -> Bool {
+        valueData.utf8.count == words.count * 4 && [UInt16](valueDataHex: valueData) == words
+    }
 }
 
-extension ExpectedValue: JSONRecord {
+extension RecordedValue: JSONRecord {
     /// What decoding starts from.
-    public static let placeholder = ExpectedValue(registerId: "", address: 0, valueData: "", value: .unsigned(0))
+    public static let placeholder = RecordedValue(registerId: "", address: 0, valueData: "", value: .unsigned(0))
 
     /// The fields, in key order.
     @inlinable
