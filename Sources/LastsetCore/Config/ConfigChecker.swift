@@ -257,32 +257,42 @@ struct ConfigChecker {
         let title = string(fields, "title", in: path)
         let description = string(fields, "description", in: path)
 
-        var identity: [IdentityRegister]?
-        var identityObjects: [IdentityObject]?
-        if let list = array(fields, "identity", in: path) {
-            var registers: [(IdentityRegister, Int)] = []
-            var objects: [(IdentityObject, Int)] = []
-            for (i, item) in list.enumerated() {
-                if case .object(let f) = item, f["object"] != nil {
-                    if let o = identityObject(item, "\(path).identity[\(i)]") { objects.append((o, i)) }
-                } else if let r = identityRegister(item, "\(path).identity[\(i)]") {
-                    registers.append((r, i))
-                }
-            }
-            // Only what the config lists: a page with objects alone has no `identity` registers (its hash unchanged).
-            identity = registers.isEmpty && !objects.isEmpty ? nil : registers.map(\.0)
-            identityObjects = objects.isEmpty ? nil : objects.map(\.0)
-            duplicates(
-                registers.map(\.0.registerId), paths: registers.map { "\(path).identity[\($0.1)].registerId" },
-                what: "identity registerId")
-            duplicates(
-                objects.map(\.0.object.name), paths: objects.map { "\(path).identity[\($0.1)].object" },
-                what: "identity object")
-        }
+        let (identity, identityObjects) = pageIdentity(fields, path)
         let beforeWrite = steps(fields, "beforeWrite", in: path)
         let afterWrite = steps(fields, "afterWrite", in: path)
         let unsetStyle: UnsetStyle? = choice(fields, "unsetStyle", in: path)
 
+        let registers = pageRegisters(fields, path)
+        guard problems.count == before, let id else { return nil }
+        return PageDefinition(
+            id: id, title: title, identity: identity, beforeWrite: beforeWrite, afterWrite: afterWrite,
+            registers: registers, unsetStyle: unsetStyle, description: description, identityObjects: identityObjects)
+    }
+
+    /// A page's identity: registers, and FC43 objects (`{ "object": … }`), each list free of duplicates.
+    mutating func pageIdentity(_ fields: [String: JSONValue], _ path: String) -> ([IdentityRegister]?, [IdentityObject]?) {
+        guard let list = array(fields, "identity", in: path) else { return (nil, nil) }
+        var registers: [(IdentityRegister, Int)] = []
+        var objects: [(IdentityObject, Int)] = []
+        for (i, item) in list.enumerated() {
+            if case .object(let f) = item, f["object"] != nil {
+                if let o = identityObject(item, "\(path).identity[\(i)]") { objects.append((o, i)) }
+            } else if let r = identityRegister(item, "\(path).identity[\(i)]") {
+                registers.append((r, i))
+            }
+        }
+        duplicates(
+            registers.map(\.0.registerId), paths: registers.map { "\(path).identity[\($0.1)].registerId" },
+            what: "identity registerId")
+        duplicates(
+            objects.map(\.0.object.name), paths: objects.map { "\(path).identity[\($0.1)].object" },
+            what: "identity object")
+        // Only what the config lists: a page with objects alone has no `identity` registers (its hash unchanged).
+        return (registers.isEmpty && !objects.isEmpty ? nil : registers.map(\.0), objects.isEmpty ? nil : objects.map(\.0))
+    }
+
+    /// A page's registers, and a problem for each one overlapping another.
+    mutating func pageRegisters(_ fields: [String: JSONValue], _ path: String) -> [RegisterDefinition] {
         var registers: [RegisterDefinition] = []
         // Spans for the overlap check: every register whose address and type are sound, even one with
         // other problems (every problem in one run).
@@ -305,14 +315,19 @@ struct ConfigChecker {
                 }
             }
         }
-        // Overlaps: compare each register with the one reaching furthest among those before it by address.
+        overlaps(spans, indices, path)
+        return registers
+    }
+
+    /// A problem for each register overlapping one before it: each is compared with the one reaching
+    /// furthest among those before it by address; the one later in page order carries the problem.
+    mutating func overlaps(_ spans: [RegisterDefinition], _ indices: [Int], _ path: String) {
         let byAddress = zip(spans, indices).sorted {
             $0.0.address != $1.0.address ? $0.0.address < $1.0.address : $0.1 < $1.1
         }
         var furthest: (RegisterDefinition, Int)?
         for (r, j) in byAddress {
             if let (f, fj) = furthest, r.address < f.endAddress {
-                // The one later in page order carries the problem.
                 let (first, second, secondIndex) = fj < j ? (f, r, j) : (r, f, fj)
                 add(
                     "\(path).registers[\(secondIndex)].address", .int(Int64(second.address)),
@@ -321,10 +336,6 @@ struct ConfigChecker {
             }
             if furthest == nil || r.endAddress > furthest!.0.endAddress { furthest = (r, j) }
         }
-        guard problems.count == before, let id else { return nil }
-        return PageDefinition(
-            id: id, title: title, identity: identity, beforeWrite: beforeWrite, afterWrite: afterWrite,
-            registers: registers, unsetStyle: unsetStyle, description: description, identityObjects: identityObjects)
     }
 
     mutating func register(_ value: JSONValue, _ path: String) -> RegisterDefinition? {

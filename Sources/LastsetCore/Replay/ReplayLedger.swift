@@ -265,115 +265,136 @@ public struct ReplayLedger: Sendable {
     /// Applies one transition.
     public mutating func record(_ event: ReplayEvent) {
         switch event.kind {
-        case .intent:
-            if let i = event.intent {
-                intent = i
-                register(i.registers)
-                steps =
-                    (i.beforeWrite ?? []).enumerated().map {
-                        StepFate(phase: .beforeWrite, index: $0, address: $1.address, value: $1.value)
-                    }
-                    + (i.afterWrite ?? []).enumerated().map {
-                        StepFate(phase: .afterWrite, index: $0, address: $1.address, value: $1.value)
-                    }
+        case .intent: if let i = event.intent { recordIntent(i) }
+        case .step: recordStep(event)
+        case .write: recordWrite(event)
+        case .answer: recordAnswer(event)
+        case .replan: recordReplan(event)
+        case .check: recordChecks(event.checks ?? [], final: false)
+        case .finalCheck: recordChecks(event.checks ?? [], final: true)
+        case .restore: recordRestore(event)
+        case .restoreCheck: recordRestoreChecks(event.checks ?? [])
+        case .end: ended = event.status
+        }
+    }
+
+    /// The intent: the registers the replay may write, and its steps.
+    private mutating func recordIntent(_ i: ReplayIntent) {
+        intent = i
+        register(i.registers)
+        steps =
+            (i.beforeWrite ?? []).enumerated().map {
+                StepFate(phase: .beforeWrite, index: $0, address: $1.address, value: $1.value)
             }
-        case .step:
-            writeFrames += event.frames ?? 0
-            stepFrames += event.frames ?? 0
-            if let phase = event.phase, let request = event.request {
-                let k = step(phase, request.address, sent: true)
-                steps[k].sent = true
-                steps[k].answer = event.answer
-                steps[k].exceptionCode = event.exceptionCode
-                steps[k].message = event.message
+            + (i.afterWrite ?? []).enumerated().map {
+                StepFate(phase: .afterWrite, index: $0, address: $1.address, value: $1.value)
             }
-        case .write:
-            if let phase = event.phase, let request = event.request {
-                // A step about to be sent (journaled before its frame).
-                steps[step(phase, request.address, sent: false)].sent = true
-                return
-            }
-            forEach(event.request?.registerIds ?? []) { l, i in l.sent[i] = true }
-        case .answer:
-            writeFrames += event.frames ?? 0
-            guard let request = event.request, let answer = event.answer else { return }
-            let markSent = answer != .notSent || (event.frames ?? 0) > 0
-            var acknowledged = 0
-            forEach(request.registerIds) { l, i in
-                if markSent { l.sent[i] = true }
-                if answer == .acknowledged {
-                    // Words of this register inside the request.
-                    let lo = max(l.addresses[i], request.address)
-                    let hi = min(l.addresses[i] + l.lengths[i], request.address + request.count)
-                    let length = l.lengths[i]
-                    let wasComplete = l.acknowledgedWords[i] >= length
-                    l.acknowledgedWords[i] += max(0, hi - lo)
-                    if !wasComplete && l.acknowledgedWords[i] >= length { acknowledged += 1 }
-                    // An earlier word's doubt is settled only by a read-back, not by a later word;
-                    // a refused request re-planned (FC06 fallback, shorter writes) is superseded.
-                    if l.answers[i] != .noAnswer {
-                        l.answers[i] = .acknowledged
-                        if !l.exceptionCodes.isEmpty { l.exceptionCodes[i] = nil }
-                        if !l.messages.isEmpty { l.messages[i] = nil }
-                    }
-                } else if l.answers[i] != .noAnswer {
-                    // A frame that got no answer may have stored the words: a later refusal or a frame
-                    // not sent does not settle that doubt (only a read-back does).
-                    l.answers[i] = answer
-                    l.exceptionCodes[i] = event.exceptionCode
-                    l.messages[i] = event.message
+    }
+
+    /// A step's answer.
+    private mutating func recordStep(_ event: ReplayEvent) {
+        writeFrames += event.frames ?? 0
+        stepFrames += event.frames ?? 0
+        guard let phase = event.phase, let request = event.request else { return }
+        let k = step(phase, request.address, sent: true)
+        steps[k].sent = true
+        steps[k].answer = event.answer
+        steps[k].exceptionCode = event.exceptionCode
+        steps[k].message = event.message
+    }
+
+    /// A write request (or step) about to be sent, journaled before its frame.
+    private mutating func recordWrite(_ event: ReplayEvent) {
+        if let phase = event.phase, let request = event.request {
+            steps[step(phase, request.address, sent: false)].sent = true
+            return
+        }
+        forEach(event.request?.registerIds ?? []) { l, i in l.sent[i] = true }
+    }
+
+    /// A write request's answer, for each register inside it.
+    private mutating func recordAnswer(_ event: ReplayEvent) {
+        writeFrames += event.frames ?? 0
+        guard let request = event.request, let answer = event.answer else { return }
+        let markSent = answer != .notSent || (event.frames ?? 0) > 0
+        var acknowledged = 0
+        forEach(request.registerIds) { l, i in
+            if markSent { l.sent[i] = true }
+            if answer == .acknowledged {
+                // Words of this register inside the request.
+                let lo = max(l.addresses[i], request.address)
+                let hi = min(l.addresses[i] + l.lengths[i], request.address + request.count)
+                let length = l.lengths[i]
+                let wasComplete = l.acknowledgedWords[i] >= length
+                l.acknowledgedWords[i] += max(0, hi - lo)
+                if !wasComplete && l.acknowledgedWords[i] >= length { acknowledged += 1 }
+                // An earlier word's doubt is settled only by a read-back, not by a later word;
+                // a refused request re-planned (FC06 fallback, shorter writes) is superseded.
+                if l.answers[i] != .noAnswer {
+                    l.answers[i] = .acknowledged
+                    if !l.exceptionCodes.isEmpty { l.exceptionCodes[i] = nil }
+                    if !l.messages.isEmpty { l.messages[i] = nil }
                 }
+            } else if l.answers[i] != .noAnswer {
+                // A frame that got no answer may have stored the words: a later refusal or a frame
+                // not sent does not settle that doubt (only a read-back does).
+                l.answers[i] = answer
+                l.exceptionCodes[i] = event.exceptionCode
+                l.messages[i] = event.message
             }
-            acknowledgedRegisters += acknowledged
-        case .replan:
-            // The refused request the re-plan supersedes (`request`): its words are planned again (FC06
-            // fallback, shorter writes), so its refusal is no longer its registers' fate — a register
-            // the replay then stops before writing again was never written.
-            guard let superseded = event.request else { return }
-            forEach(superseded.registerIds) { l, i in
-                guard l.answers[i] == .rejected else { return }
-                let acknowledged = l.acknowledgedWords[i] > 0
-                l.answers[i] = acknowledged ? .acknowledged : nil
-                l.sent[i] = acknowledged
-                if !l.exceptionCodes.isEmpty { l.exceptionCodes[i] = nil }
-                if !l.messages.isEmpty { l.messages[i] = nil }
+        }
+        acknowledgedRegisters += acknowledged
+    }
+
+    /// The refused request a re-plan supersedes (`request`): its words are planned again (FC06 fallback,
+    /// shorter writes), so its refusal is no longer its registers' fate — a register the replay then stops
+    /// before writing again was never written.
+    private mutating func recordReplan(_ event: ReplayEvent) {
+        guard let superseded = event.request else { return }
+        forEach(superseded.registerIds) { l, i in
+            guard l.answers[i] == .rejected else { return }
+            let acknowledged = l.acknowledgedWords[i] > 0
+            l.answers[i] = acknowledged ? .acknowledged : nil
+            l.sent[i] = acknowledged
+            if !l.exceptionCodes.isEmpty { l.exceptionCodes[i] = nil }
+            if !l.messages.isEmpty { l.messages[i] = nil }
+        }
+    }
+
+    /// Read-back checks (after a window, or of the final pass), each compared with the expected words.
+    private mutating func recordChecks(_ events: [JournalCheck], final: Bool) {
+        for c in events {
+            guard let i = lookup(c.registerId, first: true) else { continue }
+            cursor = i + 1
+            if final {
+                finalChecks.set(i, check: c)
+                finalMatches[i] = finalChecks.dataEquals(i, expectedData, i)
+            } else {
+                checks.set(i, check: c)
+                checkMatches[i] = checks.dataEquals(i, expectedData, i)
             }
-        case .check:
-            for c in event.checks ?? [] {
-                if let i = lookup(c.registerId, first: true) {
-                    cursor = i + 1
-                    checks.set(i, check: c)
-                    checkMatches[i] = checks.dataEquals(i, expectedData, i)
-                }
+        }
+    }
+
+    /// A rollback's restore request: the worst answer of a register's restore requests wins.
+    private mutating func recordRestore(_ event: ReplayEvent) {
+        rolledBack = true
+        writeFrames += event.frames ?? 0
+        forEach(event.request?.registerIds ?? []) { l, i in
+            if l.restoreAnswers[i] == nil || l.restoreAnswers[i] == .acknowledged {
+                l.restoreAnswers[i] = event.answer
+                l.restoreMessages[i] = event.message
             }
-        case .finalCheck:
-            for c in event.checks ?? [] {
-                if let i = lookup(c.registerId, first: true) {
-                    cursor = i + 1
-                    finalChecks.set(i, check: c)
-                    finalMatches[i] = finalChecks.dataEquals(i, expectedData, i)
-                }
-            }
-        case .restore:
-            rolledBack = true
-            writeFrames += event.frames ?? 0
-            forEach(event.request?.registerIds ?? []) { l, i in
-                // The worst answer of the register's restore requests wins.
-                if l.restoreAnswers[i] == nil || l.restoreAnswers[i] == .acknowledged {
-                    l.restoreAnswers[i] = event.answer
-                    l.restoreMessages[i] = event.message
-                }
-            }
-        case .restoreCheck:
-            rolledBack = true
-            for c in event.checks ?? [] {
-                if let i = lookup(c.registerId, first: true) {
-                    cursor = i + 1
-                    restoreChecks[i] = c
-                }
-            }
-        case .end:
-            ended = event.status
+        }
+    }
+
+    /// A rollback's read-back checks.
+    private mutating func recordRestoreChecks(_ checks: [JournalCheck]) {
+        rolledBack = true
+        for c in checks {
+            guard let i = lookup(c.registerId, first: true) else { continue }
+            cursor = i + 1
+            restoreChecks[i] = c
         }
     }
 
