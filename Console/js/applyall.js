@@ -5,14 +5,9 @@ import { api, seg, waitForJob } from './api.js';
 import { h, table, select, field, replace } from './dom.js';
 import { badge, timeNode } from './format.js';
 import { progressView } from './progress.js';
-import { identityTable, diffTable, resultTable, steps, rollback, summary } from './apply.js';
+import { identityTable, diffTable, resultTable, steps, rollback, summary } from './reports.js';
+import { takePreselectedDevice } from './selection.js';
 
-let preselected = null;
-
-/** Chooses the device the view opens with (the devices view's "Apply all pages…" button). */
-export function preselect(deviceId) {
-  preselected = deviceId;
-}
 
 function counts(report) {
   if (!report) return '—';
@@ -52,8 +47,8 @@ export async function render(root, ctx) {
     replace(root, h('h2', {}, 'Apply all pages'), h('p.card', {}, 'No configured device has pages.'));
     return;
   }
+  const preselected = takePreselectedDevice();
   const first = devices.some((d) => d.id === preselected) ? preselected : devices[0].id;
-  preselected = null;
   const devicePicker = select('all-device', devices.map((d) => [d.id, `${d.id} (${d.pages.join(', ')})`]), first);
   const onError = select('all-on-error', [['stop', 'stop at the first failure'], ['continue', 'continue with the rest'], ['rollback', 'roll back what was written']], 'stop');
   const onPageFailure = select('all-on-page-failure', [['stop', 'stop: later pages not attempted'], ['continue', 'continue with the next page']], 'stop');

@@ -3,31 +3,8 @@
 import { api, seg } from './api.js';
 import { h, table, replace } from './dom.js';
 import { badge, timeNode, valueNode } from './format.js';
-import { preselect } from './applyall.js';
-
-/** A PageConformance shown: its state, and the drifted registers (expected vs live, since when) or why unknown. */
-export function conformanceNode(c, regs) {
-  if (!c) return h('span.muted', {}, '—');
-  const parts = [badge(c.state)];
-  if (c.state === 'drifted') {
-    parts.push(
-      h('span.muted', {}, ' since ', timeNode(c.since)),
-      h(
-        'ul.plain.drift',
-        {},
-        c.drifted.map((d) => {
-          const reg = regs && regs.get(d.registerId);
-          return h('li', { dataset: { register: d.registerId } }, reg && reg.name ? `${reg.name} ` : '', h('span.muted', {}, d.registerId), ': expected ', valueNode(d.expected, reg, d.expectedData), ', live ', valueNode(d.live, reg, d.liveData));
-        }),
-      ),
-    );
-  } else if (c.state === 'conforms') {
-    if (c.checkedAt) parts.push(h('span.muted', {}, ' checked ', timeNode(c.checkedAt)));
-  } else if (c.reason) {
-    parts.push(h('span.muted', {}, ` ${c.reason}`));
-  }
-  return parts;
-}
+import { conformanceNode } from './conformance.js';
+import { preselectDevice } from './selection.js';
 
 async function pagesTable(device, conformance, ctx) {
   const rows = [];
@@ -87,7 +64,7 @@ async function card(device, conformance, ctx) {
   }
   const applyAll =
     ctx.canOperate() && device.pages.length
-      ? h('button', { type: 'button', class: 'apply-all', onclick: () => { preselect(device.id); location.hash = 'applyall'; } }, 'Apply all pages…')
+      ? h('button', { type: 'button', class: 'apply-all', onclick: () => { preselectDevice(device.id); location.hash = 'applyall'; } }, 'Apply all pages…')
       : null;
   return h(
     'article.card.device',

@@ -3,7 +3,7 @@
 import { api, seg } from './api.js';
 import { h, table, select, field, replace } from './dom.js';
 import { badge, timeNode } from './format.js';
-import { conformanceNode } from './devices.js';
+import { conformanceNode } from './conformance.js';
 
 /** Renders the rollout of one page (chosen from the configured pages). */
 export async function render(root, ctx) {
