@@ -8,12 +8,9 @@ import XCTest
 
 /// Roles, named tokens, their revocation by SIGHUP, Unix roles by group and TLS, against the real `lastsetd`.
 final class AccessEndToEndTests: XCTestCase {
-    private var peers: [PymodbusPeer] = []
     private var dirs: [URL] = []
 
     override func tearDown() {
-        for p in peers { p.stop() }
-        peers = []
         for d in dirs { try? FileManager.default.removeItem(at: d) }
         dirs = []
     }
@@ -25,8 +22,7 @@ final class AccessEndToEndTests: XCTestCase {
     static func sha256(_ text: String) -> String { SHA256.hex(Array(text.utf8)) }
 
     private func reference() throws -> PymodbusPeer {
-        let p = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.reference)
-        peers.append(p)
+        let p = try pymodbusPeer(DaemonEndToEndTests.reference)
         return p
     }
 

@@ -9,22 +9,10 @@ import XCTest
 /// nothing and a replay sends no write frame (the device's own log says so) until `lastset audit acknowledge
 /// --reason` — root is the administrator — after which both work again.
 final class AuditChainEndToEndTests: XCTestCase {
-    private var peers: [PymodbusPeer] = []
-
-    override func tearDown() {
-        for p in peers { p.stop() }
-        peers = []
-    }
-
-    private func peer(_ values: [Int: [UInt16]]) throws -> PymodbusPeer {
-        let p = try PymodbusPeer.startTCP(values: values)
-        peers.append(p)
-        return p
-    }
 
     func testAnEditedRecordStopsEveryWriteUntilAcknowledged() throws {
-        let a = try peer(DaemonEndToEndTests.reference)
-        let b = try peer(DaemonEndToEndTests.blank)
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
+        let b = try pymodbusPeer(DaemonEndToEndTests.blank)
         let config = """
             { version: 1,
               devices: [

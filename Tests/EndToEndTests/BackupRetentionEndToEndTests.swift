@@ -37,7 +37,6 @@ let killAfterArchiveSource = #"""
 /// exported to `audit-archive/` byte for byte as `lastset audit --json` shows them, then removed; a kill between the
 /// export and the removal losing and duplicating nothing.
 final class BackupRetentionEndToEndTests: XCTestCase {
-    private var peers: [PymodbusPeer] = []
     private var work: URL!
 
     override func setUp() async throws {
@@ -45,8 +44,6 @@ final class BackupRetentionEndToEndTests: XCTestCase {
     }
 
     override func tearDown() {
-        for p in peers { p.stop() }
-        peers = []
         try? FileManager.default.removeItem(at: work)
     }
 
@@ -61,8 +58,7 @@ final class BackupRetentionEndToEndTests: XCTestCase {
 
     /// A daemon with one capture of heating; returns it and the template file.
     private func daemonWithATemplate(audit: String = "", environment: [String: String] = [:]) throws -> (DaemonHarness, [UInt8]) {
-        let p = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.reference)
-        peers.append(p)
+        let p = try pymodbusPeer(DaemonEndToEndTests.reference)
         let daemon = try DaemonHarness(config: config(port: p.port!, audit: audit), environment: environment)
         let captured = try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#)
         XCTAssertEqual(captured.status, 200, captured.text)

@@ -8,18 +8,6 @@ import XCTest
 /// Conformance against real peers: the applied state, drift seen by polling after mbpoll changes a
 /// register on the device, and the applied state across restarts (kept, and rebuilt from the audit log).
 final class ConformanceEndToEndTests: XCTestCase {
-    private var peers: [PymodbusPeer] = []
-
-    override func tearDown() {
-        for p in peers { p.stop() }
-        peers = []
-    }
-
-    private func peer(_ values: [Int: [UInt16]], _ options: [String] = []) throws -> PymodbusPeer {
-        let p = try PymodbusPeer.startTCP(options: options, values: values)
-        peers.append(p)
-        return p
-    }
 
     static func config(a: Int, b: Int, poll: String = "100ms") -> String {
         """
@@ -53,8 +41,8 @@ final class ConformanceEndToEndTests: XCTestCase {
     }
 
     func testDriftAppearsOnceClearsOnceAndTheAppliedStateSurvivesRestarts() throws {
-        let a = try peer(DaemonEndToEndTests.reference)
-        let b = try peer(DaemonEndToEndTests.blank)
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
+        let b = try pymodbusPeer(DaemonEndToEndTests.blank)
         let daemon = try DaemonHarness(config: Self.config(a: a.port!, b: b.port!))
         XCTAssertEqual(try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#).status, 200)
         let before = try daemon.decode([PageConformance].self, try daemon.api("GET", "/v1/conformance"))

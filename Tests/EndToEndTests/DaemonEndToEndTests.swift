@@ -40,18 +40,6 @@ final class DaemonEndToEndTests: XCTestCase {
           ],
         """
 
-    private var peers: [PymodbusPeer] = []
-
-    override func tearDown() {
-        for p in peers { p.stop() }
-        peers = []
-    }
-
-    private func peer(_ values: [Int: [UInt16]], _ options: [String] = []) throws -> PymodbusPeer {
-        let p = try PymodbusPeer.startTCP(options: options, values: values)
-        peers.append(p)
-        return p
-    }
 
     private func config(_ devices: [(id: String, port: Int, quirks: String)]) -> String {
         let list = devices.map {
@@ -61,8 +49,8 @@ final class DaemonEndToEndTests: XCTestCase {
     }
 
     func testCaptureFromAApplyToBThroughTheCLI() throws {
-        let a = try peer(Self.reference)
-        let b = try peer(Self.blank)
+        let a = try pymodbusPeer(Self.reference)
+        let b = try pymodbusPeer(Self.blank)
         let daemon = try DaemonHarness(config: config([("press-a", a.port!, ""), ("press-b", b.port!, "")]))
 
         let capture = try daemon.cli(["capture", "heating", "--from", "press-a"])
@@ -92,9 +80,9 @@ final class DaemonEndToEndTests: XCTestCase {
     }
 
     func testApplyToTwoBlankMachinesRunsInParallelAndAdHocEndpointsWork() throws {
-        let a = try peer(Self.reference)
-        let b = try peer(Self.blank, ["--delay-ms", "40"])
-        let c = try peer(Self.blank, ["--delay-ms", "40"])
+        let a = try pymodbusPeer(Self.reference)
+        let b = try pymodbusPeer(Self.blank, ["--delay-ms", "40"])
+        let c = try pymodbusPeer(Self.blank, ["--delay-ms", "40"])
         let daemon = try DaemonHarness(config: config([("press-a", a.port!, ""), ("press-b", b.port!, "")]))
         XCTAssertEqual(try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#).status, 200)
 
@@ -124,8 +112,8 @@ final class DaemonEndToEndTests: XCTestCase {
     }
 
     func testSecondReplayToTheSameDeviceGets409AndSigtermStopsAReplayAtACleanPoint() throws {
-        let a = try peer(Self.reference)
-        let b = try peer(Self.blank, ["--delay-ms", "60"])
+        let a = try pymodbusPeer(Self.reference)
+        let b = try pymodbusPeer(Self.blank, ["--delay-ms", "60"])
         let daemon = try DaemonHarness(
             config: config([("press-a", a.port!, ""), ("press-b", b.port!, "{ writeFunction: \"fc06\", timeout: \"2s\" }")]))
         XCTAssertEqual(try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#).status, 200)
@@ -155,7 +143,7 @@ final class DaemonEndToEndTests: XCTestCase {
     }
 
     func testReadyAndWatchdogAreSentAndBadRequestsGetClearErrors() throws {
-        let a = try peer(Self.reference)
+        let a = try pymodbusPeer(Self.reference)
         let daemon = try DaemonHarness(config: config([("press-a", a.port!, "")]), environment: ["WATCHDOG_USEC": "200000"])
         let (pinged, seen) = daemon.notify.wait(for: "WATCHDOG=1", timeout: 2)
         XCTAssertTrue(pinged, "no WATCHDOG=1 within 2 s: \(seen)")
@@ -194,7 +182,7 @@ final class DaemonEndToEndTests: XCTestCase {
     }
 
     func testSighupReloadsAValidConfigAndKeepsTheOldOneOnAnInvalidOne() throws {
-        let a = try peer(Self.reference)
+        let a = try pymodbusPeer(Self.reference)
         let daemon = try DaemonHarness(config: config([("press-a", a.port!, "")]))
         try config([("press-a", a.port!, ""), ("press-z", a.port!, "")]).write(
             to: daemon.configURL, atomically: true, encoding: .utf8)
@@ -245,7 +233,7 @@ final class DaemonEndToEndTests: XCTestCase {
 extension DaemonEndToEndTests {
     /// The watch job: live values and health appear for a polled device, and an unreachable one says why.
     func testPollingKeepsLiveValuesAndHealth() throws {
-        let a = try peer(Self.reference)
+        let a = try pymodbusPeer(Self.reference)
         let daemon = try DaemonHarness(
             config: """
                 { version: 1,
@@ -277,7 +265,7 @@ extension DaemonEndToEndTests {
 
     /// The optional TCP listener: loopback only, bearer token required, Host checked; the token id is the audit identity.
     func testTCPListenerRequiresTheToken() throws {
-        let a = try peer(Self.reference)
+        let a = try pymodbusPeer(Self.reference)
         let dir = try TestPaths.temporaryDirectory(prefix: "token")
         defer { try? FileManager.default.removeItem(at: dir) }
         let tokenFile = dir.appendingPathComponent("token")

@@ -7,12 +7,6 @@ import XCTest
 
 /// The data directory as the daemon sees it under disk faults and planted links.
 final class DataDirectoryEndToEndTests: XCTestCase {
-    private var peers: [PymodbusPeer] = []
-
-    override func tearDown() {
-        for p in peers { p.stop() }
-        peers = []
-    }
 
     private func config(port: Int) -> String {
         """
@@ -24,10 +18,12 @@ final class DataDirectoryEndToEndTests: XCTestCase {
     }
 
     private var hysteresis: UInt16 = 20
+    /// The port of the device `capture` changes first (the last peer started).
+    private var devicePort: Int?
 
     /// Captures after giving the device's hysteresis a fresh value (an identical capture makes no new version).
     private func capture(_ daemon: DaemonHarness) throws -> CaptureReport {
-        if let port = peers.last?.port {
+        if let port = devicePort {
             try Mbpoll.writeHolding(port: port, unit: 1, address: 120, values: [hysteresis])
             hysteresis += 1
         }
@@ -47,8 +43,8 @@ final class DataDirectoryEndToEndTests: XCTestCase {
     /// store the same fault, on the directory fsync after the rename, left the version in place and served,
     /// durability unconfirmed.)
     func testAFailedFsyncOfACapturesCommitArchivesNothingAndSaysSo() throws {
-        let p = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.reference)
-        peers.append(p)
+        let p = try pymodbusPeer(DaemonEndToEndTests.reference)
+        devicePort = p.port
         let work = try TestPaths.temporaryDirectory(prefix: "fault")
         defer { try? FileManager.default.removeItem(at: work) }
         let library = try buildFaultLibrary(walFsyncFaultSource, in: work)
@@ -94,9 +90,9 @@ final class DataDirectoryEndToEndTests: XCTestCase {
     /// a journal of it (no "interrupted" replay that never wrote). Once the disk heals the same replay writes,
     /// one intent and one outcome.
     func testAReplayWhoseIntentCannotBeCommittedWritesNoFrame() throws {
-        let a = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.reference)
-        let b = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.blank)
-        peers += [a, b]
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
+        let b = try pymodbusPeer(DaemonEndToEndTests.blank)
+        devicePort = b.port
         let work = try TestPaths.temporaryDirectory(prefix: "fault")
         defer { try? FileManager.default.removeItem(at: work) }
         let library = try buildFaultLibrary(walFsyncFaultSource, in: work)
@@ -145,8 +141,8 @@ final class DataDirectoryEndToEndTests: XCTestCase {
     /// points to is left as it was. A link planted among the version files of the release before the database is
     /// not followed by the import: not imported, named in the log, moved aside as the link it is.
     func testPlantedSymlinksAreNeverFollowed() throws {
-        let p = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.reference)
-        peers.append(p)
+        let p = try pymodbusPeer(DaemonEndToEndTests.reference)
+        devicePort = p.port
         let work = try TestPaths.temporaryDirectory(prefix: "links")
         defer { try? FileManager.default.removeItem(at: work) }
         let configURL = work.appendingPathComponent("lastset.json")

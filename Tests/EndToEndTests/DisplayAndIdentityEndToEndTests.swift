@@ -9,18 +9,6 @@ import XCTest
 /// bound exactly (not against the nearest Double), and a float is shown with its digits, not rounded to
 /// its scale's decimals.
 final class DisplayAndIdentityEndToEndTests: XCTestCase {
-    private var peers: [PymodbusPeer] = []
-
-    override func tearDown() {
-        for p in peers { p.stop() }
-        peers = []
-    }
-
-    private func peer(_ values: [Int: [UInt16]]) throws -> PymodbusPeer {
-        let p = try PymodbusPeer.startTCP(values: values)
-        peers.append(p)
-        return p
-    }
 
     /// 2^53 + 3: the nearest Double is 2^53 + 4.
     private static let bound: UInt64 = 9_007_199_254_740_995
@@ -52,10 +40,10 @@ final class DisplayAndIdentityEndToEndTests: XCTestCase {
     /// The capture of a u64 one above its declared max is invalid, naming the exact bound; one at the max
     /// archives. Then `show` gives the f32 2.5 (`scale: 1`) as `2.5 K/min`.
     func testAU64IsCheckedAgainstItsBoundExactlyAndAFloatKeepsItsDigits() throws {
-        let a = try peer([
+        let a = try pymodbusPeer([
             0: Self.model, 300: [0x4020, 0x0000], 310: Self.u64Words(Self.bound + 1), 320: [3],
         ])
-        let b = try peer([0: Self.model])
+        let b = try pymodbusPeer([0: Self.model])
         let daemon = try DaemonHarness(config: Self.config(a: a.port!, b: b.port!))
 
         let refused = try daemon.decode(
@@ -80,8 +68,8 @@ final class DisplayAndIdentityEndToEndTests: XCTestCase {
     /// A template file whose identity another tool wrote in lower-case hex: the apply to a machine of the same
     /// model used to be refused (`expected "PRS-200", target has "PRS-200"`); now it is written and verified.
     func testAnIdentityInLowerCaseHexMatchesTheSameModel() throws {
-        let a = try peer([0: Self.model, 300: [0x4020, 0x0000], 310: Self.u64Words(7), 320: [3]])
-        let b = try peer([0: Self.model])
+        let a = try pymodbusPeer([0: Self.model, 300: [0x4020, 0x0000], 310: Self.u64Words(7), 320: [3]])
+        let b = try pymodbusPeer([0: Self.model])
         let daemon = try DaemonHarness(config: Self.config(a: a.port!, b: b.port!))
         XCTAssertEqual(try daemon.api("POST", "/v1/pages/motion/capture?wait=1", #"{"device":"press-a"}"#).status, 200)
         let exported = try daemon.api("GET", "/v1/pages/motion/templates/1/file")

@@ -11,17 +11,10 @@ import XCTest
 /// intent before the first frame; its outcome with the device state and the journal's end), its per-frame journal
 /// events none of their own; a dry run one (its record).
 final class DurableCostEndToEndTests: XCTestCase {
-    private var peers: [PymodbusPeer] = []
-
-    override func tearDown() {
-        for p in peers { p.stop() }
-        peers = []
-    }
 
     func testEachJobCostsTheFsyncsItsPromisesNeed() throws {
-        let a = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.reference)
-        let b = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.blank)
-        peers = [a, b]
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
+        let b = try pymodbusPeer(DaemonEndToEndTests.blank)
         let daemon = try DaemonHarness(
             config: """
                 { version: 1,

@@ -32,18 +32,6 @@ func eventually(timeout: TimeInterval, _ condition: () throws -> Bool) rethrows 
 /// The daemon under faults an operator or an attacker on the host can cause: a wedged listener, a second daemon,
 /// planted symlinks, token files, serial paths.
 final class HardeningEndToEndTests: XCTestCase {
-    private var peers: [PymodbusPeer] = []
-
-    override func tearDown() {
-        for p in peers { p.stop() }
-        peers = []
-    }
-
-    private func peer(_ values: [Int: [UInt16]] = DaemonEndToEndTests.reference) throws -> PymodbusPeer {
-        let p = try PymodbusPeer.startTCP(values: values)
-        peers.append(p)
-        return p
-    }
 
     private func config(port: Int, api: String = "") -> String {
         """
@@ -59,7 +47,7 @@ final class HardeningEndToEndTests: XCTestCase {
     /// Now one user holds at most its share of the socket (the rest are answered 503 at once), the held ones are
     /// closed after `api.requestTimeout`, and the pings follow the daemon's own health, never a free slot.
     func testHeldConnectionSlotsNeitherStopTheWatchdogNorOutlastTheRequestTimeout() throws {
-        let a = try peer()
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
         let daemon = try DaemonHarness(
             config: config(port: a.port!, api: #"api: { requestTimeout: "2s" },"#), environment: ["WATCHDOG_USEC": "200000"])
         XCTAssertTrue(daemon.notify.wait(for: "WATCHDOG=1", timeout: 3).found, "no watchdog ping while healthy")
@@ -100,7 +88,7 @@ extension HardeningEndToEndTests {
     /// Two daemons on one data directory used to both start (and hand out the same version numbers twice): the
     /// second is refused, naming the first one's pid.
     func testSecondDaemonOnTheSameDataDirectoryIsRefusedNamingTheHolder() throws {
-        let a = try peer()
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
         let first = try DaemonHarness(config: config(port: a.port!))
         let second = try runDaemon([
             "--config", first.configURL.path, "--data-dir", first.dataDir.path, "--socket", first.dir.path + "/second.sock",
@@ -184,7 +172,7 @@ extension HardeningEndToEndTests {
     /// An ad-hoc `rtu://` endpoint naming a regular file used to be opened read-write (libmodbus finds out it is
     /// no terminal only after opening it): it is refused before any open, and the file is untouched.
     func testAdHocRTUPathThatIsNoSerialDeviceIsRefusedBeforeOpening() throws {
-        let a = try peer()
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
         let daemon = try DaemonHarness(config: config(port: a.port!))
         XCTAssertEqual(try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#).status, 200)
         let victim = daemon.dir.appendingPathComponent("victim.txt")
@@ -229,7 +217,7 @@ extension HardeningEndToEndTests {
     /// every apply of the latest answered 409; year 0001 was stored two days off. Times outside 1970…9999 are
     /// now refused with the reason, and what is accepted loads back identically.
     func testImportedTimesOutsideTheRangeAreRefusedAndAcceptedOnesLoadBackIdentically() throws {
-        let a = try peer()
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
         let daemon = try DaemonHarness(config: config(port: a.port!))
         XCTAssertEqual(try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#).status, 200)
         let exported = try daemon.api("GET", "/v1/pages/heating/templates/1/file")

@@ -11,18 +11,6 @@ import LastsetFormats
 /// the version), and `apply --all` provisions every page in config order and stops at a page whose
 /// identity differs.
 final class HistoryEndToEndTests: XCTestCase {
-    private var peers: [PymodbusPeer] = []
-
-    override func tearDown() {
-        for p in peers { p.stop() }
-        peers = []
-    }
-
-    private func peer(_ values: [Int: [UInt16]]) throws -> PymodbusPeer {
-        let p = try PymodbusPeer.startTCP(values: values)
-        peers.append(p)
-        return p
-    }
 
     private func config(_ devices: [(String, Int)], pages: String = DaemonEndToEndTests.pages, list: String = "\"heating\"")
         -> String
@@ -38,8 +26,8 @@ final class HistoryEndToEndTests: XCTestCase {
     }
 
     func testIdenticalCaptureDiffPromoteAndDeleteAreAudited() throws {
-        let a = try peer(DaemonEndToEndTests.reference)
-        let b = try peer(DaemonEndToEndTests.blank)
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
+        let b = try pymodbusPeer(DaemonEndToEndTests.blank)
         let daemon = try DaemonHarness(config: config([("press-a", a.port!), ("press-b", b.port!)]))
 
         XCTAssertEqual(try daemon.cli(["capture", "heating", "--from", "press-a"]).status, 0)
@@ -139,14 +127,14 @@ final class HistoryEndToEndTests: XCTestCase {
 
     func testApplyAllProvisionsEveryPageInOrderAndStopsAtAnIdentityMismatch() throws {
         let model = DaemonEndToEndTests.text("PRS-200", bytes: 8)
-        let a = try peer([0: model, 8: [1], 100: [2], 101: [UInt16(bitPattern: -150)], 300: [1450], 301: [300], 400: [75]])
+        let a = try pymodbusPeer([0: model, 8: [1], 100: [2], 101: [UInt16(bitPattern: -150)], 300: [1450], 301: [300], 400: [75]])
         let blank: [Int: [UInt16]] = [
             0: model, 8: [1], 100: [0xFFFF], 101: [0x7FFF], 300: [0xFFFF], 301: [0xFFFF], 400: [0xFFFF],
         ]
-        let b = try peer(blank)
+        let b = try pymodbusPeer(blank)
         var other = blank
         other[8] = [2]
-        let c = try peer(other)
+        let c = try pymodbusPeer(other)
         let daemon = try DaemonHarness(
             config: config(
                 [("press-a", a.port!), ("press-b", b.port!), ("press-c", c.port!)], pages: Self.threePages,

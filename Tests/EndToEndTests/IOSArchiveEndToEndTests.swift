@@ -10,19 +10,10 @@ import XCTest
 /// read from a device), refusals that archive nothing, replay of an imported template to a pymodbus
 /// peer read back with mbpoll, and export back to an archive that re-imports to the same values.
 final class IOSArchiveEndToEndTests: XCTestCase {
-    private var peers: [PymodbusPeer] = []
     private var files: [URL] = []
 
     override func tearDown() {
-        for p in peers { p.stop() }
-        peers = []
         for f in files { try? FileManager.default.removeItem(at: f) }
-    }
-
-    private func peer(_ values: [Int: [UInt16]]) throws -> PymodbusPeer {
-        let p = try PymodbusPeer.startTCP(values: values)
-        peers.append(p)
-        return p
     }
 
     private func write(_ bytes: [UInt8], _ name: String) throws -> String {
@@ -53,8 +44,8 @@ final class IOSArchiveEndToEndTests: XCTestCase {
     }
 
     func testImportReplayAndExportThroughTheDaemonAndTheCLI() throws {
-        let a = try peer(DaemonEndToEndTests.reference)
-        let b = try peer(DaemonEndToEndTests.blank)
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
+        let b = try pymodbusPeer(DaemonEndToEndTests.blank)
         let config =
             "{\n  version: 1,\n  devices: [\n"
             + "    { id: \"press-a\", endpoint: \"tcp://127.0.0.1:\(a.port!)\", unit: 1, pages: [\"heating\"] },\n"

@@ -9,20 +9,13 @@ import XCTest
 /// replay to another product or revision before the first frame (the peer's write log stays empty), and writes
 /// to an accepted one (checked with mbpoll).
 final class IdentificationEndToEndTests: XCTestCase {
-    private var peers: [PymodbusPeer] = []
-
-    override func tearDown() {
-        for p in peers { p.stop() }
-        peers = []
-    }
 
     private func press(product: String, revision: String, values: [Int: [UInt16]] = [:]) throws -> PymodbusPeer {
         let identity = try Self.identityFile([
             "VendorName": "Acme Presses", "ProductCode": product, "MajorMinorRevision": revision, "ModelName": "P-X",
             "0x81": "line 7",
         ])
-        let p = try PymodbusPeer.startTCP(options: ["--identity", identity], values: values)
-        peers.append(p)
+        let p = try pymodbusPeer(values, ["--identity", identity])
         return p
     }
 

@@ -10,12 +10,6 @@ import XCTest
 /// `storage`, nothing changed, and the log holds nothing of the attempt (its failure record failed too, and the
 /// answer says so).
 final class ImportAuditEndToEndTests: XCTestCase {
-    private var peers: [PymodbusPeer] = []
-
-    override func tearDown() {
-        for p in peers { p.stop() }
-        peers = []
-    }
 
     private func latest(_ daemon: DaemonHarness) throws -> Template {
         let r = try daemon.api("GET", "/v1/pages/heating/templates/latest")
@@ -24,8 +18,7 @@ final class ImportAuditEndToEndTests: XCTestCase {
     }
 
     func testAnImportPromoteOrDeleteWhoseCommitFailsChangesNothingAndSaysSo() throws {
-        let p = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.reference)
-        peers.append(p)
+        let p = try pymodbusPeer(DaemonEndToEndTests.reference)
         let work = try TestPaths.temporaryDirectory(prefix: "audit-fault")
         defer { try? FileManager.default.removeItem(at: work) }
         let library = try buildFaultLibrary(walFsyncFaultSource, in: work)

@@ -10,18 +10,6 @@ import XCTest
 /// partially written" audit record and the device page shows unverified until a diff clears it. The
 /// replay is never resumed.
 final class InterruptedReplayEndToEndTests: XCTestCase {
-    private var peers: [PymodbusPeer] = []
-
-    override func tearDown() {
-        for p in peers { p.stop() }
-        peers = []
-    }
-
-    private func peer(_ values: [Int: [UInt16]], _ options: [String] = []) throws -> PymodbusPeer {
-        let p = try PymodbusPeer.startTCP(options: options, values: values)
-        peers.append(p)
-        return p
-    }
 
     private func config(a: Int, b: Int) -> String {
         """
@@ -37,9 +25,9 @@ final class InterruptedReplayEndToEndTests: XCTestCase {
     }
 
     func testAKilledReplayIsRecordedInterruptedAndTheDeviceUnverifiedUntilADiff() throws {
-        let a = try peer(DaemonEndToEndTests.reference)
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
         // B answers the write to 110 (the label) only after 3 s: the daemon is killed while it waits.
-        let b = try peer(DaemonEndToEndTests.blank, ["--delay-write", "110:3000"])
+        let b = try pymodbusPeer(DaemonEndToEndTests.blank, ["--delay-write", "110:3000"])
         let first = try DaemonHarness(config: config(a: a.port!, b: b.port!))
         XCTAssertEqual(try first.cli(["capture", "heating", "--from", "press-a"]).status, 0)
         let started = try first.api("POST", "/v1/pages/heating/apply", #"{"device": "press-b"}"#)
@@ -96,8 +84,8 @@ extension InterruptedReplayEndToEndTests {
     /// Issue 19, defect 8: a diff against an unreachable machine (0 requests) cleared the "may be partially
     /// written" mark, and rollout then said `latest`. Only a dry run that read every entry clears it.
     func testADryRunThatReadNothingKeepsTheInterruptedMark() throws {
-        let a = try peer(DaemonEndToEndTests.reference)
-        let b = try peer(DaemonEndToEndTests.blank, ["--delay-write", "110:3000"])
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
+        let b = try pymodbusPeer(DaemonEndToEndTests.blank, ["--delay-write", "110:3000"])
         let first = try DaemonHarness(config: config(a: a.port!, b: b.port!))
         XCTAssertEqual(try first.cli(["capture", "heating", "--from", "press-a"]).status, 0)
         XCTAssertEqual(try first.api("POST", "/v1/pages/heating/apply", #"{"device": "press-b"}"#).status, 202)
@@ -123,8 +111,8 @@ extension InterruptedReplayEndToEndTests {
     /// runs to the end, and the audit record says per register what was written, restored and read
     /// back (mbpoll agrees).
     func testASigtermDuringARollbackReplayRollsBackAndTheAuditRecordSaysSo() throws {
-        let a = try peer(DaemonEndToEndTests.reference)
-        let b = try peer(DaemonEndToEndTests.blank, ["--delay-write", "110:800"])
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
+        let b = try pymodbusPeer(DaemonEndToEndTests.blank, ["--delay-write", "110:800"])
         let daemon = try DaemonHarness(config: config(a: a.port!, b: b.port!))
         XCTAssertEqual(try daemon.cli(["capture", "heating", "--from", "press-a"]).status, 0)
         let started = try daemon.api(
@@ -180,8 +168,8 @@ extension InterruptedReplayEndToEndTests {
     /// The unlock (1536 := 6868) answered and read back, the first page write (100+4) on the device and
     /// delayed: killed there. Before: "1 write frames answered, 3 of 5 registers sent", the unlock unnamed.
     func testAnInterruptedRecordNamesTheUnlockStepAnswered() throws {
-        let a = try peer(DaemonEndToEndTests.reference)
-        let b = try peer(DaemonEndToEndTests.blank, ["--delay-write", "100:5000"])
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
+        let b = try pymodbusPeer(DaemonEndToEndTests.blank, ["--delay-write", "100:5000"])
         let (first, second, record) = try killedReplay(b, a) { b in
             try b.arrivals().contains { $0.function == 16 && $0.address == 100 }
         }
@@ -219,8 +207,8 @@ extension InterruptedReplayEndToEndTests {
     /// sent without an answer (the device then executes it: its write log shows it). Before: "0 write
     /// frames answered, 0 of 5 registers sent", nothing about the unlock.
     func testAnInterruptedRecordNamesTheUnlockStepSentWithoutAnAnswer() throws {
-        let a = try peer(DaemonEndToEndTests.reference)
-        let b = try peer(DaemonEndToEndTests.blank, ["--delay-write", "1536:3000"])
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
+        let b = try pymodbusPeer(DaemonEndToEndTests.blank, ["--delay-write", "1536:3000"])
         let (first, second, record) = try killedReplay(b, a) { b in
             try b.arrivals().contains { $0.function == 6 && $0.address == 1536 }
         }

@@ -6,18 +6,6 @@ import XCTest
 
 /// Issue 19: which machine a job holds and records its results under, against the real daemon and pymodbus.
 final class JobSnapshotEndToEndTests: XCTestCase {
-    private var peers: [PymodbusPeer] = []
-
-    override func tearDown() {
-        for p in peers { p.stop() }
-        peers = []
-    }
-
-    private func peer(_ values: [Int: [UInt16]], _ options: [String] = []) throws -> PymodbusPeer {
-        let p = try PymodbusPeer.startTCP(options: options, values: values)
-        peers.append(p)
-        return p
-    }
 
     private func config(a: Int, b: Int, gateway: Bool) -> String {
         """
@@ -45,8 +33,8 @@ final class JobSnapshotEndToEndTests: XCTestCase {
     /// Defect 6: a plain TCP device answers every unit id, so `--to press-b` and `--to tcp://…same port… --unit 2`
     /// ran at once with their writes interleaved. The whole machine is held unless the device is a gateway.
     func testAPlainTCPDeviceIsOneJobAtATimeWhateverTheUnitAndAGatewayIsNot() throws {
-        let a = try peer(DaemonEndToEndTests.reference)
-        let b = try peer(DaemonEndToEndTests.blank, ["--delay-ms", "40"])
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
+        let b = try pymodbusPeer(DaemonEndToEndTests.blank, ["--delay-ms", "40"])
         for gateway in [false, true] {
             let daemon = try DaemonHarness(config: config(a: a.port!, b: b.port!, gateway: gateway))
             XCTAssertEqual(try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#).status, 200)
@@ -73,8 +61,8 @@ final class JobSnapshotEndToEndTests: XCTestCase {
     /// Defect 10: `apply --to tcp://localhost:P` (press-b's machine by another spelling) recorded its state under the
     /// spelling; press-b stayed at its old version. A target that resolves to a configured device is that device.
     func testAnotherSpellingOfAConfiguredMachineRecordsUnderTheDevice() throws {
-        let a = try peer(DaemonEndToEndTests.reference)
-        let b = try peer(DaemonEndToEndTests.blank)
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
+        let b = try pymodbusPeer(DaemonEndToEndTests.blank)
         let daemon = try DaemonHarness(config: config(a: a.port!, b: b.port!, gateway: false))
         XCTAssertEqual(try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#).status, 200)
         let dry = try daemon.api(
@@ -98,8 +86,8 @@ final class JobSnapshotEndToEndTests: XCTestCase {
     /// latest by then was written. A write carries the confirmed version; when the request resolves to another: 409
     /// `version_changed` and not a frame — for one page and for the whole machine.
     func testAWriteCarriesTheConfirmedVersionAndIsRefusedWhenTheLatestMovedOn() throws {
-        let a = try peer(DaemonEndToEndTests.reference)
-        let b = try peer(DaemonEndToEndTests.blank)
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
+        let b = try pymodbusPeer(DaemonEndToEndTests.blank)
         let daemon = try DaemonHarness(config: config(a: a.port!, b: b.port!, gateway: false))
         XCTAssertEqual(try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#).status, 200)
         let dry = try daemon.decode(

@@ -60,7 +60,6 @@ private let importFaultSource = #"""
 /// while writing (its journal left), the audit log rotated once with a torn last line, and a capture stopped
 /// between its version file and its outcome record (motion v2 with only its `started` record).
 final class MigrationEndToEndTests: XCTestCase {
-    private var peers: [PymodbusPeer] = []
     private var work: URL!
 
     override func setUpWithError() throws {
@@ -68,8 +67,6 @@ final class MigrationEndToEndTests: XCTestCase {
     }
 
     override func tearDown() {
-        for p in peers { p.stop() }
-        peers = []
         try? FileManager.default.removeItem(at: work)
     }
 
@@ -82,11 +79,14 @@ final class MigrationEndToEndTests: XCTestCase {
         return data
     }
 
+    /// press-a's peer, started by `config()`.
+    private var pressA: PymodbusPeer?
+
     /// The fixture's config with press-a on a pymodbus peer holding the reference values, the others on a port
     /// nobody listens on (nothing is polled; the recovery needs no device).
     private func config() throws -> String {
-        let a = try PymodbusPeer.startTCP(values: DaemonEndToEndTests.reference)
-        peers.append(a)
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
+        pressA = a
         var text = try String(contentsOf: fixture.appendingPathComponent("config.json5"), encoding: .utf8)
         for (id, port) in [("press-a", a.port!), ("press-b", 1), ("press-c", 1), ("press-d", 1)] {
             text = text.replacingOccurrences(
@@ -199,7 +199,7 @@ final class MigrationEndToEndTests: XCTestCase {
         XCTAssertEqual(try SQLiteShell.query(data.appendingPathComponent("lastset.db"), "SELECT count(*) FROM replay_journal"), ["0"])
 
         // The next capture: heating v5 (4 was the last, 3 deleted), one commit with its record.
-        try Mbpoll.writeHolding(port: peers[0].port!, unit: 1, address: 120, values: [33])
+        try Mbpoll.writeHolding(port: XCTUnwrap(pressA?.port), unit: 1, address: 120, values: [33])
         let captured = try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#)
         XCTAssertEqual(try daemon.decode(JobInfo.self, captured).capture?.version, 5, captured.text)
         let count = try daemon.rawAuditRecords().count

@@ -8,18 +8,6 @@ import XCTest
 /// Input that must never become a write, a trap or a default: strict request bodies and configs
 /// against the real `lastsetd` and a pymodbus peer that logs every write frame it receives.
 final class StrictInputEndToEndTests: XCTestCase {
-    private var peers: [PymodbusPeer] = []
-
-    override func tearDown() {
-        for p in peers { p.stop() }
-        peers = []
-    }
-
-    private func peer(_ values: [Int: [UInt16]], _ options: [String] = []) throws -> PymodbusPeer {
-        let p = try PymodbusPeer.startTCP(options: options, values: values)
-        peers.append(p)
-        return p
-    }
 
     private func config(_ devices: [(id: String, endpoint: String, quirks: String)], pages: String = DaemonEndToEndTests.pages)
         -> String
@@ -37,8 +25,8 @@ final class StrictInputEndToEndTests: XCTestCase {
 
     /// Issue 8 item 1: `{"dryRun": null}` and a duplicated `dryRun` wrote 4 frames; now a 400 and nothing sent.
     func testNullOrDuplicatedDryRunIsA400AndNoFrameIsWritten() throws {
-        let a = try peer(DaemonEndToEndTests.reference)
-        let b = try peer(DaemonEndToEndTests.blank)
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
+        let b = try pymodbusPeer(DaemonEndToEndTests.blank)
         let daemon = try DaemonHarness(
             config: config([("press-a", "tcp://127.0.0.1:\(a.port!)", ""), ("press-b", "tcp://127.0.0.1:\(b.port!)", "")]))
         XCTAssertEqual(try daemon.api("POST", "/v1/pages/heating/capture?wait=1", #"{"device":"press-a"}"#).status, 200)
@@ -116,7 +104,7 @@ final class StrictInputEndToEndTests: XCTestCase {
 
     /// Issue 9 item 1: the same bytes given by SIGHUP killed the running daemon.
     func testSighupWithAnInvalidUTF8ConfigKeepsTheDaemonAndItsConfig() throws {
-        let a = try peer(DaemonEndToEndTests.reference)
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
         let daemon = try DaemonHarness(config: config([("press-a", "tcp://127.0.0.1:\(a.port!)", "")]))
         try Data(Array("{version: 1, ".utf8) + [0xF8] + Array("history: 20}".utf8)).write(to: daemon.configURL)
         kill(daemon.process.processIdentifier, SIGHUP)
@@ -131,8 +119,8 @@ final class StrictInputEndToEndTests: XCTestCase {
 
     /// Issue 8 item 2: an ad-hoc spelling of a configured endpoint had its own lock; replays interleaved.
     func testAdHocSpellingsOfAConfiguredEndpointShareItsLock() throws {
-        let a = try peer(DaemonEndToEndTests.reference)
-        let b = try peer(DaemonEndToEndTests.blank, ["--delay-ms", "40"])
+        let a = try pymodbusPeer(DaemonEndToEndTests.reference)
+        let b = try pymodbusPeer(DaemonEndToEndTests.blank, ["--delay-ms", "40"])
         let port = b.port!
         let daemon = try DaemonHarness(
             config: config([
@@ -183,7 +171,7 @@ final class StrictInputEndToEndTests: XCTestCase {
               ] } ],
             """
         // gain is blank, offset holds 1.5, limit is a blank f64, trim holds the s16 minimum (a value here).
-        let a = try peer([
+        let a = try pymodbusPeer([
             100: [3], 102: [0xFFFF, 0xFFFF], 104: [0x3FC0, 0], 106: [0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF], 110: [0x8000],
         ])
         let daemon = try DaemonHarness(config: config([("press-a", "tcp://127.0.0.1:\(a.port!)", "")], pages: pages))
@@ -217,7 +205,7 @@ final class StrictInputEndToEndTests: XCTestCase {
                 { registerId: "ninf", address: 104, type: "f64" },
               ] } ],
             """
-        let a = try peer([100: [0x7FC0, 0], 102: [0x7F80, 0], 104: [0xFFF0, 0, 0, 0]])
+        let a = try pymodbusPeer([100: [0x7FC0, 0], 102: [0x7F80, 0], 104: [0xFFF0, 0, 0, 0]])
         let daemon = try DaemonHarness(
             config: config([("press-a", "tcp://127.0.0.1:\(a.port!)", "")], pages: pages).replacingOccurrences(
                 of: "pages: [\"heating\"]", with: "pages: [\"heating\"], poll: \"50ms\""))

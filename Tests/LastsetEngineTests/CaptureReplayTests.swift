@@ -48,7 +48,6 @@ final class CaptureReplayTests: XCTestCase {
     private var dir: URL!
     private var engine: Engine!
     private var source: ModbusSlave!
-    private var peers: [PymodbusPeer] = []
 
     override func setUp() async throws {
         dir = try TestPaths.temporaryDirectory(prefix: "engine")
@@ -63,7 +62,6 @@ final class CaptureReplayTests: XCTestCase {
         engine?.close()
         engine = nil
         source?.stop()
-        for p in peers { p.stop() }
         try? FileManager.default.removeItem(at: dir)
     }
 
@@ -77,8 +75,7 @@ final class CaptureReplayTests: XCTestCase {
     private func machineB(_ options: [String] = [], values: [Int: [UInt16]] = CaptureReplayTests.blankValues) throws -> (
         PymodbusPeer, DeviceTarget
     ) {
-        let peer = try PymodbusPeer.startTCP(options: options, values: values)
-        peers.append(peer)
+        let peer = try pymodbusPeer(values, options)
         return (peer, target(port: peer.port!, id: "press-b"))
     }
 

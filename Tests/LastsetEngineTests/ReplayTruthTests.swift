@@ -12,7 +12,6 @@ final class ReplayTruthTests: XCTestCase {
     private var dir: URL!
     private var engine: Engine!
     private var source: ModbusSlave!
-    private var peers: [PymodbusPeer] = []
 
     override func setUp() async throws {
         dir = try TestPaths.temporaryDirectory(prefix: "truth")
@@ -26,7 +25,6 @@ final class ReplayTruthTests: XCTestCase {
         engine?.close()
         engine = nil
         source?.stop()
-        for p in peers { p.stop() }
         try? FileManager.default.removeItem(at: dir)
     }
 
@@ -58,12 +56,6 @@ final class ReplayTruthTests: XCTestCase {
         return try XCTUnwrap(records.last)
     }
 
-    private func peer(_ options: [String], values: [Int: [UInt16]]) throws -> PymodbusPeer {
-        let p = try PymodbusPeer.startTCP(options: options, values: values)
-        peers.append(p)
-        return p
-    }
-
     // MARK: item 3
 
     /// Clamping device, rollback: the audit record carries per register what was written, what was read
@@ -71,7 +63,7 @@ final class ReplayTruthTests: XCTestCase {
     func testAuditRecordOfARolledBackReplayCarriesWrittenReadBackAndRestored() async throws {
         let page = page("clamp", address: 100, count: 3)
         try await capture(page, values: [2, 500, 9])
-        let b = try peer(["--clamp", "101:100"], values: [100: [1, 7, 3]])
+        let b = try pymodbusPeer([100: [1, 7, 3]], ["--clamp", "101:100"])
         let report = try await engine.apply(
             page: page, to: target(port: b.port!, id: "press-b"), options: ReplayOptions(onError: .rollback), who: "uid:0")
         XCTAssertEqual(report.status, .failed)
@@ -101,7 +93,7 @@ final class ReplayTruthTests: XCTestCase {
         let page = page("doubt", address: 500, count: 10)
         try await capture(page, values: (0..<10).map { UInt16(10 + $0) })
         // Unlock is write 1; r0…r3 are writes 2–5; the device dies on write 6 (r4), unanswered.
-        let b = try peer(["--exit-after-writes", "6"], values: [500: [UInt16](repeating: 0xFFFF, count: 10)])
+        let b = try pymodbusPeer([500: [UInt16](repeating: 0xFFFF, count: 10)], ["--exit-after-writes", "6"])
         var limits = DeviceLimits()
         limits.writeFunction = .fc06
         limits.timeout = .milliseconds(300)
@@ -175,8 +167,7 @@ final class ReplayTruthTests: XCTestCase {
     func testEveryFrameIsCountedThePlanSentIsReportedAndProgressMovesPerWrite() async throws {
         let page = page("frames", address: 100, count: 6)
         try await capture(page, values: [1, 2, 3, 4, 5, 6])
-        let b = try peer(
-            ["--refuse-fc16", "--exception", "1536:6:2"], values: [100: [UInt16](repeating: 0xFFFF, count: 6)])
+        let b = try pymodbusPeer([100: [UInt16](repeating: 0xFFFF, count: 6)], ["--refuse-fc16", "--exception", "1536:6:2"])
         let seen = ProgressLog()
         let report = try await engine.apply(
             page: page, to: target(port: b.port!, id: "press-b"), options: ReplayOptions(), who: "uid:0",
@@ -200,7 +191,7 @@ final class ReplayTruthTests: XCTestCase {
     func testADeviceRefusingLongReadsIsReadInPartsAndTheReplayCommits() async throws {
         let page = page("long", address: 1000, count: 60)
         try await capture(page, values: (0..<60).map { UInt16($0) })
-        let b = try peer(["--max-read", "40"], values: [1000: [UInt16](repeating: 0xFFFF, count: 60)])
+        let b = try pymodbusPeer([1000: [UInt16](repeating: 0xFFFF, count: 60)], ["--max-read", "40"])
         let report = try await engine.apply(
             page: page, to: target(port: b.port!, id: "press-b"), options: ReplayOptions(), who: "uid:0")
         XCTAssertEqual(report.status, .succeeded, report.reason ?? "")
@@ -251,7 +242,7 @@ extension ReplayTruthTests {
     func testAWriteRefusedAsTooLongIsSplitAndTheReplayCommits() async throws {
         let page = page("longwrite", address: 2000, count: 60)
         try await capture(page, values: (0..<60).map { UInt16(100 + $0) })
-        let b = try peer(["--max-write", "40"], values: [2000: [UInt16](repeating: 0xFFFF, count: 60)])
+        let b = try pymodbusPeer([2000: [UInt16](repeating: 0xFFFF, count: 60)], ["--max-write", "40"])
         let report = try await engine.apply(
             page: page, to: target(port: b.port!, id: "press-b"), options: ReplayOptions(), who: "uid:0")
         XCTAssertEqual(report.status, .succeeded, report.reason ?? "")
@@ -286,7 +277,7 @@ extension ReplayTruthTests {
         var limits = DeviceLimits()
         limits.maxReadRegisters = 5
         limits.maxWriteRegisters = 5
-        let b = try peer(["--max-write", "4", "--clamp", "3004:7"], values: [3000: [UInt16](repeating: 0xFFFF, count: 6)])
+        let b = try pymodbusPeer([3000: [UInt16](repeating: 0xFFFF, count: 6)], ["--max-write", "4", "--clamp", "3004:7"])
         let report = try await engine.apply(
             page: page, to: target(port: b.port!, id: "press-b", limits: limits), options: ReplayOptions(), who: "uid:0")
         XCTAssertEqual(report.status, .failed)
