@@ -78,10 +78,7 @@ struct ImportMap: Command {
             context.console.out(RegisterMapCSV.json(for: imported.page))
             return .success
         } catch {
-            let count = error.problems.count
-            throw CLIError(
-                "\(file): \(TextView.plural(count, "problem")):\n"
-                    + error.problems.map { "\(file): \($0)" }.joined(separator: "\n"))
+            throw problems(error.problems)
         }
     }
 
@@ -99,10 +96,14 @@ struct ImportMap: Command {
             context.console.out(WBTemplate.json(for: imported.pages))
             return .success
         } catch {
-            let count = error.problems.count
-            throw CLIError(
-                "\(file): \(TextView.plural(count, "problem")):\n"
-                    + error.problems.map { "\(file): \($0)" }.joined(separator: "\n"))
+            throw problems(error.problems)
         }
+    }
+
+    /// The import's problems, one line each, prefixed with the file.
+    private func problems(_ list: [some CustomStringConvertible]) -> CLIError {
+        CLIError(
+            "\(file): \(TextView.plural(list.count, "problem")):\n"
+                + list.map { "\(file): \($0)" }.joined(separator: "\n"))
     }
 }
