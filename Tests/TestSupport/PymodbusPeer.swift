@@ -44,6 +44,13 @@ public final class PymodbusPeer: @unchecked Sendable {
         try start(where: ["--tcp", "127.0.0.1:0"], options: options, values: values)
     }
 
+    /// Starts the peer on TCP 127.0.0.1:`port` (a machine put in another's place: the port the first one had).
+    public static func startTCP(port: Int, options: [String] = [], values: [Int: [UInt16]] = [:]) throws(TestSupportError)
+        -> PymodbusPeer
+    {
+        try start(where: ["--tcp", "127.0.0.1:\(port)"], options: options, values: values)
+    }
+
     /// Starts the peer on a serial device (e.g. one end of a `SocatPair`).
     public static func startRTU(path: String, options: [String] = [], values: [Int: [UInt16]] = [:]) throws(TestSupportError)
         -> PymodbusPeer

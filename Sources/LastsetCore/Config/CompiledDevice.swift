@@ -24,6 +24,8 @@ public struct CompiledDevice: Sendable, Hashable {
     public let unsetStyle: UnsetStyle?
     /// Declared a gateway: units behind it are separate devices (`JobLock`).
     public let gateway: Bool
+    /// What is done when the machine behind it is replaced or reset (`off` when not configured).
+    public let replacement: ReplacementPolicy
     /// The config entry it was compiled from.
     public let config: DeviceConfig
 
@@ -58,6 +60,7 @@ public struct CompiledDevice: Sendable, Hashable {
         limits = DeviceLimits(device.quirks)
         unsetStyle = device.unsetStyle
         gateway = device.gateway ?? false
+        replacement = device.replacement ?? .off
         config = device
     }
 

@@ -39,10 +39,12 @@ struct ConfigChecker {
                 if case .string(let id)? = page["id"] { declaredPageIds.insert(id) }
             }
         }
+        // Pages whose identity tells the model (a replacement policy needs one).
+        let identified = Set(pages.filter { !($0.identity ?? []).isEmpty || !($0.identityObjects ?? []).isEmpty }.map(\.id))
         var devices: [DeviceConfig] = []
         if let list = array(fields, "devices", in: "", required: true) {
             for (i, value) in list.enumerated() {
-                if let device = device(value, "devices[\(i)]", pageIds: declaredPageIds) {
+                if let device = device(value, "devices[\(i)]", pageIds: declaredPageIds, identified: identified) {
                     devices.append(device)
                 }
             }
@@ -461,11 +463,14 @@ struct ConfigChecker {
 
     // MARK: devices
 
-    mutating func device(_ value: JSONValue, _ path: String, pageIds: Set<String>) -> DeviceConfig? {
+    mutating func device(_ value: JSONValue, _ path: String, pageIds: Set<String>, identified: Set<String>) -> DeviceConfig? {
         let before = problems.count
         guard
             let fields = object(
-                value, path, keys: ["id", "endpoint", "unit", "pages", "poll", "quirks", "unsetStyle", "gateway"])
+                value, path,
+                keys: [
+                    "id", "endpoint", "unit", "pages", "poll", "quirks", "unsetStyle", "gateway", "replacement", "serialNumber",
+                ])
         else {
             return nil
         }
@@ -498,10 +503,40 @@ struct ConfigChecker {
         if let q = field(fields, "quirks", in: path, required: false) { quirks = self.quirks(q, join(path, "quirks")) }
         let unsetStyle: UnsetStyle? = choice(fields, "unsetStyle", in: path)
         let gateway = boolean(fields, "gateway", in: path)
+        let replacement: ReplacementPolicy? = choice(fields, "replacement", in: path)
+        let serial = serialNumber(fields, in: path)
+        if let replacement, replacement != .off, poll.flatMap(DurationText.parse).map({ $0 <= .zero }) ?? true {
+            add(
+                join(path, "replacement"), .string(replacement.rawValue),
+                "needs a poll interval (the machine is fingerprinted at each poll)")
+        }
+        if let replacement, replacement != .off, !(pages ?? []).contains(where: identified.contains) {
+            add(
+                join(path, "replacement"), .string(replacement.rawValue),
+                "needs a page with an identity (the model: without it another model cannot be told from a replacement)")
+        }
         guard problems.count == before, let id, let endpoint, let unit else { return nil }
         return DeviceConfig(
             id: id, endpoint: endpoint, unit: unit, pages: pages, poll: poll, quirks: quirks, unsetStyle: unsetStyle,
-            gateway: gateway)
+            gateway: gateway, replacement: replacement, serialNumber: serial.registers, serialNumberObjects: serial.objects)
+    }
+
+    /// A device's `serialNumber`: identity registers and FC43 objects (compared as they are: no `match`).
+    mutating func serialNumber(_ fields: [String: JSONValue], in path: String) -> (
+        registers: [IdentityRegister]?, objects: [IdentityObject]?
+    ) {
+        guard let list = array(fields, "serialNumber", in: path) else { return (nil, nil) }
+        var (registers, objects): ([IdentityRegister], [IdentityObject]) = ([], [])
+        for (i, item) in list.enumerated() {
+            let itemPath = "\(path).serialNumber[\(i)]"
+            if case .object(let f) = item, f["object"] != nil {
+                if let m = f["match"] { add(join(itemPath, "match"), m, "a serial number is compared as it is: no match") }
+                if let o = identityObject(item, itemPath) { objects.append(o) }
+            } else if let r = identityRegister(item, itemPath) {
+                registers.append(r)
+            }
+        }
+        return (registers.isEmpty ? nil : registers, objects.isEmpty ? nil : objects)
     }
 
     mutating func quirks(_ value: JSONValue, _ path: String) -> Quirks? {
@@ -756,4 +791,5 @@ extension ByteOrder: CaseIterableByName { static var names: [String] { ["big", "
 extension Access: CaseIterableByName { static var names: [String] { ["rw", "ro"] } }
 extension UnsetStyle: CaseIterableByName { static var names: [String] { allCases.map(\.rawValue) } }
 extension APIRole: CaseIterableByName { static var names: [String] { ["viewer", "operator", "administrator"] } }
+extension ReplacementPolicy: CaseIterableByName { static var names: [String] { allCases.map(\.rawValue) } }
 extension WriteFunction: CaseIterableByName { static var names: [String] { ["auto", "fc06", "fc16"] } }

@@ -17,11 +17,22 @@ public struct DeviceConfig: Codable, Sendable, Hashable {
     /// A TCP gateway to several devices, one per unit id (jobs on other units may run at once); absent or
     /// false: a plain TCP device that answers every unit, locked as a whole (`JobLock`).
     public var gateway: Bool?
+    /// What to do when the machine behind it is replaced or back at factory values (absent: `off`).
+    public var replacement: ReplacementPolicy?
+    /// The registers that tell one machine of its model from another (a serial number): `serialNumber` entries with
+    /// `registerId`.
+    public var serialNumber: [IdentityRegister]?
+    /// The FC43 objects that do (`serialNumber` entries with `object`, a private object such as `0x80`).
+    public var serialNumberObjects: [IdentityObject]?
 
     public init(
         id: String, endpoint: String, unit: Int, pages: [String]? = nil, poll: String? = nil, quirks: Quirks? = nil,
-        unsetStyle: UnsetStyle? = nil, gateway: Bool? = nil
+        unsetStyle: UnsetStyle? = nil, gateway: Bool? = nil, replacement: ReplacementPolicy? = nil,
+        serialNumber: [IdentityRegister]? = nil, serialNumberObjects: [IdentityObject]? = nil
     ) {
+        self.replacement = replacement
+        self.serialNumber = serialNumber
+        self.serialNumberObjects = serialNumberObjects
         self.unsetStyle = unsetStyle
         self.gateway = gateway
         self.id = id

@@ -2,7 +2,7 @@
 /// kind of machine it is (model: a model register, FC43 ProductCode; each with whether its accepted-revision pattern
 /// held) and the parts that say which one (instance: a serial number, a private FC43 object). Values are the raw bytes
 /// in hex (upper case), compared as bytes.
-public struct MachineFingerprint: Hashable, Sendable {
+public struct MachineFingerprint: Hashable, Sendable, Codable {
     /// Model identity: name → value hex.
     public var model: [String: String]
     /// Names of model parts whose pattern (`match`, an accepted revision) the value does not meet.
@@ -42,5 +42,38 @@ public struct AppliedPageReading: Hashable, Sendable {
         self.live = live
         self.unset = unset
         self.resetMarker = resetMarker
+    }
+}
+
+extension AppliedPageReading {
+    /// The reading of `page` as one poll found it: the words `applied` wrote, the `live` values read (a register
+    /// without words: not read), and each applied register's "not set" patterns from the page as compiled now (a
+    /// NaN a float's pattern accepts is given as the words read). Registers no longer on the page are left out.
+    public init(page: CompiledPage, applied: AppliedTemplate, live: [LiveValue]) {
+        var (written, now, unset) = ([String: [UInt16]](), [String: [UInt16]](), [String: [[UInt16]]]())
+        let liveById = Dictionary(live.map { ($0.registerId, $0) }, uniquingKeysWith: { a, _ in a })
+        for entry in applied.entries {
+            guard let register = page.register(entry.registerId), let words = [UInt16](valueDataHex: entry.valueData)
+            else { continue }
+            written[entry.registerId] = words
+            var patterns = register.unset.words
+            if let data = liveById[entry.registerId]?.valueData, let read = [UInt16](valueDataHex: data) {
+                now[entry.registerId] = read
+                if register.unset.anyNaN, register.unset.matches(read) { patterns.append(read) }
+            }
+            unset[entry.registerId] = patterns
+        }
+        self.init(pageId: page.id, applied: written, live: now, unset: unset)
+    }
+}
+
+extension AppliedPageReading {
+    /// Registers that hold neither what was applied nor a "not set" value (someone set them), and registers not
+    /// read (`id (not read)`): what keeps a restore from being automatic.
+    public var setElsewhere: [String] {
+        applied.keys.sorted().compactMap { id in
+            guard let words = live[id] else { return id + " (not read)" }
+            return words == applied[id] || (unset[id]?.contains(words) ?? false) ? nil : id
+        }
     }
 }

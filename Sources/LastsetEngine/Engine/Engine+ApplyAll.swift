@@ -7,6 +7,12 @@ public struct ApplyAllPage: Sendable {
     public var page: CompiledPage
     /// Its latest template, or the archive's error.
     public var template: Result<Template, ArchiveError>
+
+    /// A page and its template (a restore's: the version last verified on the device).
+    public init(page: CompiledPage, template: Result<Template, ArchiveError>) {
+        self.page = page
+        self.template = template
+    }
 }
 
 extension Engine {

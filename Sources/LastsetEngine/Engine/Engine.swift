@@ -18,6 +18,8 @@ public struct Engine: Sendable {
     public let journal: ReplayJournal
     /// Per device page: the template last applied, and whether an interrupted replay left it unverified.
     public let deviceState: DeviceStateStore
+    /// Per configured device: the machine it is known by and the finding still open (issue 23, part 3).
+    public let machines: MachineRecordStore
     /// What the first start on a data directory of the release before the database imported (nil when nothing
     /// was imported this time), for the log.
     public let importNote: String?
@@ -32,6 +34,7 @@ public struct Engine: Sendable {
         audit = AuditLog(database: database)
         journal = ReplayJournal(database: database)
         deviceState = try DeviceStateStore(database: database)
+        machines = try MachineRecordStore(database: database)
     }
 
     /// Closes the database (queued commits first; the WAL folded into the file). Returns the checkpoint's error

@@ -108,6 +108,14 @@ public enum RecordStore {
                 broken TEXT
             ) STRICT;
             """,
+            // 4: what the daemon knows of the machine behind each configured device (issue 23, part 3): the
+            // fingerprint it knows it by and the finding still open (`MachineRecord` as JSON).
+            """
+            CREATE TABLE device_recognition (
+                device TEXT PRIMARY KEY,
+                record TEXT NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            """,
         ])
 
     /// Opens (creating, migrating) `<data>/lastset.db`. A damaged database is refused with what to do.

@@ -15,7 +15,10 @@ extension Daemon {
         let listener = try AccessRules.listener(config.api?.tcp)
         let registry = DeviceRegistry(config: config)
         let jobs = JobTable()
-        let poller = Poller(registry: registry, deviceState: engine.deviceState, log: log)
+        let watch = MachineWatch(
+            machines: engine.machines, deviceState: engine.deviceState,
+            deviceJobs: DeviceJobs(registry: registry, jobs: jobs, engine: engine), log: log)
+        let poller = Poller(registry: registry, deviceState: engine.deviceState, watch: watch, log: log)
         let notifier = SystemdNotifier()
         let reloader = ConfigReloader(
             configPath: options.configPath, dataDirectory: start.dataDirectory, registry: registry, poller: poller,

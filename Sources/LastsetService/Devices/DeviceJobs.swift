@@ -103,7 +103,7 @@ struct DeviceJobs: Sendable {
 
     /// Holds the target, starts the job, releases the target when the job ends. Returns the running job, or the
     /// finished one when `wait`. `pageId` names the page (a whole-machine apply: every page, comma-separated).
-    private func run(
+    func run(
         _ kind: JobKind, pageId: String, on target: DeviceTarget, who: String, wait: Bool,
         work: @escaping @Sendable (@escaping ProgressHandler) async -> JobOutcome
     ) async throws -> JobInfo {

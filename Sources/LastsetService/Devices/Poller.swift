@@ -16,11 +16,14 @@ final class Poller: Service {
     /// What each device page was last applied (compared with every poll).
     private let deviceState: DeviceStateStore
     private let log: Logger
+    /// Fingerprints the machines of devices with a `replacement` policy (nil: none is, as in tests without jobs).
+    private let watch: MachineWatch?
     /// The configs to poll by, newest last; only the newest one not yet taken matters.
     private let configs: AsyncStream<CompiledConfig>
     private let next: AsyncStream<CompiledConfig>.Continuation
 
-    init(registry: DeviceRegistry, deviceState: DeviceStateStore, log: Logger) {
+    init(registry: DeviceRegistry, deviceState: DeviceStateStore, watch: MachineWatch? = nil, log: Logger) {
+        self.watch = watch
         self.registry = registry
         self.deviceState = deviceState
         self.log = log
@@ -52,11 +55,18 @@ final class Poller: Service {
             for device in config.devices {
                 guard let interval = device.pollInterval else { continue }
                 let pages = config.pages(of: device)
+                let watch = device.replacement == .off ? nil : self.watch
+                let plan = FingerprintPlan(device: device, pages: pages)
                 group.addTask {
                     while !Task.isCancelled {
-                        await Self.poll(
+                        if let (target, live, fingerprint) = await Self.poll(
                             device: device, pages: pages, registry: self.registry, deviceState: self.deviceState,
-                            log: self.log)
+                            fingerprint: watch == nil ? nil : plan, log: self.log)
+                        {
+                            await watch?.afterPoll(
+                                device: device, config: config, target: target, plan: plan, fingerprint: fingerprint,
+                                live: live)
+                        }
                         try? await Task.sleep(for: interval)
                     }
                 }
@@ -67,25 +77,37 @@ final class Poller: Service {
         }
     }
 
+    /// One poll of `device`: with `fingerprint`, the machine's fingerprint first (`FingerprintReader`), then every
+    /// page. Nil when the device was not polled (held by a job, gone from the config, its line refused); else the
+    /// target, each page's values and the fingerprint (nil: not asked for, or not read).
     private static func poll(
-        device: CompiledDevice, pages: [CompiledPage], registry: DeviceRegistry, deviceState: DeviceStateStore, log: Logger
-    ) async {
+        device: CompiledDevice, pages: [CompiledPage], registry: DeviceRegistry, deviceState: DeviceStateStore,
+        fingerprint plan: FingerprintPlan?, log: Logger
+    ) async -> (DeviceTarget, [String: [LiveValue]], MachineFingerprint?)? {
         // A device this poller's config no longer has as given (a reload raced the poll) is left to the next poller.
-        guard let target = await registry.target(for: device) else { return }
+        guard let target = await registry.target(for: device) else { return nil }
         let key = target.lock
         switch await registry.beginPoll(target) {
         case .held: break
-        case .busy, .pollInProgress: return
+        case .busy, .pollInProgress: return nil
         case .refused(.inUse):
             // The line runs a job at its old settings (a reload changed them): polled once the job ends.
-            return
+            return nil
         case .refused(let refusal):
             await registry.recordFailure(device.id, error: refusal.description)
             log.debug("poll \(device.id): \(refusal)")
-            return
+            return nil
         }
+        var fingerprint: MachineFingerprint?
+        if let plan {
+            let read = await FingerprintReader.read(plan, from: target)
+            fingerprint = read.fingerprint
+            if let error = read.error { log.debug("poll \(device.id): \(error)") }
+        }
+        var live: [String: [LiveValue]] = [:]
         for page in pages {
             let (values, _, error) = await LiveReader.read(page: page, from: target)
+            live[page.id] = values
             if let error {
                 await registry.recordFailure(device.id, error: error, page: page.id, live: values)
                 log.debug("poll \(device.id) page \(page.id): \(error)")
@@ -120,5 +142,6 @@ final class Poller: Service {
             }
         }
         await registry.endPoll(key)
+        return (target, live, fingerprint)
     }
 }

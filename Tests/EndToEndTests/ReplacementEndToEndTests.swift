@@ -1,0 +1,186 @@
+import Foundation
+import LastsetClient
+import LastsetCore
+import TestSupport
+import XCTest
+
+/// Replacement restore ("Data Storage for Modbus", issue 23 part 3) through the real daemon against pymodbus presses
+/// put in each other's place on one port: a conforming reconnect costs one fingerprint read (counted at the device);
+/// a replacement with another serial and blank registers, and the same press back at factory values, get the last
+/// verified version back as `policy:replacement` (read back with mbpoll), once per finding; a value changed with
+/// mbpoll, another model and another revision are never written to (the presses' write logs).
+final class ReplacementEndToEndTests: XCTestCase {
+    private var peers: [PymodbusPeer] = []
+
+    override func tearDown() {
+        for p in peers { p.stop() }
+        peers = []
+    }
+
+    static let blank: [Int: [UInt16]] = [100: [0xFFFF], 101: [0x7FFF]]
+
+    /// A press on `port` (0: any) with model register 0, serial number registers 1–2, `values` at 100–101.
+    private func press(
+        port: Int = 0, model: UInt16 = 200, serial: UInt32, values: [Int: [UInt16]], revision: String = "3.1.4"
+    ) throws -> PymodbusPeer {
+        var words = values
+        words[0] = [model]
+        words[1] = [UInt16(serial >> 16), UInt16(serial & 0xFFFF)]
+        let identity = try IdentificationEndToEndTests.identityFile([
+            "VendorName": "Acme Presses", "ProductCode": "PRS-200", "MajorMinorRevision": revision,
+        ])
+        let p =
+            port == 0
+            ? try PymodbusPeer.startTCP(options: ["--identity", identity], values: words)
+            : try PymodbusPeer.startTCP(port: port, options: ["--identity", identity], values: words)
+        peers.append(p)
+        return p
+    }
+
+    /// Stops `old` and puts `new` in its place.
+    private func swap(_ old: PymodbusPeer, for make: () throws -> PymodbusPeer) throws -> PymodbusPeer {
+        old.stop()
+        peers.removeAll { $0 === old }
+        return try make()
+    }
+
+    private static func config(port: Int, policy: String, objects: Bool) -> String {
+        let revision = objects ? #", { object: "MajorMinorRevision", match: "^3\\." }"# : ""
+        return """
+            { version: 1,
+              devices: [ { id: "press", endpoint: "tcp://127.0.0.1:\(port)", unit: 1, pages: ["heating"], poll: "200ms",
+                           replacement: "\(policy)", serialNumber: [ { registerId: "serial", address: 1, type: "u32" } ] } ],
+              pages: [
+                { id: "heating", identity: [ { registerId: "model", address: 0, type: "u16" }\(revision) ],
+                  registers: [
+                    { registerId: "heating.mode", address: 100, type: "u16" },
+                    { registerId: "heating.setpoint", address: 101, type: "s16" },
+                  ] },
+              ],
+            }
+            """
+    }
+
+    /// Captures the press's page and applies it back (its last verified version: v1), then waits until a poll has
+    /// recorded the machine's fingerprint.
+    private func prepare(_ daemon: DaemonHarness) throws {
+        let capture = try daemon.cli(["capture", "heating", "--from", "press"])
+        XCTAssertEqual(capture.status, 0, capture.stdout + capture.stderr)
+        let apply = try daemon.cli(["apply", "heating", "--to", "press"])
+        XCTAssertEqual(apply.status, 0, apply.stdout + apply.stderr)
+        XCTAssertTrue(daemon.stderrContains("machine press: fingerprint recorded"), daemon.stderr)
+    }
+
+    private func restoreJobs(_ daemon: DaemonHarness) throws -> [JobInfo] {
+        try daemon.decode([JobInfo].self, try daemon.api("GET", "/v1/jobs")).filter { $0.who == ReplacementPolicy.principal }
+    }
+
+    func testAConformingReconnectCostsOneFingerprintRead() throws {
+        var a = try press(serial: 123_456, values: [100: [2], 101: [215]])
+        let port = a.port!
+        let daemon = try DaemonHarness(config: Self.config(port: port, policy: "restore", objects: false))
+        try prepare(daemon)
+        a = try swap(a) { try press(port: port, serial: 123_456, values: [100: [2], 101: [215]]) }
+        // Ten polls of the press put back: each is one fingerprint read (model and serial, 0–2, one request) and one
+        // read of the page; nothing else reaches it.
+        XCTAssertTrue(eventually(timeout: 20) { ((try? a.arrivals()) ?? []).filter { $0.address == 100 }.count >= 10 })
+        let arrivals = try a.arrivals()
+        let fingerprints = arrivals.filter { $0.function == 3 && $0.address == 0 && $0.count == 3 }
+        let pages = arrivals.filter { $0.function == 3 && $0.address == 100 && $0.count == 2 }
+        XCTAssertEqual(fingerprints.count + pages.count, arrivals.count, "\(arrivals)")
+        XCTAssertTrue(abs(fingerprints.count - pages.count) <= 1, "one fingerprint read per poll: \(arrivals)")
+        XCTAssertEqual(arrivals.first?.address, 0, "the fingerprint is read first")
+        XCTAssertEqual(try a.writes().count, 0)
+        XCTAssertFalse(daemon.stderr.contains("machine press: replaced"), daemon.stderr)
+        XCTAssertEqual(try restoreJobs(daemon).count, 0)
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
+    func testAReplacementAndAResetAreRestoredOnceAndALocalChangeIsLeftAlone() throws {
+        let a = try press(serial: 123_456, values: [100: [2], 101: [215]])
+        let port = a.port!
+        let daemon = try DaemonHarness(config: Self.config(port: port, policy: "restore", objects: false))
+        try prepare(daemon)
+
+        // A replacement: another serial number, blank registers.
+        let b = try swap(a) { try press(port: port, serial: 7, values: Self.blank) }
+        XCTAssertTrue(eventually(timeout: 20) { (try? Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 2)) == [2, 215] })
+        XCTAssertTrue(eventually(timeout: 10) { ((try? self.restoreJobs(daemon)) ?? []).first?.state == .finished })
+        var jobs = try restoreJobs(daemon)
+        XCTAssertEqual(jobs.count, 1)
+        XCTAssertEqual(jobs.first?.applyAll?.succeeded, true, "\(jobs)")
+        XCTAssertEqual(Set(try b.writes().map(\.address)).subtracting([100, 101]), [], "only the page's registers")
+        let written = try b.writes().count
+        XCTAssertTrue(daemon.stderrContains("machine press: replaced resolved; this machine is the device's from now on"))
+        let audit = try daemon.auditRecords().filter { $0.who == ReplacementPolicy.principal }
+        XCTAssertTrue(audit.contains { $0.result == .succeeded && $0.templateVersionId == "1" }, "\(audit)")
+
+        // Someone changes a value at the machine: drift, never restored.
+        try Mbpoll.writeHolding(port: port, unit: 1, address: 101, values: [230])
+        XCTAssertTrue(daemon.stderrContains("machine press: changedElsewhere (heating: heating.setpoint)"), daemon.stderr)
+        let before = try b.arrivals().count
+        XCTAssertTrue(eventually(timeout: 10) { ((try? b.arrivals().count) ?? 0) >= before + 6 })
+        XCTAssertEqual(try b.writes().count, written + 1, "only mbpoll's write")
+        XCTAssertEqual(try Mbpoll.readHolding(port: port, unit: 1, address: 101, count: 1), [230])
+        XCTAssertEqual(try restoreJobs(daemon).count, 1)
+
+        // The same press back at factory values (same serial): restored.
+        let c = try swap(b) { try press(port: port, serial: 7, values: Self.blank) }
+        XCTAssertTrue(eventually(timeout: 20) { (try? Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 2)) == [2, 215] })
+        XCTAssertTrue(daemon.stderrContains("machine press: factoryReset (heating)"), daemon.stderr)
+        XCTAssertTrue(eventually(timeout: 10) { ((try? self.restoreJobs(daemon)) ?? []).allSatisfy { $0.state == .finished } })
+        jobs = try restoreJobs(daemon)
+        XCTAssertEqual(jobs.count, 2)
+        // Never twice for one finding: more polls, no more writes.
+        let restored = try c.writes().count
+        let polled = try c.arrivals().count
+        XCTAssertTrue(eventually(timeout: 10) { ((try? c.arrivals().count) ?? 0) >= polled + 6 })
+        XCTAssertEqual(try c.writes().count, restored)
+        XCTAssertEqual(try restoreJobs(daemon).count, 2)
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
+    func testAnotherModelAndAnotherRevisionAreNeverWrittenTo() throws {
+        let a = try press(serial: 123_456, values: [100: [2], 101: [215]])
+        let port = a.port!
+        let daemon = try DaemonHarness(config: Self.config(port: port, policy: "restore", objects: true))
+        try prepare(daemon)
+
+        let otherModel = try swap(a) { try press(port: port, model: 300, serial: 8, values: Self.blank) }
+        XCTAssertTrue(daemon.stderrContains("machine press: anotherModel (model)"), daemon.stderr)
+        var polled = try otherModel.arrivals().count
+        XCTAssertTrue(eventually(timeout: 10) { ((try? otherModel.arrivals().count) ?? 0) >= polled + 6 })
+        XCTAssertEqual(try otherModel.writes().count, 0)
+
+        let otherRevision = try swap(otherModel) { try press(port: port, serial: 9, values: Self.blank, revision: "4.0.0") }
+        XCTAssertTrue(daemon.stderrContains("machine press: anotherModel (fc43:MajorMinorRevision)"), daemon.stderr)
+        polled = try otherRevision.arrivals().count
+        XCTAssertTrue(eventually(timeout: 10) { ((try? otherRevision.arrivals().count) ?? 0) >= polled + 6 })
+        XCTAssertEqual(try otherRevision.writes().count, 0)
+        XCTAssertEqual(try Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 2), [0xFFFF, 0x7FFF])
+        XCTAssertEqual(try restoreJobs(daemon).count, 0)
+
+        // An accepted revision (3.2.0 against ^3\.) with another serial: a replacement, restored.
+        _ = try swap(otherRevision) { try press(port: port, serial: 10, values: Self.blank, revision: "3.2.0") }
+        XCTAssertTrue(eventually(timeout: 20) { (try? Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 2)) == [2, 215] })
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
+    func testASwapWhileTheDaemonWasStoppedIsFoundAtItsStart() throws {
+        let a = try press(serial: 123_456, values: [100: [2], 101: [215]])
+        let port = a.port!
+        let daemon = try DaemonHarness(config: Self.config(port: port, policy: "notify", objects: false))
+        try prepare(daemon)
+        XCTAssertEqual(daemon.stop(), 0)
+        let b = try swap(a) { try press(port: port, serial: 7, values: Self.blank) }
+        try daemon.restart()
+        // The fingerprint known before the stop is kept (lastset.db): the press found is a replacement, not a first
+        // sight; under `notify` it is reported and nothing is written.
+        XCTAssertTrue(daemon.stderrContains("machine press: replaced (serial)"), daemon.stderr)
+        let polled = try b.arrivals().count
+        XCTAssertTrue(eventually(timeout: 10) { ((try? b.arrivals().count) ?? 0) >= polled + 6 })
+        XCTAssertEqual(try b.writes().count, 0)
+        XCTAssertEqual(try restoreJobs(daemon).count, 0)
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+}
