@@ -70,6 +70,21 @@ kill-rounds: setup
 	Tests/chaos/killrounds.py --bin "$$($(SWIFT) build --show-bin-path)" --rounds $(KILL_ROUNDS) \
 		$(if $(KILL_SEED),--seed $(KILL_SEED))
 
+.PHONY: swap-trials bench-swap
+SWAP_TRIALS ?= 200
+## Replacement restore under SWAP_TRIALS (default 200) seeded randomized swaps of seed SWAP_SEED (default 23):
+## replacements, resets, local changes, used replacements, other models and revisions, unchanged reconnects, each
+## checked from the presses' frame logs and mbpoll (Tests/chaos/swaptrials.py; docs/REPLACEMENT.md, ~4 min).
+swap-trials: setup
+	$(SWIFT) build
+	Tests/chaos/swaptrials.py --bin "$$($(SWIFT) build --show-bin-path)" --trials $(SWAP_TRIALS) --seed $(or $(SWAP_SEED),23)
+
+## 50 swaps to a blank replacement, polled every 500 ms: from the replacement answering to the restore job's start and
+## to its verified end, p50/p95 (docs/BENCHMARKS.md, "Replacement restore"; ~1 min).
+bench-swap: setup
+	$(SWIFT) build
+	Tests/chaos/swaptrials.py --bin "$$($(SWIFT) build --show-bin-path)" --bench 50 --poll-ms 500 --seed 50
+
 .PHONY: fuzz soak
 ## libFuzzer on every fuzz target (Fuzz/Targets) for FUZZ_SECONDS each (default 60), from the seed corpus
 ## Fuzz/corpus/<target>/; prints executions and crashes per target, exits 1 on a crash. docs/RELIABILITY.md.

@@ -104,7 +104,8 @@ final class ReplacementEndToEndTests: XCTestCase {
 
         // A replacement: another serial number, blank registers.
         let b = try swap(a) { try press(port: port, serial: 7, values: Self.blank) }
-        XCTAssertTrue(eventually(timeout: 20) { (try? Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 2)) == [2, 215] })
+        XCTAssertTrue(
+            eventually(timeout: 20) { (try? Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 2)) == [2, 215] })
         XCTAssertTrue(eventually(timeout: 10) { ((try? self.restoreJobs(daemon)) ?? []).first?.state == .finished })
         var jobs = try restoreJobs(daemon)
         XCTAssertEqual(jobs.count, 1)
@@ -126,7 +127,8 @@ final class ReplacementEndToEndTests: XCTestCase {
 
         // The same press back at factory values (same serial): restored.
         let c = try swap(b) { try press(port: port, serial: 7, values: Self.blank) }
-        XCTAssertTrue(eventually(timeout: 20) { (try? Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 2)) == [2, 215] })
+        XCTAssertTrue(
+            eventually(timeout: 20) { (try? Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 2)) == [2, 215] })
         XCTAssertTrue(daemon.stderrContains("machine press: factoryReset (heating)"), daemon.stderr)
         XCTAssertTrue(eventually(timeout: 10) { ((try? self.restoreJobs(daemon)) ?? []).allSatisfy { $0.state == .finished } })
         jobs = try restoreJobs(daemon)
@@ -162,7 +164,8 @@ final class ReplacementEndToEndTests: XCTestCase {
 
         // An accepted revision (3.2.0 against ^3\.) with another serial: a replacement, restored.
         _ = try swap(otherRevision) { try press(port: port, serial: 10, values: Self.blank, revision: "3.2.0") }
-        XCTAssertTrue(eventually(timeout: 20) { (try? Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 2)) == [2, 215] })
+        XCTAssertTrue(
+            eventually(timeout: 20) { (try? Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 2)) == [2, 215] })
         XCTAssertEqual(daemon.stop(), 0)
     }
 
@@ -182,5 +185,16 @@ final class ReplacementEndToEndTests: XCTestCase {
         XCTAssertEqual(try b.writes().count, 0)
         XCTAssertEqual(try restoreJobs(daemon).count, 0)
         XCTAssertEqual(daemon.stop(), 0)
+    }
+
+    /// The seeded randomized swap trials (`make swap-trials` runs 200; Tests/chaos/swaptrials.py) in small: 10 trials
+    /// of seed 4242, every invariant checked from the presses' frame logs and mbpoll.
+    func testTenSeededRandomizedSwapTrials() throws {
+        let run = try ProgramRun.run(
+            TestPaths.repoRoot.appendingPathComponent("Tests/chaos/swaptrials.py"),
+            ["--bin", TestPaths.productsDirectory.path, "--trials", "10", "--seed", "4242"], mergingStderr: true,
+            timeout: 300)
+        XCTAssertEqual(run.status, 0, run.stdout)
+        XCTAssertTrue(run.stdout.contains("10 trials") && run.stdout.contains("0 violations"), run.stdout)
     }
 }

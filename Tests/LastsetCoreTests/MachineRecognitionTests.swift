@@ -38,7 +38,10 @@ final class MachineRecognitionTests: XCTestCase {
         XCTAssertEqual(unset.device("d")?.replacement, .off, "absent: off")
 
         let cases: [(String, String, String, String)] = [
-            ("unknown policy", #"poll: "1s", replacement: "always""#, "devices[0].replacement", "must be one of: off, notify, restore"),
+            (
+                "unknown policy", #"poll: "1s", replacement: "always""#, "devices[0].replacement",
+                "must be one of: off, notify, restore"
+            ),
             ("no poll", #"replacement: "notify""#, "devices[0].replacement", "needs a poll interval"),
             ("poll 0", #"poll: "0s", replacement: "restore""#, "devices[0].replacement", "needs a poll interval"),
             (
@@ -87,7 +90,8 @@ final class MachineRecognitionTests: XCTestCase {
             plan.fingerprint(words: read, identification: identification("3.1")),
             MachineFingerprint(
                 model: ["model": "00C8", "fc43:ProductCode": "5052532D323030"], instance: ["serial": "0001E240"]))
-        XCTAssertEqual(plan.fingerprint(words: read, identification: identification("4.0"))?.refusedRevisions, ["fc43:MajorMinorRevision"])
+        XCTAssertEqual(
+            plan.fingerprint(words: read, identification: identification("4.0"))?.refusedRevisions, ["fc43:MajorMinorRevision"])
         XCTAssertNil(plan.fingerprint(words: read, identification: nil), "FC43 not read: unreadable")
         XCTAssertNil(plan.fingerprint(words: { $0.address == 0 ? [1] : nil }, identification: identification("3.1")))
         XCTAssertEqual(plan.spans.map(\.address), [0, 1])
@@ -108,7 +112,17 @@ final class MachineRecognitionTests: XCTestCase {
         let pending = MachineEvent(
             kind: .replaced, detail: ["serial"], fingerprint: Self.other, noticedAt: Self.t1, restore: .pending,
             restorePages: ["p"])
-        typealias Case = (String, MachineRecord, MachineFingerprint?, MachineVerdict, ReplacementPolicy, [PageStanding], MachineRecognition.Action)
+        var resetStarted = MachineEvent(
+            kind: .factoryReset, detail: ["p"], fingerprint: Self.known, noticedAt: Self.t1, restore: .started,
+            restorePages: ["p"])
+        resetStarted.restoreJob = "j"
+        let anotherModel = MachineEvent(
+            kind: .anotherModel, detail: ["model"], fingerprint: Self.other, noticedAt: Self.t0,
+            note: "never written to: another model")
+        typealias Case = (
+            String, MachineRecord, MachineFingerprint?, MachineVerdict, ReplacementPolicy, [PageStanding],
+            MachineRecognition.Action
+        )
         let cases: [Case] = [
             ("unreadable: nothing", Self.record(), nil, .unreadable, .restore, [Self.page()], .none),
             ("first seen: recorded", MachineRecord(), Self.known, .firstSeen, .restore, [Self.page()], .recorded),
@@ -116,7 +130,9 @@ final class MachineRecognitionTests: XCTestCase {
             ("replaced, restore", Self.record(), Self.other, replaced, .restore, [Self.page()], .restore(pending)),
             (
                 "replaced, notify", Self.record(), Self.other, replaced, .notify, [Self.page()],
-                .noticed(MachineEvent(kind: .replaced, detail: ["serial"], fingerprint: Self.other, noticedAt: Self.t1, restorePages: ["p"]))
+                .noticed(
+                    MachineEvent(
+                        kind: .replaced, detail: ["serial"], fingerprint: Self.other, noticedAt: Self.t1, restorePages: ["p"]))
             ),
             (
                 "replaced, a value set elsewhere: withheld", Self.record(), Self.other, replaced, .restore,
@@ -162,15 +178,32 @@ final class MachineRecognitionTests: XCTestCase {
                 .changedElsewhere(registers: ["p": ["r"]]), .restore, [Self.page(elsewhere: ["r"])],
                 .noticed(MachineEvent(kind: .changedElsewhere, detail: ["p: r"], fingerprint: Self.known, noticedAt: Self.t1))
             ),
-            ("the same finding, pending: tried again", Self.record(pending), Self.other, replaced, .restore, [Self.page()], .restore(pending)),
             (
-                "the same finding, started: never twice", Self.record(MachineRecognition.started(Self.record(pending), job: "j").event),
+                "the same finding, pending: tried again", Self.record(pending), Self.other, replaced, .restore, [Self.page()],
+                .restore(pending)
+            ),
+            (
+                "the same finding, started: never twice",
+                Self.record(MachineRecognition.started(Self.record(pending), job: "j").event),
                 Self.other, replaced, .restore, [Self.page()], .none
             ),
             (
                 "replayed since: adopted", Self.record(MachineRecognition.started(Self.record(pending), job: "j").event),
                 Self.other, replaced, .restore, [Self.page(at: Self.t1.addingTimeInterval(1))],
                 .resolved(MachineRecognition.started(Self.record(pending), job: "j").event!, adopted: true)
+            ),
+            (
+                "a reset restored: resolved, the same machine", Self.record(resetStarted), Self.known,
+                .factoryReset(pages: ["p"]), .restore, [Self.page(at: Self.t1.addingTimeInterval(1)), Self.page("q")],
+                .resolved(resetStarted, adopted: false)
+            ),
+            (
+                "a reset not yet restored: never twice", Self.record(resetStarted), Self.known, .factoryReset(pages: ["p"]),
+                .restore, [Self.page(), Self.page("q")], .none
+            ),
+            (
+                "another model, pages never replayed: stays open", Self.record(anotherModel), Self.other,
+                .anotherModel(differs: ["model"]), .restore, [Self.page(version: nil, at: nil)], .none
             ),
             (
                 "back to conforming: resolved", Self.record(pending), Self.known, .sameAndConforming, .restore, [Self.page()],

@@ -68,9 +68,12 @@ public enum MachineRecognition {
         guard let (kind, detail) = finding(verdict) else { return (record, .none) }
         var event = MachineEvent(kind: kind, detail: detail, fingerprint: now, noticedAt: time)
         if let open = record.event, open.isSame(as: event) {
-            if kind != .changedElsewhere, kind != .factoryReset, replayedSince(open.noticedAt, pages, vacuous: kind == .replaced) {
-                next = MachineRecord(known: now, parts: parts, knownSince: time)
-                return (next, .resolved(open, adopted: true))
+            if replayedSince(open, pages) {
+                // A reset machine restored is the same machine; another one replayed to is the device's from now on.
+                let adopted = kind != .factoryReset
+                next = adopted ? MachineRecord(known: now, parts: parts, knownSince: time) : record
+                next.event = nil
+                return (next, .resolved(open, adopted: adopted))
             }
             var kept = open
             kept.detail = detail
@@ -117,12 +120,16 @@ public enum MachineRecognition {
         return nil
     }
 
-    /// Whether every page with a verified version got it (or another) again since `since` and none is marked; with
-    /// no such page, `vacuous`.
-    static func replayedSince(_ since: Date, _ pages: [PageStanding], vacuous: Bool) -> Bool {
-        let applied = pages.filter { $0.versionId != nil || $0.marked }
-        guard !applied.isEmpty else { return vacuous }
-        return applied.allSatisfy { !$0.marked && ($0.appliedAt.map { $0 >= since } ?? false) }
+    /// Whether the finding is settled by replays since it was noticed: every page in its scope (a reset: the reset
+    /// pages; a replaced or another-model machine: every page) that has a verified version got it (or another) again
+    /// and none is marked. A replaced machine with no such page is settled at once; another model never by that, and
+    /// a change elsewhere only by conforming again (it is never restored).
+    static func replayedSince(_ event: MachineEvent, _ pages: [PageStanding]) -> Bool {
+        guard event.kind != .changedElsewhere else { return false }
+        let scope = pages.filter { event.kind != .factoryReset || event.detail.contains($0.pageId) }
+        let applied = scope.filter { $0.versionId != nil || $0.marked }
+        guard !applied.isEmpty else { return event.kind == .replaced }
+        return applied.allSatisfy { !$0.marked && ($0.appliedAt.map { $0 >= event.noticedAt } ?? false) }
     }
 
     /// Whether a new finding is restored, which pages, and why not.

@@ -7,8 +7,9 @@ import LastsetSystem
 extension Daemon {
     /// The daemon's services in start order; the group stops them in reverse. Up first, down last: the records, the
     /// device connections, the HTTP listeners and the watchdog (which checks them); then the background work (audit
-    /// retention, fleet sync, polling) and the jobs; then the signals and, last, READY=1 — so at a stop STOPPING=1
-    /// goes out first, the jobs get their deadline to reach a clean stop, and the records close after everything else.
+    /// retention, fleet sync), the jobs and polling; then the signals and, last, READY=1 — so at a stop STOPPING=1
+    /// goes out first, polling stops (no restore starts after it), the jobs get their deadline to reach a clean stop,
+    /// and the records close after everything else.
     static func services(_ start: DaemonStart, _ options: DaemonOptions, log: Logger) async throws -> [any Service] {
         let config = start.config
         let engine = start.engine
@@ -54,8 +55,9 @@ extension Daemon {
         ]
         if let fleet = start.fleet { services.append(FleetSyncLoop(fleet: fleet, log: log)) }
         services += [
-            poller,
+            // The jobs stop after the poller: a restore a poll starts (a `replacement` policy) is drained with the rest.
             StartStopService(name: "jobs", stop: { await stopJobs(jobs, router: router, log: log) }),
+            poller,
             SignalHandling(reloader: reloader, log: log),
             StartStopService(
                 name: "systemd notifications",

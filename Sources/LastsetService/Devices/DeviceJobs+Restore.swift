@@ -8,19 +8,21 @@ extension DeviceJobs {
     /// holds it. Holding it, `recheck` reads the machine again: when it says why not, nothing is written.
     func restore(
         _ pages: [ApplyAllPage], device: CompiledDevice, on target: DeviceTarget,
-        recheck: @escaping @Sendable (DeviceTarget) async -> String?
+        recheck: @escaping @Sendable (DeviceTarget) async -> String?,
+        finished: @escaping @Sendable (ApplyAllReport) async -> Void
     ) async throws -> JobInfo {
         let (engine, registry) = (engine, registry)
         let who = ReplacementPolicy.principal
         let pageIds = pages.map(\.page.id).joined(separator: ",")
         return try await run(.applyAll, pageId: pageIds, on: target, who: who, wait: false) { progress in
             if let why = await recheck(target) {
-                return JobOutcome(
-                    applyAll: ApplyAllReport(
-                        device: device.id, dryRun: false,
-                        pages: pages.map {
-                            PageApplyResult(pageId: $0.page.id, status: .notAttempted, error: "not restored: \(why)")
-                        }, stoppedAt: pages.first?.page.id))
+                let report = ApplyAllReport(
+                    device: device.id, dryRun: false,
+                    pages: pages.map {
+                        PageApplyResult(pageId: $0.page.id, status: .notAttempted, error: "not restored: \(why)")
+                    }, stoppedAt: pages.first?.page.id)
+                await finished(report)
+                return JobOutcome(applyAll: report)
             }
             let report = await engine.applyAll(
                 device: device.id, pages: pages, to: target, options: ReplayOptions(), policy: .stop, who: who,
@@ -28,6 +30,7 @@ extension DeviceJobs {
             ) { report in
                 await registry.record(DeviceContact(replay: report), device: device.id)
             }
+            await finished(report)
             return JobOutcome(applyAll: report)
         }
     }

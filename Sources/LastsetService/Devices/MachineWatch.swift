@@ -12,8 +12,6 @@ struct MachineWatch: Sendable {
     let deviceState: DeviceStateStore
     let deviceJobs: DeviceJobs
     let log: Logger
-    /// Hears each finding and resolution (the events stream; nil: none).
-    var announce: (@Sendable (_ device: String, _ action: MachineRecognition.Action) async -> Void)? = nil
 
     /// The pages' standing and the classifier's readings, from the pages' live values of one poll (`live`: page id →
     /// values; a page not read is absent). Marked pages are left out of the readings (what they hold is not known).
@@ -68,7 +66,6 @@ struct MachineWatch: Sendable {
             return
         }
         report(action, device: device.id)
-        await announce?(device.id, action)
         if case .restore(let event) = action {
             await restore(event, device: device, config: config, target: target, record: next)
         }
@@ -80,12 +77,15 @@ struct MachineWatch: Sendable {
         case .none: break
         case .recorded: log.info("machine \(device): fingerprint recorded")
         case .noticed(let e), .restore(let e):
-            if e.kind == .changedElsewhere { log.info("machine \(device): \(e.summary)") } else {
+            if e.kind == .changedElsewhere {
+                log.info("machine \(device): \(e.summary)")
+            } else {
                 log.warning("machine \(device): \(e.summary)")
             }
         case .updated(let e): log.info("machine \(device): \(e.summary)")
         case .resolved(let e, let adopted):
-            log.info("machine \(device): \(e.kind.rawValue) resolved\(adopted ? "; this machine is the device's from now on" : "")")
+            log.info(
+                "machine \(device): \(e.kind.rawValue) resolved\(adopted ? "; this machine is the device's from now on" : "")")
         }
     }
 
@@ -110,9 +110,11 @@ struct MachineWatch: Sendable {
         do {
             try await machines.save(MachineRecognition.started(record, job: ""), device: device.id)
             let job = try await deviceJobs.restore(
-                loaded, device: device, on: target, recheck: { target in
+                loaded, device: device, on: target,
+                recheck: { target in
                     await self.recheck(event, device: device, pages: config.pages(of: device), target: target)
-                })
+                },
+                finished: { report in self.restored(report, device: device.id) })
             try await machines.save(MachineRecognition.started(record, job: job.id), device: device.id)
             log.warning("machine \(device.id): restore job \(job.id) started (\(event.restorePages.joined(separator: ", ")))")
         } catch let refusal as JobRefusal {
@@ -120,6 +122,16 @@ struct MachineWatch: Sendable {
             log.info("machine \(device.id): restore waits: \(refusal)")
         } catch {
             log.error("machine \(device.id): cannot start the restore: \(error)")
+        }
+    }
+
+    /// The log line of a restore's end.
+    private func restored(_ report: ApplyAllReport, device: String) {
+        let pages = report.pages.map { "\($0.pageId) \($0.status.rawValue)" + ($0.error.map { ": \($0)" } ?? "") }
+        if report.succeeded {
+            log.info("machine \(device): restored (\(pages.joined(separator: "; ")))")
+        } else {
+            log.warning("machine \(device): restore did not succeed (\(pages.joined(separator: "; ")))")
         }
     }
 
