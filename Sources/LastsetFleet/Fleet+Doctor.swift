@@ -52,11 +52,15 @@ extension Fleet {
     func repositoryFindings() -> [FleetRepositoryFinding] {
         let local = settings.localTimeout
         var findings: [FleetRepositoryFinding] = []
-        let registered = Self.registeredHost(dataDirectory: tree.deletingLastPathComponent())
-        findings.append(
-            FleetRepositoryFinding(
-                check: .host, ok: registered == settings.host,
-                detail: registered.map { "registered as \($0)" } ?? "no host registered in .git/lastset-host"))
+        do {
+            let registered = try Self.registeredHost(dataDirectory: tree.deletingLastPathComponent())
+            findings.append(
+                FleetRepositoryFinding(
+                    check: .host, ok: registered == settings.host,
+                    detail: registered.map { "registered as \($0)" } ?? "no host registered in .git/lastset-host"))
+        } catch {
+            findings.append(FleetRepositoryFinding(check: .host, ok: false, detail: error.description))
+        }
         func finding(_ check: FleetRepositoryCheck, _ arguments: [String], _ judge: (GitCommand.Output) -> (Bool, String))
             -> FleetRepositoryFinding
         {

@@ -64,12 +64,27 @@ public actor Fleet {
         GitCommand(workTree: tree.path, sshKey: settings.sshKey, knownHosts: settings.knownHosts)
     }
 
-    /// The fleet host a data directory was registered as, if it ever joined a fleet.
-    public static func registeredHost(dataDirectory: URL) -> String? {
-        let url = dataDirectory.appendingPathComponent("fleet/.git/lastset-host")
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return nil }
+    /// The fleet host a data directory was registered as; nil only when it never joined a fleet (no host file).
+    /// A host file that cannot be read, or holds no valid host name, is an error: read as "never registered" it
+    /// would let another host name start and change what a plain version number means.
+    public static func registeredHost(dataDirectory: URL) throws(FleetError) -> String? {
+        let path = dataDirectory.appendingPathComponent("fleet/.git/lastset-host").path
+        var info = stat()
+        if lstat(path, &info) != 0 && errno == ENOENT { return nil }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw .hostFileUnreadable(path: path, reason: "cannot be read (\(error.localizedDescription))")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw .hostFileUnreadable(path: path, reason: "is not UTF-8 text")
+        }
         let host = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return SafeName.isValid(host) ? host : nil
+        guard SafeName.isValid(host) else {
+            throw .hostFileUnreadable(path: path, reason: "holds \"\(host)\", not a valid host name")
+        }
+        return host
     }
 
     /// Creates or opens the repository, applies the settings to it and commits any version of this
@@ -100,7 +115,7 @@ public actor Fleet {
                 unlink(tree.appendingPathComponent(".git/" + lock).path)
             }
             let marker = tree.appendingPathComponent(".git/lastset-host")
-            if let registered = Self.registeredHost(dataDirectory: tree.deletingLastPathComponent()) {
+            if let registered = try Self.registeredHost(dataDirectory: tree.deletingLastPathComponent()) {
                 guard registered == settings.host else {
                     throw FleetError.hostChanged(registered: registered, configured: settings.host)
                 }
@@ -290,11 +305,16 @@ public enum FleetError: Error, Sendable, Hashable, CustomStringConvertible {
     case storage(String)
     /// The data directory belongs to another host name: plain numbers would change meaning.
     case hostChanged(registered: String, configured: String)
+    /// The file naming the host a data directory was registered as exists but says no host.
+    case hostFileUnreadable(path: String, reason: String)
 
     public var description: String {
         switch self {
         case .git(let e): return "fleet: \(e)"
         case .storage(let s): return "fleet: \(s)"
+        case .hostFileUnreadable(let path, let reason):
+            return
+                "fleet: \(path) \(reason): it names the host this data directory was registered as, which decides what a plain version number means; restore it (one line, the fleet.host this data directory had) or start from a new data directory"
         case .hostChanged(let r, let c):
             return
                 "fleet.host \"\(c)\" differs from \"\(r)\", the host this data directory was registered as: its versions are named \(r)-N, so a new name would change what a plain version number means here; set fleet.host to \"\(r)\" (or start from a new data directory)"

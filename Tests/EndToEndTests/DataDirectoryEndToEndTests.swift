@@ -137,6 +137,30 @@ final class DataDirectoryEndToEndTests: XCTestCase {
         XCTAssertEqual(daemon.stop(), 0)
     }
 
+    /// A data directory registered with a fleet whose host file was damaged: the daemon refuses to start naming
+    /// the file (read as "never registered", it would have started under the configured name, and a plain
+    /// version number would have changed meaning).
+    func testADamagedFleetHostFileRefusesTheStart() throws {
+        let work = try TestPaths.temporaryDirectory(prefix: "hostfile")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let configURL = work.appendingPathComponent("lastset.json")
+        let withFleet = config(port: 1).replacingOccurrences(
+            of: "{ version: 1,",
+            with: "{ version: 1,\n  fleet: { remote: \"file://\(work.path)/hub.git\", interval: \"0s\", host: \"line-b\" },")
+        try withFleet.write(to: configURL, atomically: true, encoding: .utf8)
+        let data = work.appendingPathComponent("data")
+        let git = data.appendingPathComponent("fleet/.git")
+        try FileManager.default.createDirectory(at: git, withIntermediateDirectories: true)
+        try Data("line a\n".utf8).write(to: git.appendingPathComponent("lastset-host"))
+        let run = try DaemonHarness.runToExit([
+            "--config", configURL.path, "--data-dir", data.path, "--socket", work.path + "/s",
+        ])
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(
+            run.stderr.contains("refusing to start") && run.stderr.contains("fleet/.git/lastset-host")
+                && run.stderr.contains("not a valid host name"), run.stderr)
+    }
+
     /// `lastset.db` planted as a symlink to a file outside: the daemon refuses to start naming it, and the file it
     /// points to is left as it was. A link planted among the version files of the release before the database is
     /// not followed by the import: not imported, named in the log, moved aside as the link it is.

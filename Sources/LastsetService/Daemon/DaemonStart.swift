@@ -42,7 +42,7 @@ struct DaemonStart {
         let directoryLock = try DataDirectoryLock(directory: dataDirectory)
         // A data directory that ever joined a fleet keeps its host's names (and refuses another name).
         let fleetSettings = config.source.fleet.map { FleetSettings($0) }
-        let registeredHost = Fleet.registeredHost(dataDirectory: dataDirectory)
+        let registeredHost = try Fleet.registeredHost(dataDirectory: dataDirectory)
         if let s = fleetSettings, let registeredHost, registeredHost != s.host {
             throw FleetError.hostChanged(registered: registeredHost, configured: s.host)
         }
