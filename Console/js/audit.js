@@ -1,7 +1,24 @@
-// Audit: every capture, replay and dry run, filtered by page, device, who and time (by the server).
+// Audit: every capture, replay and dry run, filtered by page, device, who and time (by the server); each replay
+// links its hand-over certificate.
 import { api } from './api.js';
 import { h, table, select, field, replace } from './dom.js';
 import { badge, timeNode, valueNode } from './format.js';
+
+// A replay's hand-over certificate (docs/CERTIFICATE.md): the files the daemon makes and signs, as downloads.
+const certificateFiles = [['html', 'HTML'], ['html.sig', 'signature']];
+
+function certificateLinks(r) {
+  if (r.kind !== 'replay' || !r.job || r.result === 'started') return null;
+  return h(
+    'div.certificate',
+    {},
+    'Certificate: ',
+    ...certificateFiles.flatMap(([format, label], i) => [
+      i ? ' · ' : '',
+      h('a', { href: `/v1/certificates/${encodeURIComponent(r.job)}/${format}`, download: '', dataset: { format } }, label),
+    ]),
+  );
+}
 
 function localToISO(value) {
   if (!value) return '';
@@ -44,7 +61,7 @@ export async function render(root, ctx) {
                   h('td', {}, r.who),
                   h('td', {}, r.pageId, r.templateVersion ? ` v${r.templateVersion}` : ''),
                   h('td', {}, r.device, h('div.muted', {}, `${r.endpoint} unit ${r.unit}`)),
-                  h('td', {}, badge(r.result), r.message ? h('div.muted', {}, r.message) : null),
+                  h('td', {}, badge(r.result), r.message ? h('div.muted', {}, r.message) : null, certificateLinks(r)),
                   h(
                     'td',
                     {},

@@ -51,7 +51,16 @@ final class HandOverCertificateTests: XCTestCase {
         let other = "99999999-0000-0000-0000-000000000000"
         let rows: [(String, [AuditRecord], CertificateRefusal)] = [
             ("no record", [], .noRecords(job: job)),
-            ("records without a job", [{ var r = record(.succeeded); r.job = nil; return r }()], .noRecords(job: job)),
+            (
+                "records without a job",
+                [
+                    {
+                        var r = record(.succeeded)
+                        r.job = nil
+                        return r
+                    }()
+                ], .noRecords(job: job)
+            ),
             ("two jobs", [record(.succeeded), record(.succeeded, job: other)], .ambiguous(job: job, matches: [job, other])),
             ("a capture", [record(.archived, kind: .capture)], .notAReplay(job: job, kind: .capture)),
             ("an import", [record(.archived, kind: .import)], .notAReplay(job: job, kind: .import)),
@@ -75,7 +84,7 @@ final class HandOverCertificateTests: XCTestCase {
             (
                 "failed", [record(.started), record(.failed, at: 1, registers: [ok, bad], message: "stopped at heating.limit")],
                 .incomplete,
-                "NOT COMPLETE: 1 of 2 registers did not take: heating.limit (did not take: read back differs). Recorded reason: stopped at heating.limit."
+                "NOT COMPLETE: 1 of 2 registers did not take: heating.limit (did not take: read back differs). The record says: stopped at heating.limit."
             ),
             (
                 "a succeeded record with a register that did not take is not complete",
@@ -109,7 +118,10 @@ final class HandOverCertificateTests: XCTestCase {
             ),
             (
                 register("c", .rejected, readBack: nil, after: .unsigned(1), message: "exception 4"),
-                ["c", "1", "2", "not read back", "1", "template", "none", "did not take: the device refused the write (exception 4)"],
+                [
+                    "c", "1", "2", "not read back", "1", "template", "none",
+                    "did not take: the device refused the write (exception 4)",
+                ],
                 false
             ),
             (
@@ -133,7 +145,9 @@ final class HandOverCertificateTests: XCTestCase {
                 ["h", "not recorded", "not written", "not read back", "unknown", "template", "none", "not written"], false
             ),
             (
-                register("i", .verified, before: .text("a\"b"), written: .float(-1.5), readBack: .float(-1.5), after: .bytes([0xAB, 1])),
+                register(
+                    "i", .verified, before: .text("a\"b"), written: .float(-1.5), readBack: .float(-1.5),
+                    after: .bytes([0xAB, 1])),
                 ["i", "\"a\"b\"", "-1.5", "-1.5", "0xAB01", "template", "none", "took"], true
             ),
             (
@@ -151,7 +165,8 @@ final class HandOverCertificateTests: XCTestCase {
         }
         // Without an outcome nothing is known to have taken, whatever the intent listed.
         let pending = HandOverCertificate.row(register("k", .notAttempted, readBack: nil, after: nil), outcomeRecorded: false)
-        XCTAssertEqual(pending.cells, ["k", "1", "2", "not read back", "unknown", "template", "none", "not known: no outcome recorded"])
+        XCTAssertEqual(
+            pending.cells, ["k", "1", "2", "not read back", "unknown", "template", "none", "not known: no outcome recorded"])
         XCTAssertFalse(pending.took)
         XCTAssertEqual(HandOverCertificate.columns.count, pending.cells.count)
     }
@@ -194,10 +209,11 @@ final class HandOverCertificateTests: XCTestCase {
             ])
         XCTAssertEqual(
             c.verification.last,
-            "Check: ssh-keygen -Y verify -f allowed_signers -I lastset@line-7 -n lastset-certificate -s lastset-certificate-5e0c1a2b.pdf.sig < lastset-certificate-5e0c1a2b.pdf"
+            "Check: ssh-keygen -Y verify -f allowed_signers -I lastset@line-7 -n lastset-certificate -s lastset-certificate-5e0c1a2b.html.sig < lastset-certificate-5e0c1a2b.html"
         )
         XCTAssertEqual(
-            signer.allowedSignersLine, "lastset@line-7 namespaces=\"lastset-certificate\" ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKey")
+            signer.allowedSignersLine,
+            "lastset@line-7 namespaces=\"lastset-certificate\" ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKey")
     }
 
     func testWhatTheRecordsLackIsSaid() throws {
@@ -217,7 +233,8 @@ final class HandOverCertificateTests: XCTestCase {
         let intentOnly = try make([record(.started)])
         XCTAssertEqual(intentOnly.facts.first { $0.label == "Ended" }?.value, "not recorded")
         XCTAssertEqual(intentOnly.facts.first { $0.label == "Outcome" }?.value, "not recorded")
-        XCTAssertTrue(intentOnly.notRecorded.contains("The job's outcome is not in the audit log: no register is known to have taken."))
+        XCTAssertTrue(
+            intentOnly.notRecorded.contains("The job's outcome is not in the audit log: no register is known to have taken."))
         var unsigned = source([record(.succeeded)])
         unsigned.signer = nil
         let c2 = try HandOverCertificate.make(unsigned).get()
@@ -227,14 +244,12 @@ final class HandOverCertificateTests: XCTestCase {
 
     func testFileNames() {
         let rows: [(CertificateFormat, String, String)] = [
-            (.pdf, job, "lastset-certificate-5e0c1a2b.pdf"),
             (.html, job, "lastset-certificate-5e0c1a2b.html"),
-            (.pdfSignature, job, "lastset-certificate-5e0c1a2b.pdf.sig"),
             (.htmlSignature, "../../etc/passwd", "lastset-certificate-etcpassw.html.sig"),
         ]
         for (format, job, name) in rows { XCTAssertEqual(format.fileName(job: job), name) }
-        XCTAssertEqual(CertificateFormat.pdfSignature.signed, .pdf)
-        XCTAssertNil(CertificateFormat.pdf.signed)
+        XCTAssertEqual(CertificateFormat.htmlSignature.signed, .html)
+        XCTAssertNil(CertificateFormat.html.signed)
     }
 
     func testTheHTMLPageEscapesEveryText() throws {

@@ -244,6 +244,15 @@ class Console(unittest.TestCase):
         whos = {r.get_attribute("data-who") for r in driver.find_elements(By.CSS_SELECTOR, "#audit-table tbody tr")}
         self.assertEqual(whos, {f"token:{OPERATOR_NAME}"})
         self.shot("audit.png")
+        # The replay's hand-over certificate, downloaded with the session as its link would: the page and its signature.
+        links = driver.find_elements(By.CSS_SELECTOR, "#audit-table tbody tr[data-kind=replay] .certificate a")
+        self.assertEqual([a.get_attribute("data-format") for a in links[:2]], ["html", "html.sig"])
+        for link, expected in zip(links[:2], ["Hand-over certificate", "-----BEGIN SSH SIGNATURE-----"]):
+            got = driver.execute_async_script(
+                "const [url, done] = arguments; fetch(url).then(async r => done([r.status, await r.text()]), e => done([-1, String(e)]));",
+                link.get_attribute("href"))
+            self.assertEqual(got[0], 200, got[1][:200])
+            self.assertIn(expected, got[1])
         self.assertEqual(self.console_errors(), [])
         # What the page showed is what the archive holds (the caller's Swift test checks press-b with mbpoll).
         status, template = api("GET", f"/v1/pages/heating/templates/{version}")

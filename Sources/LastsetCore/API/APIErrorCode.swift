@@ -103,6 +103,10 @@ public enum APIErrorCode: String, CaseIterable, Sendable, Hashable, Codable {
     case pageNotOnDevice = "page_not_on_device"
     /// The daemon is stopping and takes no new jobs.
     case shuttingDown = "shutting_down"
+    /// A certificate's file could not be signed (no key could be made or read, ssh-keygen failed).
+    case signingFailed = "signing_failed"
+    /// A certificate asked for a job that wrote nothing to a machine (a capture, an import, …).
+    case notAReplay = "not_a_replay"
     /// The database could not be read or written.
     case storage = "storage"
     /// A stored template that fails its checks.

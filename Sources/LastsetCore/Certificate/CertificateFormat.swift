@@ -1,22 +1,17 @@
 import Foundation
 
-/// A file of a certificate: the page, the PDF, and the detached signature of each.
+/// A file of a certificate: the page, and its detached signature.
 public enum CertificateFormat: String, Sendable, Hashable, CaseIterable {
     /// The printable HTML page (self-contained: no script, no outside resource).
     case html
-    /// The PDF (cairo and pango).
-    case pdf
     /// The detached SSH signature of the HTML page's bytes.
     case htmlSignature = "html.sig"
-    /// The detached SSH signature of the PDF's bytes.
-    case pdfSignature = "pdf.sig"
 
     /// The file a signature covers (nil for a signature itself: the page or the PDF).
     public var signed: CertificateFormat? {
         switch self {
-        case .html, .pdf: return nil
+        case .html: return nil
         case .htmlSignature: return .html
-        case .pdfSignature: return .pdf
         }
     }
 
@@ -24,8 +19,7 @@ public enum CertificateFormat: String, Sendable, Hashable, CaseIterable {
     public var contentType: String {
         switch self {
         case .html: return "text/html; charset=utf-8"
-        case .pdf: return "application/pdf"
-        case .htmlSignature, .pdfSignature: return "text/plain; charset=utf-8"
+        case .htmlSignature: return "text/plain; charset=utf-8"
         }
     }
 

@@ -11,7 +11,8 @@ extension HandOverCertificate {
             CertificateFact("Machine", "\(main.device) (\(main.endpoint), unit \(main.unit))"),
             CertificateFact("Job", job),
         ]
-        facts += main.identity.isEmpty
+        facts +=
+            main.identity.isEmpty
             ? [CertificateFact("Identity", "none recorded (the page declares no identity registers)")]
             : main.identity.map { CertificateFact("Identity \($0.registerId)", "\(text($0.value)) (words \($0.valueData))") }
         facts += [
@@ -98,9 +99,9 @@ extension HandOverCertificate {
     /// How to check the signature offline.
     static func verification(_ signer: CertificateSigner?, job: String) -> [String] {
         guard let signer else { return [] }
-        let file = CertificateFormat.pdf.fileName(job: job)
+        let file = CertificateFormat.html.fileName(job: job)
         return [
-            "Each file of this certificate (.pdf, .html) has a detached SSH signature beside it (.sig), made with "
+            "Each file of this certificate has a detached SSH signature beside it (.sig), made with "
                 + "ssh-keygen -Y sign in the namespace \(signer.namespace).",
             "allowed_signers line: \(signer.allowedSignersLine)",
             "Check: \(signer.verifyCommand(file))",

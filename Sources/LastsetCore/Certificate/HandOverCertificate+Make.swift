@@ -3,7 +3,9 @@ import LastsetFormats
 
 extension HandOverCertificate {
     /// The register table's column titles.
-    public static let columns = ["Register", "As found", "Written", "Read back", "Held at end", "Value from", "Tolerance", "Outcome"]
+    public static let columns = [
+        "Register", "As found", "Written", "Read back", "Held at end", "Value from", "Tolerance", "Outcome",
+    ]
 
     /// The certificate of the job `source` names, from its records alone: the outcome record's registers (the
     /// intent's when no outcome is recorded), its machine, identity, version, hashes, times and people. A value the
@@ -23,7 +25,7 @@ extension HandOverCertificate {
                 job: job, verdict: verdict, summary: summary(verdict, outcome: outcome, rows: rows),
                 facts: facts(source, job: job, main: main, intent: intent, outcome: outcome), columns: columns, rows: rows,
                 notRecorded: notRecorded(intent: intent, outcome: outcome, rows: rows, source: source),
-                verification: verification(source.signer, job: job), recordedAt: main.time))
+                verification: verification(source.signer, job: job), signer: source.signer, recordedAt: main.time))
     }
 
     /// The verdict the outcome record gives: complete only for a succeeded replay whose every register took.
@@ -40,7 +42,7 @@ extension HandOverCertificate {
     static func summary(_ verdict: CertificateVerdict, outcome: AuditRecord?, rows: [CertificateRow]) -> String {
         let missed = rows.filter { !$0.took }
         let list = missed.map { "\($0.registerId) (\($0.outcome))" }.joined(separator: ", ")
-        let why = outcome?.message.map { " Recorded reason: \($0)." } ?? ""
+        let why = outcome?.message.map { " The record says: \($0)." } ?? ""
         switch verdict {
         case .complete:
             return "Complete: every register written and read back equal (\(rows.count) of \(rows.count))."

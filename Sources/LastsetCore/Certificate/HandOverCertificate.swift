@@ -22,6 +22,8 @@ public struct HandOverCertificate: Codable, Sendable, Hashable {
     public var notRecorded: [String]
     /// How to check the detached signature offline (empty when the daemon has no signing key).
     public var verification: [String]
+    /// The key that signs the certificate's files (nil: not signed).
+    public var signer: CertificateSigner?
     /// When the job ended as recorded (its outcome record's time; the intent's when no outcome is recorded): the
     /// PDF's creation date, so the same job always gives the same bytes and the same signature.
     public var recordedAt: Date
@@ -29,8 +31,10 @@ public struct HandOverCertificate: Codable, Sendable, Hashable {
     /// Sets every field.
     public init(
         job: String, verdict: CertificateVerdict, summary: String, facts: [CertificateFact], columns: [String],
-        rows: [CertificateRow], notRecorded: [String], verification: [String], recordedAt: Date
+        rows: [CertificateRow], notRecorded: [String], verification: [String], signer: CertificateSigner?,
+        recordedAt: Date
     ) {
+        self.signer = signer
         self.job = job
         self.verdict = verdict
         self.summary = summary

@@ -107,6 +107,13 @@ public enum TemplateFile {
         return template
     }
 
+    /// The checksum a file carries (`sha256:…`), after checking it matches the content.
+    public static func checksum(_ data: Data) throws(TemplateFileError) -> String {
+        _ = try verifiedParts(data)
+        return "sha256:"
+            + String(decoding: data[data.startIndex + prefix.count..<data.startIndex + prefix.count + 64], as: UTF8.self)
+    }
+
     /// The summary of a file, after checking its checksum (the entries are not decoded).
     public static func summary(_ data: Data) throws(TemplateFileError) -> Summary {
         let parts = try verifiedParts(data)

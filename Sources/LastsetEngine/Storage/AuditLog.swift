@@ -191,6 +191,39 @@ public final class AuditLog: Sendable {
         return (conditions, values)
     }
 
+    /// Every record of the jobs whose id starts with `prefix` (at most `limit` rows), oldest first, completed intents
+    /// included: what a hand-over certificate is made from. A row of them that does not decode is an error, never
+    /// left out.
+    public func records(ofJob prefix: String, limit: Int = 1_000) async throws(StorageError) -> [AuditRecord] {
+        let texts: [String?]
+        do {
+            texts = try await database.read { c in
+                var out: [String?] = []
+                try c.rows(
+                    "SELECT record FROM audit_record WHERE job >= ? AND job < ? ORDER BY seq LIMIT ?", .text(prefix),
+                    .text(prefix + "\u{10FFFF}"), .integer(Int64(limit))
+                ) { row in
+                    out.append(row.text(0))
+                    return true
+                }
+                return out
+            }
+        } catch {
+            throw StorageError.of(error, database.path)
+        }
+        let decoder = APICoding.decoder()
+        var records: [AuditRecord] = []
+        for text in texts {
+            guard let text, let record = try? decoder.decode(AuditRecord.self, from: Data(text.utf8)) else {
+                throw StorageError(
+                    operation: "read the records of job \(prefix) from", path: database.path, errno: EBADMSG,
+                    detail: "one of them does not decode")
+            }
+            records.append(record)
+        }
+        return records
+    }
+
     /// The record that ended `job` (any result but `started`), if it was recorded: a journal found at start whose
     /// outcome is already logged is a replay that finished just before the daemon stopped.
     public func outcome(ofJob job: String) async throws(StorageError) -> AuditRecord? {

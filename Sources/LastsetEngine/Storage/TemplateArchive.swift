@@ -467,6 +467,21 @@ public actor TemplateArchive {
         return template
     }
 
+    /// The checksum of the file of the version `versionId` names (as an audit record names it), or why there is
+    /// none now: a certificate's "template file" line.
+    public func fileCheck(pageId: String, versionId: String?) async -> TemplateFileCheck {
+        guard let versionId, let ref = TemplateVersionRef.parse(versionId) else {
+            return .unavailable("the record names no version")
+        }
+        do {
+            return .checksum(try TemplateFile.checksum(try await exportData(pageId: pageId, version: ref)))
+        } catch let error as ArchiveError {
+            return .unavailable(error.description)
+        } catch {
+            return .unavailable("\(error)")
+        }
+    }
+
     /// The file of a version as stored (for export), after checking it loads.
     public func exportData(pageId: String, version ref: TemplateVersionRef? = nil) async throws(ArchiveError) -> Data {
         let (v, stored) = try await resolved(pageId: pageId, ref ?? .latest, withFile: true)

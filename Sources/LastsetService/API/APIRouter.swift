@@ -21,6 +21,8 @@ final class APIRouter: Sendable {
     let info: @Sendable () async -> HealthInfo
     /// Re-reads the config file (`POST /v1/reload`); the daemon passes its `ConfigReloader`.
     let reload: @Sendable () async -> ConfigReloader.Verdict
+    /// Hand-over certificates of this engine's jobs, signed with the data directory's certificate key.
+    let certificates: CertificateDesk
     private let accepting = Mutex(true)
     private let currentAuth: Mutex<HTTPAuth>
 
@@ -43,6 +45,9 @@ final class APIRouter: Sendable {
         self.currentAuth = Mutex(auth)
         self.reload = reload
         self.info = info
+        self.certificates = CertificateDesk(
+            engine: engine, keyPath: CertificateDesk.defaultKeyPath(engine: engine),
+            host: fleet?.settings.host ?? CertificateDesk.hostName())
     }
 
     /// The access rules in force.

@@ -42,6 +42,8 @@ extension APIRouter {
         .init(.get, "/v1/audit", .viewer) { try await $0.audit($1) },
         .init(.get, "/v1/audit/verify", .viewer) { r, _ in try await r.verifyAuditChain() },
         .init(.post, "/v1/audit/acknowledge", .administrator) { try await $0.acknowledgeAuditChain($1) },
+        .init(.get, "/v1/certificates/{job}", .viewer) { try await $0.showCertificate($1) },
+        .init(.get, "/v1/certificates/{job}/{format}", .viewer) { try await $0.certificateFile($1) },
         .init(.post, "/v1/reload", .operator) { r, _ in try await r.reloadConfig() },
         .init(.post, "/v1/sync", .operator) { r, _ in try await r.sync() },
         .init(.get, "/v1/fleet/doctor", .viewer) { r, _ in try await r.fleetDoctor() },

@@ -56,21 +56,18 @@ struct Backup: Command {
 
     /// Checks FILE, downloads the copy beside it, verifies it and moves it into place.
     func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
-        let target = Self.absolute(file)
-        let (directory, name) = Self.split(target)
-        guard !name.isEmpty, name != ".." else { throw CLIError("\(file) names a directory: give the name of the file to write") }
-        try checkDestination(target, directory: directory)
+        let output = OutputFile(file, force: force, what: "backup")
+        let target = output.path
+        guard !output.name.isEmpty, output.name != ".." else {
+            throw CLIError("\(file) names a directory: give the name of the file to write")
+        }
+        try output.check()
         // The daemon's own database is never a destination (replacing it under a running daemon ruins it).
         if let health = try? context.api.get(HealthInfo.self, "/v1/health") {
             try Self.refuseLiveDatabase(target, dataDirectory: health.dataDirectory)
         }
 
-        var template = Array((directory + "/." + name + ".partial-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
-            throw CLIError("cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))")
-        }
-        let temporary = String(cString: template)
+        let (fd, temporary) = try output.temporary()
         var placed = false
         defer {
             close(fd)
@@ -100,7 +97,7 @@ struct Backup: Command {
                 "the copy received (\(bytes) bytes) does not match the daemon's SHA-256 (\(expected), received \(digest)): it was not kept"
             )
         }
-        try place(temporary, at: target, directory: directory)
+        try output.place(temporary)
         placed = true
 
         let summary = Summary(
@@ -124,48 +121,6 @@ struct Backup: Command {
         var body: [UInt8]
     }
 
-    /// FILE made absolute against the working directory, lexically: empty and `.` components dropped, nothing
-    /// resolved — above all not a link at FILE itself (Foundation's `standardizingPath` resolves links, and a
-    /// backup written "to" a link planted at FILE must be refused, not written to where it points).
-    static func absolute(_ path: String) -> String {
-        let joined = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        return "/" + joined.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
-    }
-
-    /// The directory part and the last component of an absolute path made by `absolute`.
-    static func split(_ path: String) -> (directory: String, name: String) {
-        let parts = path.split(separator: "/")
-        let name = parts.last.map(String.init) ?? ""
-        return ("/" + parts.dropLast().joined(separator: "/"), name)
-    }
-
-    /// Refuses a link, a directory or anything but a regular file at FILE, an existing file without --force, and a
-    /// directory that is missing or not one.
-    private func checkDestination(_ target: String, directory: String) throws(CLIError) {
-        var st = stat()
-        if lstat(target, &st) == 0 {
-            switch st.st_mode & S_IFMT {
-            case S_IFLNK:
-                throw CLIError(
-                    "\(target) is a symbolic link: a backup is never written through a link (remove it, or choose another FILE)")
-            case S_IFDIR:
-                throw CLIError("\(target) is a directory: give the name of the file to write")
-            case S_IFREG:
-                if !force { throw CLIError("\(target) already exists: give --force to replace it, or choose another FILE") }
-            default:
-                throw CLIError("\(target) exists and is not a regular file (a FIFO, socket or device): choose another FILE")
-            }
-        } else if errno != ENOENT {
-            throw CLIError("cannot check \(target): \(String(cString: strerror(errno)))")
-        }
-        guard stat(directory, &st) == 0 else {
-            throw CLIError("cannot write \(target): its directory \(directory): \(String(cString: strerror(errno)))")
-        }
-        guard (st.st_mode & S_IFMT) == S_IFDIR else {
-            throw CLIError("cannot write \(target): \(directory) is not a directory")
-        }
-    }
-
     /// Refuses FILE when it is the daemon's database or one of the files SQLite keeps beside it.
     static func refuseLiveDatabase(_ target: String, dataDirectory: String) throws(CLIError) {
         func real(_ path: String) -> String {
@@ -173,7 +128,7 @@ struct Backup: Command {
             defer { free(r) }
             return String(cString: r)
         }
-        let (directory, name) = split(target)
+        let (directory, name) = OutputFile.split(target)
         let resolved = real(directory) + "/" + name
         let live = real(dataDirectory) + "/lastset.db"
         for suffix in ["", "-wal", "-shm", "-journal"] where resolved == live + suffix {
@@ -197,31 +152,5 @@ struct Backup: Command {
             offset += off_t(n)
         }
         return (Int64(offset), hash.finalize().hexString.lowercased())
-    }
-
-    /// Moves the checked copy to FILE: without --force never over a file (a link, failing with EEXIST, then the
-    /// temporary name removed); with it a rename over the regular file. The directory is fsynced.
-    private func place(_ temporary: String, at target: String, directory: String) throws(CLIError) {
-        if force {
-            guard rename(temporary, target) == 0 else {
-                throw CLIError("cannot move the copy to \(target): \(String(cString: strerror(errno)))")
-            }
-        } else {
-            guard link(temporary, target) == 0 else {
-                let code = errno
-                if code == EEXIST {
-                    throw CLIError(
-                        "\(target) appeared while the backup was made: give --force to replace it, or choose another FILE")
-                }
-                throw CLIError("cannot create \(target): \(String(cString: strerror(code)))")
-            }
-            unlink(temporary)
-        }
-        let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        defer { if dfd >= 0 { close(dfd) } }
-        guard dfd >= 0, fsync(dfd) == 0 else {
-            throw CLIError(
-                "\(target) is written but its directory \(directory) could not be fsynced: \(String(cString: strerror(errno)))")
-        }
     }
 }
