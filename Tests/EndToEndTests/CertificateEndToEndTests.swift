@@ -9,17 +9,12 @@ import XCTest
 /// verify` accepts it and refuses it after one byte changes; a failed replay's certificate naming what did not
 /// take; files never written through a link nor over a file without --force.
 final class CertificateEndToEndTests: XCTestCase {
-    private var peers: [PymodbusPeer] = []
     private var dir: URL!
 
     override func setUpWithError() throws {
-        dir = try TestPaths.temporaryDirectory(prefix: "certificate")
-    }
-
-    override func tearDown() {
-        for p in peers { p.stop() }
-        peers = []
-        try? FileManager.default.removeItem(at: dir)
+        let dir = try TestPaths.temporaryDirectory(prefix: "certificate")
+        self.dir = dir
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
     }
 
     /// The page: an identity, two registers in one window and two in another (`maxGap` keeps them apart).
@@ -54,12 +49,6 @@ final class CertificateEndToEndTests: XCTestCase {
     private static let model = DaemonEndToEndTests.text("PRS-200", bytes: 8)
     private static let reference: [Int: [UInt16]] = [0: model, 100: [2], 101: [UInt16(bitPattern: -150)], 120: [500], 121: [11]]
     private static let blank: [Int: [UInt16]] = [0: model, 100: [7], 101: [3], 120: [9], 121: [8]]
-
-    private func peer(_ values: [Int: [UInt16]], options: [String] = []) throws -> PymodbusPeer {
-        let p = try PymodbusPeer.startTCP(options: options, values: values)
-        peers.append(p)
-        return p
-    }
 
     /// The register's value on the machine now, read with mbpoll, as the certificate prints a recorded value.
     private func mbpoll(_ port: Int, _ register: (id: String, address: Int, signed: Bool)) throws -> String {
@@ -102,8 +91,8 @@ final class CertificateEndToEndTests: XCTestCase {
     }
 
     func testACompleteReplaysCertificateEqualsTheMachineAndItsSignatureVerifies() throws {
-        let a = try peer(Self.reference)
-        let b = try peer(Self.blank)
+        let a = try pymodbusPeer(Self.reference)
+        let b = try pymodbusPeer(Self.blank)
         let daemon = try DaemonHarness(config: Self.config(a: a.port!, b: b.port!))
         let (job, status) = try captureAndApply(daemon)
         XCTAssertEqual(status, .succeeded)
@@ -183,9 +172,9 @@ final class CertificateEndToEndTests: XCTestCase {
     }
 
     func testAFailedReplaysCertificateSaysWhatDidNotTake() throws {
-        let a = try peer(Self.reference)
+        let a = try pymodbusPeer(Self.reference)
         // press-b clamps 120 to 100: the second window's verification finds 100, not 500, and the replay stops.
-        let b = try peer(Self.blank, options: ["--clamp", "120:100"])
+        let b = try pymodbusPeer(Self.blank, ["--clamp", "120:100"])
         let daemon = try DaemonHarness(config: Self.config(a: a.port!, b: b.port!))
         let (job, status) = try captureAndApply(daemon)
         XCTAssertEqual(status, .failed)

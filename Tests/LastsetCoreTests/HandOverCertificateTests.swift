@@ -19,7 +19,7 @@ final class HandOverCertificateTests: XCTestCase {
         var r = AuditRecord(
             time: t0.addingTimeInterval(seconds), kind: kind, who: "uid:1000(ops)", pageId: "heating", device: "press-b",
             endpoint: "tcp://127.0.0.1:1502", unit: 1,
-            identity: [IdentityValue(registerId: "heating.model", address: 0, valueData: "0007", value: .unsigned(7))],
+            identity: [RecordedValue(registerId: "heating.model", address: 0, valueData: "0007", value: .unsigned(7))],
             templateVersion: 3, pageHash: "sha256:page", result: result, message: message, registers: registers,
             job: job ?? self.job)
         if result != .started { r.templateVersionId = "3" }
