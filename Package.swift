@@ -14,6 +14,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
 
         // Generic formats that never learn the domain: the JSON value, strict parser and writer, property lists,
         // keyed archives, SHA-256 (nettle's: a pure function), time and duration text.
@@ -28,6 +30,8 @@ let package = Package(
         .target(name: "LastsetStore", dependencies: ["CSQLite"]),
         // Capture, archive, replay, audit; its records live in the data directory's database (LastsetStore).
         .target(name: "LastsetEngine", dependencies: ["LastsetFormats", "LastsetCore", "ModbusLink", "LastsetStore"]),
+        // Hand-over certificates as PDF, laid out with pango on cairo; the only importer of CPangoCairo.
+        .target(name: "LastsetPDF", dependencies: ["CPangoCairo", "LastsetCore", "LastsetFormats"]),
         // The fleet: templates and audit records shared through a git hub; the only module that runs git.
         .target(name: "LastsetFleet", dependencies: ["LastsetFormats", "LastsetCore", "LastsetEngine", "LastsetSystem"]),
         // HTTP server over libmicrohttpd; the only importer of CMicroHTTPD.
@@ -39,7 +43,7 @@ let package = Package(
             name: "LastsetService",
             dependencies: [
                 "LastsetFormats", "LastsetCore", "LastsetEngine", "LastsetFleet", "LastsetHTTP", "ModbusLink", "LastsetClient",
-                "LastsetSystem",
+                "LastsetSystem", "LastsetPDF",
             ]),
 
         .executableTarget(name: "lastsetd", dependencies: ["LastsetService"]),

@@ -5,7 +5,7 @@ import { h, table, select, field, replace } from './dom.js';
 import { badge, timeNode, valueNode } from './format.js';
 
 // A replay's hand-over certificate (docs/CERTIFICATE.md): the files the daemon makes and signs, as downloads.
-const certificateFiles = [['html', 'HTML'], ['html.sig', 'signature']];
+const certificateFiles = [['pdf', 'PDF'], ['pdf.sig', 'signature'], ['html', 'HTML'], ['html.sig', 'signature']];
 
 function certificateLinks(r) {
   if (r.kind !== 'replay' || !r.job || r.result === 'started') return null;

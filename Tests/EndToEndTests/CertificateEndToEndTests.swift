@@ -117,6 +117,26 @@ final class CertificateEndToEndTests: XCTestCase {
         XCTAssertTrue(page.contains("<th>Identity model</th><td>&quot;PRS-200&quot;"), page)
         XCTAssertTrue(page.contains("<th>Machine</th><td>press-b (tcp://127.0.0.1:\(b.port!), unit 1)</td>"), page)
 
+        // The PDF, read back by pdftotext: every row equal to the machine as mbpoll reads it, and the facts.
+        let pdf = out.appendingPathComponent(CertificateFormat.pdf.fileName(job: job))
+        let pdfRows = try PDFText.registerRows(
+            pdf, titles: HandOverCertificate.columns, registers: Set(Self.registers.map(\.id)))
+        XCTAssertEqual(pdfRows.map { $0[0] }, Self.registers.map(\.id))
+        for (row, register) in zip(pdfRows, Self.registers) {
+            let now = try mbpoll(b.port!, register)
+            XCTAssertEqual(
+                Array(row[1...7]), [String(Self.blank[register.address]![0]), now, now, now, "template", "none", "took"],
+                register.id)
+        }
+        let pdfText = try PDFText.text(pdf)
+        for phrase in [
+            "Complete: every register written and read back equal (4 of 4).",
+            "Machine press-b (tcp://127.0.0.1:\(b.port!), unit 1)",
+            "Identity model \"PRS-200\"", "Job \(job)", "Reason not recorded", "Approvals none recorded",
+        ] {
+            XCTAssertTrue(pdfText.contains(phrase), "\(phrase) in:\n\(pdfText)")
+        }
+
         // The signature: the daemon's own key, made in its data directory (0600); good, then bad after one byte.
         let json = try daemon.decode(HandOverCertificate.self, try daemon.api("GET", "/v1/certificates/\(job)"))
         let signer = try XCTUnwrap(json.signer)
@@ -124,14 +144,23 @@ final class CertificateEndToEndTests: XCTestCase {
         let key = daemon.dataDir.appendingPathComponent("certificate-key").path
         let mode = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: key)[.posixPermissions] as? Int)
         XCTAssertEqual(mode & 0o077, 0, String(mode, radix: 8))
-        let good = try verify(html, signer)
-        XCTAssertEqual(good.status, 0, good.stdout)
-        XCTAssertTrue(good.stdout.contains("Good \"lastset-certificate\" signature for \(signer.principal)"), good.stdout)
-        var bytes = try Data(contentsOf: html)
-        bytes[bytes.count / 2] ^= 0x01
-        try bytes.write(to: html)
-        let bad = try verify(html, signer)
-        XCTAssertNotEqual(bad.status, 0, bad.stdout)
+        for file in [pdf, html] {
+            let good = try verify(file, signer)
+            XCTAssertEqual(good.status, 0, good.stdout)
+            XCTAssertTrue(good.stdout.contains("Good \"lastset-certificate\" signature for \(signer.principal)"), good.stdout)
+            var bytes = try Data(contentsOf: file)
+            bytes[bytes.count / 2] ^= 0x01
+            try bytes.write(to: file)
+            let bad = try verify(file, signer)
+            XCTAssertNotEqual(bad.status, 0, "\(file.lastPathComponent) one byte changed: \(bad.stdout)")
+        }
+        // The PDF and its signature fetched again are the same bytes (the document's dates are the job's).
+        let pdfAgain = try daemon.api("GET", "/v1/certificates/\(job)/pdf")
+        XCTAssertEqual(pdfAgain.headers["content-type"], "application/pdf")
+        XCTAssertEqual(pdfAgain.body, Array(try daemon.api("GET", "/v1/certificates/\(job)/pdf").body))
+        XCTAssertEqual(
+            try daemon.api("GET", "/v1/certificates/\(job)/pdf.sig").body,
+            Array(try Data(contentsOf: URL(fileURLWithPath: pdf.path + ".sig"))))
 
         // Same job, same bytes: the page and its signature fetched again are identical.
         let again = try daemon.api("GET", "/v1/certificates/\(job)/html")
@@ -188,6 +217,11 @@ final class CertificateEndToEndTests: XCTestCase {
         let limit = try XCTUnwrap(rows.first { $0[0] == "heating.limit" })
         XCTAssertEqual(Array(limit[1...4]), ["9", "500", "100", try mbpoll(b.port!, Self.registers[2])])
         XCTAssertTrue(page.contains("<tr class=\"missed\"><td>heating.limit</td>"), page)
+        let pdf = dir.appendingPathComponent(CertificateFormat.pdf.fileName(job: job))
+        let pdfText = try PDFText.text(pdf)
+        XCTAssertTrue(pdfText.contains("NOT COMPLETE: 1 of 4 registers did not take: heating.limit"), pdfText)
+        let pdfRows = try PDFText.registerRows(pdf, titles: HandOverCertificate.columns, registers: Set(Self.registers.map(\.id)))
+        XCTAssertEqual(pdfRows, rows, "the PDF says what the page says, row for row")
         // Whatever the certificate says the machine held at the end is what it holds.
         for (row, register) in zip(rows, Self.registers) where row[4] != "unknown" {
             XCTAssertEqual(row[4], try mbpoll(b.port!, register), register.id)

@@ -209,7 +209,7 @@ final class HandOverCertificateTests: XCTestCase {
             ])
         XCTAssertEqual(
             c.verification.last,
-            "Check: ssh-keygen -Y verify -f allowed_signers -I lastset@line-7 -n lastset-certificate -s lastset-certificate-5e0c1a2b.html.sig < lastset-certificate-5e0c1a2b.html"
+            "Check: ssh-keygen -Y verify -f allowed_signers -I lastset@line-7 -n lastset-certificate -s lastset-certificate-5e0c1a2b.pdf.sig < lastset-certificate-5e0c1a2b.pdf"
         )
         XCTAssertEqual(
             signer.allowedSignersLine,
@@ -244,12 +244,16 @@ final class HandOverCertificateTests: XCTestCase {
 
     func testFileNames() {
         let rows: [(CertificateFormat, String, String)] = [
+            (.pdf, job, "lastset-certificate-5e0c1a2b.pdf"),
             (.html, job, "lastset-certificate-5e0c1a2b.html"),
+            (.pdfSignature, job, "lastset-certificate-5e0c1a2b.pdf.sig"),
             (.htmlSignature, "../../etc/passwd", "lastset-certificate-etcpassw.html.sig"),
         ]
         for (format, job, name) in rows { XCTAssertEqual(format.fileName(job: job), name) }
         XCTAssertEqual(CertificateFormat.htmlSignature.signed, .html)
         XCTAssertNil(CertificateFormat.html.signed)
+        XCTAssertEqual(CertificateFormat.pdfSignature.signed, .pdf)
+        XCTAssertNil(CertificateFormat.pdf.signed)
     }
 
     func testTheHTMLPageEscapesEveryText() throws {

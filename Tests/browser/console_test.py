@@ -246,8 +246,9 @@ class Console(unittest.TestCase):
         self.shot("audit.png")
         # The replay's hand-over certificate, downloaded with the session as its link would: the page and its signature.
         links = driver.find_elements(By.CSS_SELECTOR, "#audit-table tbody tr[data-kind=replay] .certificate a")
-        self.assertEqual([a.get_attribute("data-format") for a in links[:2]], ["html", "html.sig"])
-        for link, expected in zip(links[:2], ["Hand-over certificate", "-----BEGIN SSH SIGNATURE-----"]):
+        self.assertEqual([a.get_attribute("data-format") for a in links[:4]], ["pdf", "pdf.sig", "html", "html.sig"])
+        expected_starts = ["%PDF-", "-----BEGIN SSH SIGNATURE-----", "Hand-over certificate", "-----BEGIN SSH SIGNATURE-----"]
+        for link, expected in zip(links[:4], expected_starts):
             got = driver.execute_async_script(
                 "const [url, done] = arguments; fetch(url).then(async r => done([r.status, await r.text()]), e => done([-1, String(e)]));",
                 link.get_attribute("href"))

@@ -1,17 +1,22 @@
 import Foundation
 
-/// A file of a certificate: the page, and its detached signature.
+/// A file of a certificate: the page, the PDF, and the detached signature of each.
 public enum CertificateFormat: String, Sendable, Hashable, CaseIterable {
+    /// The PDF (pango on cairo: `LastsetPDF`): the document to print and hand over.
+    case pdf
     /// The printable HTML page (self-contained: no script, no outside resource).
     case html
+    /// The detached SSH signature of the PDF's bytes.
+    case pdfSignature = "pdf.sig"
     /// The detached SSH signature of the HTML page's bytes.
     case htmlSignature = "html.sig"
 
     /// The file a signature covers (nil for a signature itself: the page or the PDF).
     public var signed: CertificateFormat? {
         switch self {
-        case .html: return nil
+        case .html, .pdf: return nil
         case .htmlSignature: return .html
+        case .pdfSignature: return .pdf
         }
     }
 
@@ -19,7 +24,8 @@ public enum CertificateFormat: String, Sendable, Hashable, CaseIterable {
     public var contentType: String {
         switch self {
         case .html: return "text/html; charset=utf-8"
-        case .htmlSignature: return "text/plain; charset=utf-8"
+        case .pdf: return "application/pdf"
+        case .htmlSignature, .pdfSignature: return "text/plain; charset=utf-8"
         }
     }
 

@@ -99,9 +99,9 @@ extension HandOverCertificate {
     /// How to check the signature offline.
     static func verification(_ signer: CertificateSigner?, job: String) -> [String] {
         guard let signer else { return [] }
-        let file = CertificateFormat.html.fileName(job: job)
+        let file = CertificateFormat.pdf.fileName(job: job)
         return [
-            "Each file of this certificate has a detached SSH signature beside it (.sig), made with "
+            "Each file of this certificate (.pdf, .html) has a detached SSH signature beside it (.sig), made with "
                 + "ssh-keygen -Y sign in the namespace \(signer.namespace).",
             "allowed_signers line: \(signer.allowedSignersLine)",
             "Check: \(signer.verifyCommand(file))",

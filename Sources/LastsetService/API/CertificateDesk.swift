@@ -2,6 +2,7 @@ import Foundation
 import LastsetCore
 import LastsetEngine
 import LastsetFleet
+import LastsetPDF
 import LastsetSystem
 
 /// Makes hand-over certificates (docs/CERTIFICATE.md): a job's records read from the audit log, the archived
@@ -69,6 +70,7 @@ actor CertificateDesk {
     private func render(_ format: CertificateFormat, _ certificate: HandOverCertificate) -> [UInt8] {
         switch format {
         case .html, .htmlSignature: return CertificateHTML.render(certificate)
+        case .pdf, .pdfSignature: return CertificatePDF.render(certificate)
         }
     }
 

@@ -1,0 +1,6 @@
+#ifndef LASTSET_CPANGOCAIRO_SHIM_H
+#define LASTSET_CPANGOCAIRO_SHIM_H
+#include <cairo.h>
+#include <cairo-pdf.h>
+#include <pango/pangocairo.h>
+#endif
