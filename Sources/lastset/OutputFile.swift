@@ -75,7 +75,7 @@ struct OutputFile {
         guard fd >= 0 else {
             throw CLIError("cannot create a temporary file in \(directory): \(String(cString: strerror(errno)))")
         }
-        return (fd, String(cString: template))
+        return (fd, String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
     /// Moves the written temporary file to the path: without `force` never over a file (a link, failing with
