@@ -38,34 +38,59 @@ public struct HTTPClient: Sendable {
         method: String, path: String, body: [UInt8]? = nil, headers: [String: String] = [:], to file: Int32,
         firstByte: Duration, idle: Duration
     ) throws(HTTPClientError) -> HTTPClientResponse {
+        let failure = FileWriteFailure()
+        do throws(HTTPClientError) {
+            return try stream(
+                method: method, path: path, body: body, headers: headers, firstByte: firstByte, idle: idle
+            ) { bytes in
+                bytes.withUnsafeBytes { raw in
+                    var offset = 0
+                    while offset < raw.count {
+                        let n = Glibc.write(file, raw.baseAddress! + offset, raw.count - offset)
+                        if n > 0 {
+                            offset += n
+                        } else if n < 0 && errno == EINTR {
+                            continue
+                        } else {
+                            failure.errno = n < 0 ? errno : EIO
+                            return false
+                        }
+                    }
+                    return true
+                }
+            }
+        } catch {
+            if let code = failure.errno { throw .io(endpoint, "writing the reply to a file from", errno: code) }
+            throw error
+        }
+    }
+
+    /// Sends one request and hands a successful (2xx) reply's body to `receive` as it arrives (a download, the
+    /// daemon's events); the returned response's `body` is then empty. `receive` returning false ends the exchange
+    /// (the connection is closed) and the response so far is returned. A reply that is not 2xx is returned whole.
+    /// `firstByte` bounds the wait for the reply's head; after it, `idle` bounds each silence.
+    public func stream(
+        method: String, path: String, body: [UInt8]? = nil, headers: [String: String] = [:], firstByte: Duration,
+        idle: Duration, receive: @escaping ([UInt8]) -> Bool
+    ) throws(HTTPClientError) -> HTTPClientResponse {
         let fd = try connectSocket(deadline: ContinuousClock.now.advanced(by: timeout))
         defer { close(fd) }
         try writeAll(
             fd, requestBytes(method: method, path: path, body: body, headers: headers),
             deadline: ContinuousClock.now.advanced(by: timeout))
-        let failure = FileWriteFailure()
+        let stopped = FileWriteFailure()
         let parser = ResponseParser(isHeadRequest: false) { bytes in
-            bytes.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let n = Glibc.write(file, raw.baseAddress! + offset, raw.count - offset)
-                    if n > 0 {
-                        offset += n
-                    } else if n < 0 && errno == EINTR {
-                        continue
-                    } else {
-                        failure.errno = n < 0 ? errno : EIO
-                        return false
-                    }
-                }
-                return true
+            guard receive(Array(bytes)) else {
+                stopped.errno = 0
+                return false
             }
+            return true
         }
         do throws(HTTPClientError) {
-            return try readResponse(
-                fd, parser: parser, deadline: ContinuousClock.now.advanced(by: firstByte), idle: idle)
+            return try readResponse(fd, parser: parser, deadline: ContinuousClock.now.advanced(by: firstByte), idle: idle)
         } catch {
-            if let code = failure.errno { throw .io(endpoint, "writing the reply to a file from", errno: code) }
+            // Ended by the receiver: what it asked for, not a failure (the sink is only called on a 2xx reply).
+            if stopped.errno == 0 { return HTTPClientResponse(status: 200, headers: [:], body: []) }
             throw error
         }
     }
@@ -109,7 +134,9 @@ public struct HTTPClient: Sendable {
                 throw .cannotConnect(endpoint, errno: error.reason == .tooLong ? ENAMETOOLONG : ENOENT)
             }
             address.withSockaddr { pointer, length in
-                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: Int(length))) }
+                withUnsafeMutableBytes(of: &storage) {
+                    $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: Int(length)))
+                }
             }
             length = address.length
         case .tcp(let host, let port):
@@ -231,6 +258,7 @@ public struct HTTPClient: Sendable {
 }
 
 /// The errno of a failed write of a download's body (set by the parser's sink, read after the exchange).
+/// What a body's receiver recorded when it stopped the exchange (a file write's errno; 0: the receiver had enough).
 private final class FileWriteFailure: @unchecked Sendable {
     var errno: Int32?
 }

@@ -11,6 +11,8 @@ public struct HTTPResponse: Sendable, Equatable {
     public var body: [UInt8]
     /// A body sent from a file instead of `body` (which is then ignored), for bodies too large to hold in memory.
     public var file: HTTPResponseFile?
+    /// A body produced over time instead of `body` (server-sent events), sent chunked until the stream ends.
+    public var stream: HTTPStream?
 
     /// Creates a response from its parts.
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], file: HTTPResponseFile? = nil) {

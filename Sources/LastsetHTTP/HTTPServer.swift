@@ -132,7 +132,8 @@ public final class HTTPServer: Sendable {
         let context = Unmanaged.passRetained(
             ListenerContext(
                 handler: handler, maxBodyBytes: configuration.maxBodyBytes, uploadLimit: configuration.uploadLimit,
-                isUnix: isUnix, connections: connections, tls: tls))
+                isUnix: isUnix, connections: connections, tls: tls,
+                keepAlive: max(.milliseconds(300), min(.seconds(15), configuration.connectionTimeout / 3))))
         let (seconds, attoseconds) = configuration.connectionTimeout.components
         let timeout = UInt32(clamping: max(1, seconds + (attoseconds > 0 ? 1 : 0)))
         // MHD copies neither PEM string: they must outlive the daemon, so the context keeps them.
@@ -152,6 +153,8 @@ public final class HTTPServer: Sendable {
 
     private static func shutDown(_ state: inout State) {
         for listener in state.listeners {
+            // A stream's connection thread waits for its next bytes: ended first, it returns and can be joined.
+            for stream in listener.context.takeUnretainedValue().streams.withLock({ Array($0.values) }) { stream.finish() }
             // MHD_stop_daemon joins every connection thread and closes the listening socket itself.
             MHD_stop_daemon(listener.daemon)
             listener.context.takeUnretainedValue().connections.stop()

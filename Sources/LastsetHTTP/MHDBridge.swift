@@ -2,6 +2,7 @@ import CMicroHTTPD
 import Dispatch
 import Glibc
 import LastsetCore
+import Synchronization
 
 /// Immutable per-listener state handed to libmicrohttpd as its callback context.
 ///
@@ -13,14 +14,20 @@ final class ListenerContext: @unchecked Sendable {
     let isUnix: Bool
     /// Who holds the listener's connections and how long their requests take.
     let connections: ConnectionGuard
+    /// The streams this listener's connections are sending (ended before the listener stops: a connection thread
+    /// blocked in one would hold `MHD_stop_daemon`).
+    let streams = Mutex<[ObjectIdentifier: HTTPStream]>([:])
+    /// The silence after which a stream sends its keep-alive bytes (well within the connection timeout).
+    let keepAlive: Duration
     /// NUL-terminated copies of the TLS key and certificate, alive as long as the daemon that uses them.
     let tlsKey: UnsafeMutablePointer<CChar>?
     let tlsCertificate: UnsafeMutablePointer<CChar>?
 
     init(
         handler: @escaping HTTPHandler, maxBodyBytes: Int, uploadLimit: (@Sendable (String, String) -> Int?)?, isUnix: Bool,
-        connections: ConnectionGuard, tls: HTTPServerConfiguration.TLSMaterial?
+        connections: ConnectionGuard, tls: HTTPServerConfiguration.TLSMaterial?, keepAlive: Duration
     ) {
+        self.keepAlive = keepAlive
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes
         self.uploadLimit = uploadLimit
@@ -52,6 +59,19 @@ final class RequestState {
 /// Carries the handler's response from its task back to the blocked MHD thread (the semaphore orders the accesses).
 private final class ResponseSlot: @unchecked Sendable {
     var response: HTTPResponse?
+}
+
+/// A stream with what its reader needs, handed to MHD as the content reader's context.
+private final class StreamBox {
+    let stream: HTTPStream
+    let keepAlive: Duration
+    weak var listener: ListenerContext?
+
+    init(stream: HTTPStream, keepAlive: Duration, listener: ListenerContext?) {
+        self.stream = stream
+        self.keepAlive = keepAlive
+        self.listener = listener
+    }
 }
 
 /// Collects key/value pairs from `MHD_get_connection_values`.
@@ -134,7 +154,7 @@ enum MHDBridge {
             peer: peer(of: connection, isUnix: listener.isUnix)
         )
         state.body = []
-        return queue(run(listener.handler, request), on: connection)
+        return queue(run(listener.handler, request), on: connection, listener: listener)
     }
 
     /// Sees the raw request target before libmicrohttpd unescapes it (a `%00` would end the C string the access
@@ -222,9 +242,34 @@ enum MHDBridge {
         HTTPPeer.of(socket: lastset_mhd_connection_fd(connection), isUnix: isUnix)
     }
 
-    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    /// Hands MHD the next bytes of a stream (on the connection's own thread: it may block until there are some).
+    private static let streamReader: MHD_ContentReaderCallback = { cls, _, buffer, max in
+        guard let cls, let buffer else { return -2 }  // MHD_CONTENT_READER_END_WITH_ERROR
+        let box = Unmanaged<StreamBox>.fromOpaque(cls).takeUnretainedValue()
+        guard let bytes = box.stream.read(max: max, idle: box.keepAlive) else { return -1 }  // END_OF_STREAM
+        bytes.withUnsafeBytes { buffer.update(from: $0.bindMemory(to: CChar.self).baseAddress!, count: bytes.count) }
+        return bytes.count
+    }
+
+    /// MHD is done with a stream's response (sent, the client gone, or the server stopping).
+    private static let streamFreed: MHD_ContentReaderFreeCallback = { cls in
+        guard let cls else { return }
+        let box = Unmanaged<StreamBox>.fromOpaque(cls).takeRetainedValue()
+        box.stream.closed()
+        _ = box.listener?.streams.withLock { $0.removeValue(forKey: ObjectIdentifier(box.stream)) }
+    }
+
+    private static func queue(
+        _ response: HTTPResponse, on connection: OpaquePointer, listener: ListenerContext? = nil
+    ) -> MHD_Result {
         let created: OpaquePointer?
-        if let file = response.file {
+        if let stream = response.stream {
+            let box = StreamBox(stream: stream, keepAlive: listener?.keepAlive ?? .seconds(10), listener: listener)
+            _ = listener?.streams.withLock { $0[ObjectIdentifier(stream)] = stream }
+            let raw = Unmanaged.passRetained(box).toOpaque()
+            created = MHD_create_response_from_callback(UInt64.max, 16 * 1024, streamReader, raw, streamFreed)
+            if created == nil { streamFreed(raw) }
+        } else if let file = response.file {
             // MHD closes the descriptor it is given when the response is destroyed: it gets a duplicate, the
             // `HTTPResponseFile` closes its own.
             let copy = fcntl(file.descriptor, F_DUPFD_CLOEXEC, 0)

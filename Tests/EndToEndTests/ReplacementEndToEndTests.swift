@@ -197,4 +197,72 @@ final class ReplacementEndToEndTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stdout)
         XCTAssertTrue(run.stdout.contains("10 trials") && run.stdout.contains("0 violations"), run.stdout)
     }
+
+    /// `lastset events` (GET /v1/events) following the daemon through a replacement, its restore and a local change.
+    private func follow(_ daemon: DaemonHarness, _ arguments: [String]) throws -> PeerProcess {
+        let process = try PeerProcess.start(
+            try TestPaths.executable("lastset"), ["--socket", daemon.socketPath] + arguments, readyPrefix: nil)
+        XCTAssertTrue(eventually(timeout: 10) { process.stderr.contains("following events") }, process.stderr)
+        return process
+    }
+
+    private static func events(_ process: PeerProcess) -> [ServerEvent] {
+        process.stdoutLines.compactMap { try? APICoding.decoder().decode(ServerEvent.self, from: Data($0.utf8)) }
+    }
+
+    func testTheEventsStreamCarriesTheFindingsTheRestoreAndTheDrift() throws {
+        let a = try press(serial: 123_456, values: [100: [2], 101: [215]])
+        let port = a.port!
+        let daemon = try DaemonHarness(config: Self.config(port: port, policy: "restore", objects: false))
+        try prepare(daemon)
+        let follower = try follow(daemon, ["--json", "events"])
+        defer { follower.terminate() }
+
+        _ = try swap(a) { try press(port: port, serial: 7, values: Self.blank) }
+        XCTAssertTrue(eventually(timeout: 20) { Self.events(follower).contains { $0.event == .resolved } }, follower.stderr)
+        var events = Self.events(follower)
+        let names = events.map(\.event)
+        XCTAssertEqual(events.first { $0.event == .replaced }?.finding?.detail, ["serial"])
+        XCTAssertEqual(events.first { $0.event == .replaced }?.finding?.restore, .pending)
+        let started = try XCTUnwrap(events.first { $0.event == .jobStarted }?.job)
+        XCTAssertEqual(started.who, ReplacementPolicy.principal)
+        XCTAssertEqual(started.kind, .applyAll)
+        let finished = try XCTUnwrap(events.first { $0.event == .jobFinished })
+        XCTAssertEqual(finished.job?.id, started.id)
+        XCTAssertEqual(finished.succeeded, true)
+        XCTAssertNil(finished.job?.applyAll, "the event carries the job without its report")
+        XCTAssertEqual(events.first { $0.event == .resolved }?.adopted, true)
+        // In the order they happened: found, restore started and finished, resolved.
+        let order = [ServerEventName.replaced, .jobStarted, .jobFinished, .resolved].map { names.firstIndex(of: $0) ?? -1 }
+        XCTAssertEqual(order, order.sorted(), "\(names)")
+        XCTAssertFalse(order.contains(-1), "\(names)")
+
+        // A value changed at the press: the finding and the poll's drift, naming the register.
+        // (The blank replacement drifted too, before its restore: both registers, then cleared.)
+        XCTAssertEqual(events.first { $0.event == .drift }?.registers, ["heating.mode", "heating.setpoint"])
+        XCTAssertTrue(names.contains(.driftCleared), "\(names)")
+        let seen = events.count
+        try Mbpoll.writeHolding(port: port, unit: 1, address: 101, values: [230])
+        XCTAssertTrue(eventually(timeout: 10) { Self.events(follower).dropFirst(seen).contains { $0.event == .drift } })
+        XCTAssertTrue(eventually(timeout: 10) { Self.events(follower).contains { $0.event == .changedElsewhere } })
+        events = Array(Self.events(follower).dropFirst(seen))
+        XCTAssertEqual(events.first { $0.event == .drift }?.registers, ["heating.setpoint"])
+        XCTAssertEqual(events.first { $0.event == .drift }?.page, "heating")
+        XCTAssertEqual(events.first { $0.event == .changedElsewhere }?.finding?.detail, ["heating: heating.setpoint"])
+
+        // --count: one event, one line, and the command ends by itself.
+        let counted = try follow(daemon, ["events", "--count", "1"])
+        let capture = try daemon.cli(["capture", "heating", "--from", "press"])
+        XCTAssertEqual(capture.status, 0, capture.stdout + capture.stderr)
+        XCTAssertTrue(eventually(timeout: 10) { counted.hasExited }, counted.stderr)
+        XCTAssertEqual(counted.process.terminationStatus, 0)
+        XCTAssertEqual(counted.stdoutLines.count, 1, "\(counted.stdoutLines)")
+        XCTAssertTrue(
+            counted.stdoutLines.first?.contains("jobStarted  press  capture heating") ?? false, "\(counted.stdoutLines)")
+
+        // The daemon stopping ends the stream: the follower exits 0.
+        XCTAssertEqual(daemon.stop(), 0)
+        XCTAssertTrue(eventually(timeout: 10) { follower.hasExited }, follower.stderr)
+        XCTAssertEqual(follower.process.terminationStatus, 0, follower.stderr)
+    }
 }

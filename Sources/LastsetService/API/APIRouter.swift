@@ -19,6 +19,8 @@ final class APIRouter: Sendable {
     /// Where errors an operator must hear of go (an audit record that could not be written).
     let errorLog: @Sendable (String) -> Void
     let info: @Sendable () async -> HealthInfo
+    /// The daemon's events (`GET /v1/events`; nil: this router sends none).
+    let events: EventHub?
     /// Re-reads the config file (`POST /v1/reload`); the daemon passes its `ConfigReloader`.
     let reload: @Sendable () async -> ConfigReloader.Verdict
     /// Hand-over certificates of this engine's jobs, signed with the data directory's certificate key.
@@ -27,7 +29,7 @@ final class APIRouter: Sendable {
     private let currentAuth: Mutex<HTTPAuth>
 
     init(
-        registry: DeviceRegistry, jobs: JobTable, engine: Engine, auth: HTTPAuth, fleet: Fleet? = nil,
+        registry: DeviceRegistry, jobs: JobTable, engine: Engine, auth: HTTPAuth, fleet: Fleet? = nil, events: EventHub? = nil,
         fleetLog: @escaping @Sendable (String) -> Void = { _ in },
         errorLog: @escaping @Sendable (String) -> Void = { _ in },
         reload: @escaping @Sendable () async -> ConfigReloader.Verdict = {
@@ -40,6 +42,7 @@ final class APIRouter: Sendable {
         self.engine = engine
         self.deviceJobs = DeviceJobs(registry: registry, jobs: jobs, engine: engine)
         self.fleet = fleet
+        self.events = events
         self.fleetLog = fleetLog
         self.errorLog = errorLog
         self.currentAuth = Mutex(auth)

@@ -15,17 +15,19 @@ extension Daemon {
         let engine = start.engine
         let listener = try AccessRules.listener(config.api?.tcp)
         let registry = DeviceRegistry(config: config)
-        let jobs = JobTable()
+        let events = EventHub()
+        let jobs = JobTable(events: events)
         let watch = MachineWatch(
             machines: engine.machines, deviceState: engine.deviceState,
-            deviceJobs: DeviceJobs(registry: registry, jobs: jobs, engine: engine), log: log)
-        let poller = Poller(registry: registry, deviceState: engine.deviceState, watch: watch, log: log)
+            deviceJobs: DeviceJobs(registry: registry, jobs: jobs, engine: engine), log: log, events: events)
+        let poller = Poller(registry: registry, deviceState: engine.deviceState, watch: watch, events: events, log: log)
         let notifier = SystemdNotifier()
         let reloader = ConfigReloader(
             configPath: options.configPath, dataDirectory: start.dataDirectory, registry: registry, poller: poller,
             notifier: notifier, log: log)
         if let fleet = start.fleet { await reloader.setFleet(fleet) }
-        let router = try await router(start, registry: registry, jobs: jobs, reloader: reloader, options, log: log)
+        let router = try await router(
+            start, registry: registry, jobs: jobs, events: events, reloader: reloader, options, log: log)
         let socketPath =
             options.socketPath ?? config.api?.socket
             ?? ProcessInfo.processInfo.environment["RUNTIME_DIRECTORY"].flatMap {
@@ -49,6 +51,8 @@ extension Daemon {
                                 " and \($0.1 == nil ? "http" : "https")://\(HostPort(host: $0.0.host, port: String(server.tcpPort ?? $0.0.port)))/"
                             } ?? ""))
                 }, stop: { server.stop() }),
+            // Stopped before the listeners: every events stream ends, and no new one is opened.
+            StartStopService(name: "events", stop: { events.close() }),
             SystemdWatchdog(notifier: notifier, selfCheck: selfCheck, log: log),
             AuditRetentionLoop(retention: AuditRetention(database: engine.database), registry: registry, log: log),
             AuditChainCheck(audit: engine.audit, fleet: start.fleet, log: log),
@@ -72,8 +76,8 @@ extension Daemon {
     /// The API's router; its tokens and roles are rebuilt on every reload (a token removed from the config stops
     /// working at once), the listener and TLS stay as started.
     private static func router(
-        _ start: DaemonStart, registry: DeviceRegistry, jobs: JobTable, reloader: ConfigReloader, _ options: DaemonOptions,
-        log: Logger
+        _ start: DaemonStart, registry: DeviceRegistry, jobs: JobTable, events: EventHub, reloader: ConfigReloader,
+        _ options: DaemonOptions, log: Logger
     ) async throws -> APIRouter {
         let sessions = SessionStore()
         let auth = try AccessRules.auth(start.config.api, sessions: sessions)
@@ -81,7 +85,7 @@ extension Daemon {
         let configPath = options.configPath
         let dataDirectory = start.dataDirectory
         let router = APIRouter(
-            registry: registry, jobs: jobs, engine: start.engine, auth: auth, fleet: start.fleet,
+            registry: registry, jobs: jobs, engine: start.engine, auth: auth, fleet: start.fleet, events: events,
             fleetLog: { log.warning($0) }, errorLog: { log.error($0) }, reload: { await reloader.reload() }
         ) {
             HealthInfo(

@@ -25,9 +25,17 @@ actor JobTable {
     /// finished job is always kept. The audit log keeps every job's registers.
     let keepRegisterLines: Int
 
+    /// Hears each job's start, progress and end (`GET /v1/events`).
+    let events: EventHub?
+
     /// A table keeping at most `keepRegisterLines` register lines in its finished jobs.
-    init(keepRegisterLines: Int = 10_000) {
+    init(keepRegisterLines: Int = 10_000, events: EventHub? = nil) {
         self.keepRegisterLines = keepRegisterLines
+        self.events = events
+    }
+
+    private func announce(_ name: ServerEventName, _ job: JobInfo) {
+        events?.publish(ServerEvent.of(job: job, name))
     }
 
     /// Register lines a finished job holds.
@@ -43,6 +51,7 @@ actor JobTable {
         job.id = "\(Int(Date().timeIntervalSince1970))-\(counter)"
         jobs[job.id] = job
         order.append(job.id)
+        announce(.jobStarted, job)
         let id = job.id
         // Not a child of the daemon's service group, by design: a job outlives the request that started it, and one
         // still running at the shutdown deadline is left to the process's exit (its journal makes the next start
@@ -59,6 +68,7 @@ actor JobTable {
         guard var job = jobs[id], job.state == .running else { return }
         job.progress = progress
         jobs[id] = job
+        announce(.jobProgress, job)
     }
 
     private func finish(_ id: String, _ outcome: JobOutcome) {
@@ -70,6 +80,7 @@ actor JobTable {
         job.state = .finished
         job.finishedAt = Date()
         jobs[id] = job
+        announce(.jobFinished, job)
         tasks[id] = nil
         for w in waiters.removeValue(forKey: id) ?? [] { w.resume(returning: job) }
         if tasks.isEmpty {

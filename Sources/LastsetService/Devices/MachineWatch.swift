@@ -12,6 +12,8 @@ struct MachineWatch: Sendable {
     let deviceState: DeviceStateStore
     let deviceJobs: DeviceJobs
     let log: Logger
+    /// Hears each finding and resolution (`GET /v1/events`; nil: none).
+    var events: EventHub? = nil
 
     /// The pages' standing and the classifier's readings, from the pages' live values of one poll (`live`: page id →
     /// values; a page not read is absent). Marked pages are left out of the readings (what they hold is not known).
@@ -66,6 +68,7 @@ struct MachineWatch: Sendable {
             return
         }
         report(action, device: device.id)
+        if let event = ServerEvent.of(action, device: device.id) { events?.publish(event) }
         if case .restore(let event) = action {
             await restore(event, device: device, config: config, target: target, record: next)
         }

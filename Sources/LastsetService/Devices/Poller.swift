@@ -18,12 +18,18 @@ final class Poller: Service {
     private let log: Logger
     /// Fingerprints the machines of devices with a `replacement` policy (nil: none is, as in tests without jobs).
     private let watch: MachineWatch?
+    /// Hears drift appear and clear (`GET /v1/events`).
+    private let events: EventHub?
     /// The configs to poll by, newest last; only the newest one not yet taken matters.
     private let configs: AsyncStream<CompiledConfig>
     private let next: AsyncStream<CompiledConfig>.Continuation
 
-    init(registry: DeviceRegistry, deviceState: DeviceStateStore, watch: MachineWatch? = nil, log: Logger) {
+    init(
+        registry: DeviceRegistry, deviceState: DeviceStateStore, watch: MachineWatch? = nil, events: EventHub? = nil,
+        log: Logger
+    ) {
         self.watch = watch
+        self.events = events
         self.registry = registry
         self.deviceState = deviceState
         self.log = log
@@ -61,7 +67,7 @@ final class Poller: Service {
                     while !Task.isCancelled {
                         if let (target, live, fingerprint) = await Self.poll(
                             device: device, pages: pages, registry: self.registry, deviceState: self.deviceState,
-                            fingerprint: watch == nil ? nil : plan, log: self.log)
+                            fingerprint: watch == nil ? nil : plan, events: self.events, log: self.log)
                         {
                             await watch?.afterPoll(
                                 device: device, config: config, target: target, plan: plan, fingerprint: fingerprint,
@@ -82,7 +88,7 @@ final class Poller: Service {
     /// target, each page's values and the fingerprint (nil: not asked for, or not read).
     private static func poll(
         device: CompiledDevice, pages: [CompiledPage], registry: DeviceRegistry, deviceState: DeviceStateStore,
-        fingerprint plan: FingerprintPlan?, log: Logger
+        fingerprint plan: FingerprintPlan?, events: EventHub?, log: Logger
     ) async -> (DeviceTarget, [String: [LiveValue]], MachineFingerprint?)? {
         // A device this poller's config no longer has as given (a reload raced the poll) is left to the next poller.
         guard let target = await registry.target(for: device) else { return nil }
@@ -128,6 +134,8 @@ final class Poller: Service {
             switch change {
             case .none: break
             case .appeared(let registers):
+                events?.publish(
+                    ServerEvent(event: .drift, device: device.id, page: page.id, registers: registers.map(\.registerId)))
                 let list = registers.map {
                     "\($0.registerId) expected \($0.expected) live \($0.live.map(String.init(describing:)) ?? "0x" + $0.liveData)"
                 }
@@ -136,6 +144,7 @@ final class Poller: Service {
                     "drift on \(device.id) page \(page.id) (applied \(version)): \(registers.count) register\(registers.count == 1 ? "" : "s") changed: \(list.joined(separator: "; "))"
                 )
             case .cleared(let since):
+                events?.publish(ServerEvent(event: .driftCleared, device: device.id, page: page.id))
                 log.info(
                     "drift on \(device.id) page \(page.id) cleared: conforms again to the applied template (drifted since \(TimeText.iso8601(since)))"
                 )
