@@ -153,8 +153,12 @@ public final class HTTPServer: Sendable {
 
     private static func shutDown(_ state: inout State) {
         for listener in state.listeners {
-            // A stream's connection thread waits for its next bytes: ended first, it returns and can be joined.
-            for stream in listener.context.takeUnretainedValue().streams.withLock({ Array($0.values) }) { stream.finish() }
+            // A stream's connection thread waits for its next bytes: ended first, it returns and can be joined; given
+            // up to a second to send the end of its response, so its client sees a complete reply.
+            let context = listener.context.takeUnretainedValue()
+            for stream in context.streams.withLock({ Array($0.values) }) { stream.finish() }
+            let deadline = ContinuousClock.now.advanced(by: .seconds(1))
+            while !context.streams.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { usleep(10_000) }
             // MHD_stop_daemon joins every connection thread and closes the listening socket itself.
             MHD_stop_daemon(listener.daemon)
             listener.context.takeUnretainedValue().connections.stop()

@@ -38,6 +38,11 @@ struct Events: Command {
             ) { bytes in printer.take(bytes) }
         } catch {
             if printer.done { return .success }
+            // The stream was open and the daemon closed it (it stopped): the end of the events, not a failure.
+            if printer.opened, error.kind == .malformedResponse {
+                context.console.err("the daemon ended the stream")
+                return .success
+            }
             throw CLIError(error.message)
         }
         guard (200..<300).contains(response.status) else {
@@ -53,7 +58,8 @@ struct Events: Command {
         let console: Console
         private var reader = ServerEventStream()
         private var printed = 0
-        private var opened = false
+        /// Whether the stream's first bytes arrived (it was open).
+        private(set) var opened = false
 
         init(json: Bool, limit: Int?, console: Console) {
             self.json = json
