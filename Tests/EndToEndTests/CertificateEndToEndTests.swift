@@ -23,7 +23,7 @@ final class CertificateEndToEndTests: XCTestCase {
         { version: 1,
           devices: [
             { id: "press-a", endpoint: "tcp://127.0.0.1:\(a)", unit: 1, pages: ["heating"] },
-            { id: "press-b", endpoint: "tcp://127.0.0.1:\(b)", unit: 1, pages: ["heating"] },
+            { id: "press-b", endpoint: "tcp://127.0.0.1:\(b)", unit: 1, pages: ["heating"], quirks: { timeout: "5s", retries: 0 } },
           ],
           pages: [
             {
@@ -238,5 +238,57 @@ final class CertificateEndToEndTests: XCTestCase {
         XCTAssertTrue(notReplay.text.contains("not_a_replay"), notReplay.text)
         XCTAssertEqual(try daemon.api("GET", "/v1/certificates/\(job)/docx").status, 400)
         XCTAssertEqual(daemon.stop(), 0)
+    }
+
+    func testAnInterruptedReplaysCertificateSaysTheMachineMayBePartiallyWritten() throws {
+        let a = try pymodbusPeer(Self.reference)
+        // press-b answers the second window's write (120–121) only after 5 s: the daemon is killed while it waits.
+        let b = try pymodbusPeer(Self.blank, ["--delay-write", "120:5000"])
+        let first = try DaemonHarness(config: Self.config(a: a.port!, b: b.port!))
+        XCTAssertEqual(try first.cli(["capture", "heating", "--from", "press-a"]).status, 0)
+        XCTAssertEqual(try first.api("POST", "/v1/pages/heating/apply", #"{"device":"press-b"}"#).status, 202)
+        let deadline = Date().addingTimeInterval(10)
+        func secondWindowArrived() throws -> Bool {
+            try b.arrivals().contains { ($0.function == 16 || $0.function == 6) && $0.address == 120 }
+        }
+        while try !secondWindowArrived() && Date() < deadline { usleep(10_000) }
+        XCTAssertTrue(try secondWindowArrived(), "the second window's write reached press-b")
+        XCTAssertNotNil(first.stop(signal: SIGKILL), "killed")
+        defer { withExtendedLifetime(first) {} }  // its directory holds the data directory
+        let second = try DaemonHarness(config: Self.config(a: a.port!, b: b.port!), dataDirectory: first.dataDir)
+        let audit = try second.decode(AuditPage.self, try second.api("GET", "/v1/audit?kind=replay&limit=1"))
+        let record = try XCTUnwrap(audit.records.last)
+        XCTAssertEqual(record.result, .interrupted)
+        let job = try XCTUnwrap(record.job)
+
+        let cli = try second.cli(["certificate", job, "--output", dir.path])
+        XCTAssertEqual(cli.status, 1, cli.stdout + cli.stderr)
+        let c = try second.decode(HandOverCertificate.self, try second.api("GET", "/v1/certificates/\(job)"))
+        XCTAssertEqual(c.verdict, .interrupted)
+        XCTAssertTrue(c.summary.hasPrefix("INTERRUPTED: the daemon stopped while writing"), c.summary)
+        let outcomes = Dictionary(uniqueKeysWithValues: c.rows.map { ($0.registerId, $0.outcome) })
+        for id in ["heating.limit", "heating.delay"] {
+            XCTAssertTrue(outcomes[id]?.hasPrefix("in doubt: sent, no answer") ?? false, "\(id): \(outcomes[id] ?? "nil")")
+        }
+        XCTAssertTrue(c.facts.contains { $0.label == "Started" && $0.value != "not recorded" }, "\(c.facts)")
+        // The PDF says it too, row for row as the JSON (a cell that wraps in its column: its first line is compared).
+        let pdf = dir.appendingPathComponent(CertificateFormat.pdf.fileName(job: job))
+        XCTAssertTrue(try PDFText.text(pdf).contains("INTERRUPTED: the daemon stopped while writing"))
+        let pdfRows = try PDFText.registerRows(
+            pdf, titles: HandOverCertificate.columns, registers: Set(Self.registers.map(\.id)))
+        XCTAssertEqual(pdfRows.map { $0[0] }, c.rows.map(\.registerId))
+        for (pdfRow, row) in zip(pdfRows, c.rows) {
+            for (printed, cell) in zip(pdfRow, row.cells) {
+                XCTAssertTrue(cell == printed || cell.hasPrefix(printed + " "), "\(row.registerId): \(printed) for \(cell)")
+            }
+        }
+        // The first window's registers are what the machine holds. The interrupted record (made at the next start,
+        // from the journal, without the page's definitions) recorded the words read back as bytes: printed in hex.
+        for (row, register) in zip(c.rows, Self.registers).prefix(2) where row.held != "unknown" {
+            let words = try Mbpoll.readHolding(port: b.port!, unit: 1, address: register.address, count: 1)
+            let hex = "0x" + words.map { String(format: "%04X", $0) }.joined()
+            XCTAssertTrue([hex, try mbpoll(b.port!, register)].contains(row.held), "\(register.id): \(row.held), machine \(hex)")
+        }
+        XCTAssertEqual(second.stop(), 0)
     }
 }
