@@ -104,7 +104,10 @@ enum BenchConfig {
 
     /// Writes a config with `pages` and `devices` to `path`.
     /// `socketConnectionsPerUser`: the API connections one user may hold at once (nil: the daemon's default).
-    static func write(path: String, pages: [BenchPage], devices: [Device], socketConnectionsPerUser: Int? = nil) throws {
+    /// `overrides`: the `overrides` section's JSON (docs/OVERRIDES.md), nil: none.
+    static func write(
+        path: String, pages: [BenchPage], devices: [Device], socketConnectionsPerUser: Int? = nil, overrides: String? = nil
+    ) throws {
         let devs = devices.map { d in
             var fields = [
                 "\"id\":\"\(d.id)\"", "\"endpoint\":\"tcp://127.0.0.1:\(d.port)\"", "\"unit\":\(d.unit)",
@@ -115,10 +118,11 @@ enum BenchConfig {
             if let m = d.maxRead { fields.append("\"quirks\":{\"maxReadRegisters\":\(m)}") }
             return "{" + fields.joined(separator: ",") + "}"
         }
+        let overridesText: String = overrides.map { ",\n\"overrides\":" + $0 } ?? ""
         let text =
             "{\"version\":1,\"history\":5,"
             + (socketConnectionsPerUser.map { "\"api\":{\"socketConnectionsPerUser\":\($0)}," } ?? "") + "\"devices\":[\n" + devs.joined(separator: ",\n") + "],\n\"pages\":[\n"
-            + pages.map(\.json).joined(separator: ",\n") + "]}\n"
+            + pages.map(\.json).joined(separator: ",\n") + "]" + overridesText + "}\n"
         do {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
         } catch {

@@ -58,10 +58,14 @@ extension Bench {
             }
             let ports = machines.map(\.port)
             say("provision: \(most) blank machines up (delay \(delay) ms)")
+            // The same machines as configured devices with overrides (docs/OVERRIDES.md), through a daemon of their own.
+            let layered = try layeredDaemon(page: page, reference: reference.port, ports: ports, delay: delay)
+            defer { layered.stop() }
             var samples: [String: Samples] = [:]
             // Warm-up: every machine once through each path.
             _ = try await provisionEngine(engine, definition, ports: ports)
             _ = try provisionAPI(daemon, page: page.id, ports: ports)
+            _ = try provisionAPI(layered, page: page.id, ports: ports, devices: Self.layeredIds(ports.count))
             // CPU time of the simulators serving a run, of Lastset's side (the daemon through the API, this
             // process through the engine) and of the HTTP client (this process, API runs), as every thread's
             // run time from /proc/<pid>/task/*/schedstat (nanoseconds; utime+stime count 10 ms ticks).
@@ -73,21 +77,24 @@ extension Bench {
                 let order = rep % 2 == 0 ? Self.provisionCounts : Self.provisionCounts.reversed()
                 for n in order {
                     let sims = machines.prefix(n).map(\.pid)
-                    for via in ["engine", "api"] {
-                        let own = via == "engine" ? getpid() : daemon.pid
+                    for via in ["engine", "api", "api-overrides"] {
+                        let own = via == "engine" ? getpid() : via == "api" ? daemon.pid : layered.pid
                         let (s0, l0, c0) = (cpu(sims), cpu([own]), cpu([getpid()]))
                         let elapsed =
                             via == "engine"
                             ? try await provisionEngine(engine, definition, ports: Array(ports.prefix(n)))
-                            : try provisionAPI(daemon, page: page.id, ports: Array(ports.prefix(n)))
+                            : via == "api"
+                                ? try provisionAPI(daemon, page: page.id, ports: Array(ports.prefix(n)))
+                                : try provisionAPI(
+                                    layered, page: page.id, ports: Array(ports.prefix(n)), devices: Self.layeredIds(n))
                         samples["\(via)|\(n)", default: Samples()].add(elapsed)
                         simCPU["\(via)|\(n)", default: Samples()].add(cpu(sims) - s0)
                         lastsetCPU["\(via)|\(n)", default: Samples()].add(cpu([own]) - l0)
-                        if via == "api" { clientCPU["\(via)|\(n)", default: Samples()].add(cpu([getpid()]) - c0) }
+                        if via != "engine" { clientCPU["\(via)|\(n)", default: Samples()].add(cpu([getpid()]) - c0) }
                     }
                 }
             }
-            for via in ["engine", "api"] {
+            for via in ["engine", "api", "api-overrides"] {
                 let one = samples["\(via)|1"]?.median
                 for n in Self.provisionCounts {
                     guard let s = samples["\(via)|\(n)"] else { continue }
@@ -153,17 +160,21 @@ extension Bench {
     /// the wall time until the last answer was received. The answers are decoded and checked after that:
     /// decoding 32 reports (≈ 150 KB of JSON each, with Foundation's parser) is this client's CPU, and while
     /// timed it took the daemon's cores (as the wire suite's API column, the exchanges alone are timed).
-    private func provisionAPI(_ daemon: DaemonProcess, page: String, ports: [Int]) throws -> Duration {
+    /// `devices`: configured device ids, one per port (nil: ad-hoc endpoints).
+    private func provisionAPI(_ daemon: DaemonProcess, page: String, ports: [Int], devices: [String]? = nil) throws
+        -> Duration
+    {
         let failures = LockedList()
         let answers = LockedAnswers()
         let group = DispatchGroup()
         let start = ContinuousClock.now
-        for port in ports {
+        for (i, port) in ports.enumerated() {
             group.enter()
+            let device = devices?[i]
             let thread = Thread {
                 do {
                     let (response, _) = try daemon.exchange(
-                        "/v1/pages/\(page)/apply?wait=1", body: DaemonProcess.applyBody(device: nil, port: port))
+                        "/v1/pages/\(page)/apply?wait=1", body: DaemonProcess.applyBody(device: device, port: port))
                     answers.append(port, response)
                 } catch {
                     failures.append("\(error)")
@@ -186,6 +197,36 @@ extension Bench {
         let failed = failures.items
         guard failed.isEmpty else { throw BenchError("API provisioning of \(ports.count): \(failed.prefix(3))") }
         return elapsed
+    }
+}
+
+extension Bench {
+    /// The configured ids of the layered daemon's machines.
+    static func layeredIds(_ n: Int) -> [String] { (0..<n).map { "m\($0)" } }
+
+    /// A daemon whose config has the machines as devices `m0`… with overrides: each its own value of three
+    /// registers, half of them a group's value of a fourth, a tolerance on a fifth; the template captured.
+    func layeredDaemon(page: BenchPage, reference: Int, ports: [Int], delay: Int) throws -> DaemonProcess {
+        let ids = Self.layeredIds(ports.count)
+        let r = { (k: Int) in "\"\(page.id).r\(page.registers[k].address)\"" }
+        var values = ["\"half\":{\(r(3)):7}"]
+        for (i, id) in ids.enumerated() {
+            values.append("\"\(id)\":{\(r(0)):\(1000 + i),\(r(1)):\(2000 + i),\(r(2)):\(3000 + i)}")
+        }
+        let overrides =
+            "{\"groups\":{\"half\":[" + ids.prefix(ids.count / 2).map { "\"\($0)\"" }.joined(separator: ",") + "]},"
+            + "\"values\":{" + values.joined(separator: ",") + "},\"tolerances\":{\(r(4)):{\"absolute\":1}}}"
+        let path = "\(temp)/provision-layered-d\(delay).json"
+        try BenchConfig.write(
+            path: path, pages: [page],
+            devices: [BenchConfig.Device(id: "reference", port: reference, pages: [page.id])]
+                + zip(ids, ports).map { BenchConfig.Device(id: $0, port: $1, pages: [page.id]) },
+            socketConnectionsPerUser: Self.provisionCounts.max()!, overrides: overrides)
+        let daemon = try DaemonProcess(
+            executable: tool("lastsetd"), config: path, directory: "\(temp)/prov-layered-d\(delay)",
+            name: "lastsetd-prov-layered-d\(delay)", logDirectory: temp)
+        _ = try daemon.capture(page: page.id, device: "reference")
+        return daemon
     }
 }
 

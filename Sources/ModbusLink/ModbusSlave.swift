@@ -405,6 +405,14 @@ public final class ModbusSlave: @unchecked Sendable {
         for (a, limit) in faults.clamps where a >= address && a < address + count && a < 65536 {
             if mapping.pointee.tab_registers[a] > limit { mapping.pointee.tab_registers[a] = limit }
         }
+        for a in faults.roundF32 where a >= address && a + 1 < address + count {
+            let table = mapping.pointee.tab_registers!
+            let value = Float(bitPattern: UInt32(table[a]) << 16 | UInt32(table[a + 1]))
+            guard value.isFinite else { continue }
+            let bits = ((value * 10).rounded() / 10).bitPattern
+            table[a] = UInt16(bits >> 16)
+            table[a + 1] = UInt16(bits & 0xFFFF)
+        }
         for (a, resets) in faults.dependents where a >= address && a < address + count {
             for (other, value) in resets where other < 65536 { mapping.pointee.tab_registers[other] = value }
         }

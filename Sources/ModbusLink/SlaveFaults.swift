@@ -18,12 +18,17 @@ public struct SlaveFaults: Sendable, Hashable {
     /// stores nothing; a write of only one of its words is stored unchecked — a device that cannot
     /// judge half a value, so a split write of a refused value would leave it torn.
     public var maxU32: [Int: UInt32] = [:]
+    /// f32 values (key: the first address, words high first) stored rounded to one decimal (0.1) when a write
+    /// covers both their words, as drives that keep a setting in tenths.
+    public var roundF32: Set<Int> = []
 
     /// No faults unless given.
     public init(
         maxReadRegisters: Int? = nil, exceptions: [Int: UInt8] = [:], refuseFC16: Bool = false,
-        responseDelay: Duration = .zero, clamps: [Int: UInt16] = [:], maxU32: [Int: UInt32] = [:]
+        responseDelay: Duration = .zero, clamps: [Int: UInt16] = [:], maxU32: [Int: UInt32] = [:],
+        roundF32: Set<Int> = []
     ) {
+        self.roundF32 = roundF32
         self.maxU32 = maxU32
         self.maxReadRegisters = maxReadRegisters
         self.exceptions = exceptions

@@ -23,12 +23,13 @@ struct SimulatorOptions {
     var exceptions: [Int: UInt8] = [:]
     var clamps: [Int: UInt16] = [:]
     var maxU32: [Int: UInt32] = [:]
+    var roundF32: Set<Int> = []
 
     static let usage = """
         usage: lastset-sim --config FILE [--device ID | --page ID ...] (--tcp 127.0.0.1:PORT | --rtu /dev/pts/N)
                            [--baud N] [--parity N|E|O] [--unit N] [--values FILE.json] [--log-writes] [--log-frames]
                            [--control] [--fault-free-unit N] [--max-read N] [--refuse-fc16] [--delay-ms N] [--exception ADDR:CODE ...]
-                           [--clamp ADDR:MAX ...] [--max-u32 ADDR:MAX ...]
+                           [--clamp ADDR:MAX ...] [--max-u32 ADDR:MAX ...] [--round-f32 ADDR ...]
 
         Serves the registers of the config's pages (the device's pages with --device, else the --page ones,
         else all) at their "not set" defaults, then the values of --values ({"registerId": value, "1536": word}).
@@ -40,7 +41,8 @@ struct SimulatorOptions {
         ADDR with CODE; --clamp ADDR:MAX stores at most MAX at ADDR; --max-u32 ADDR:MAX checks the 32-bit value
         at ADDR, ADDR+1 (high word first) whole: an FC16 writing both words with a value above MAX answers
         exception 03 (illegal data value) and stores nothing, a write of only one of its words is stored
-        unchecked (a device that cannot judge half a value).
+        unchecked (a device that cannot judge half a value); --round-f32 ADDR stores the f32 at ADDR, ADDR+1 (high
+        word first) rounded to one decimal when a write covers both its words (a device keeping tenths).
         --log-frames prints every request, before it is answered, as
           FRAME n=SEQ t=UNIXTIME peer=ADDR:PORT fc=F unit=U address=A count=C values=W,W,... [exception=XX]
         (a write's words as received; a read's words as answered, none when refused).
@@ -49,7 +51,7 @@ struct SimulatorOptions {
         --control reads commands from stdin, one a line, each acknowledged with a "CONTROL n=SEQ t=UNIXTIME ..."
         line once in force (SEQ: the last frame seen):
           faults [FAULT FLAGS]   replaces every fault (--max-read, --refuse-fc16, --delay-ms, --exception, --clamp,
-                                 --max-u32)
+                                 --max-u32, --round-f32)
           set ADDR W[,W...]      sets holding (and input) registers, as the machine's own panel would: no frame
           hold N                 holds the N-th write request from now: its FRAME line, then "HOLD n=SEQ",
                                  then nothing is served until "release"
@@ -65,7 +67,7 @@ struct SimulatorOptions {
     var faults: SlaveFaults {
         SlaveFaults(
             maxReadRegisters: maxRead, exceptions: exceptions, refuseFC16: refuseFC16, responseDelay: .milliseconds(delayMs),
-            clamps: clamps, maxU32: maxU32)
+            clamps: clamps, maxU32: maxU32, roundF32: roundF32)
     }
 
     /// Only fault flags (a `--control` "faults" command): the faults they describe, every other fault off.
@@ -103,6 +105,7 @@ struct SimulatorOptions {
                 throw UsageError(description: "--max-u32: a 32-bit value at \(address) would end past 65535")
             }
             maxU32[address] = UInt32(limit)
+        case "--round-f32": roundF32.insert(try Self.integer(flag, try value(), 0...65534))
         default: return false
         }
         return true

@@ -48,7 +48,7 @@ extension TextView {
         switch s {
         case .neverApplied: return "never" + separator + "applied"
         case .partiallyWritten: return "partially" + separator + "written"
-        case .latest, .older, .drifted, .unverified: return s.rawValue
+        case .latest, .older, .equivalent, .drifted, .unverified: return s.rawValue
         }
     }
 

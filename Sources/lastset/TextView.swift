@@ -346,9 +346,12 @@ enum TextView {
         }
         let hasBefore = planned || results.contains { $0.before != nil }
         let hasNote = results.contains { $0.message != nil || $0.exceptionCode != nil }
+        // A page with overrides or tolerances on this device: where each expected value comes from, and its band.
+        let hasSource = results.contains { $0.origin != nil }
         var columns: [Table.Column] = [.init("REGISTER"), .init("ADDRESS", .right), .init("STATUS")]
         if hasBefore { columns.append(.init("BEFORE")) }
         columns.append(.init("EXPECTED"))
+        if hasSource { columns.append(.init("SOURCE")) }
         if !planned { columns.append(.init("ACTUAL")) }
         if hasNote { columns.append(.init("NOTE")) }
         var table = Table(columns)
@@ -360,6 +363,7 @@ enum TextView {
                         ? "(not set)" : shown(result.before ?? (planned ? result.actual : nil), result.registerId))
             }
             row.append(result.expectedUnset == true ? "(not set)" : shown(result.expected, result.registerId))
+            if hasSource { row.append(sourceText(result.origin)) }
             if !planned { row.append(result.actualUnset == true ? "(not set)" : value(result.actual, result.registerId)) }
             if hasNote {
                 let parts = [result.exceptionCode.map { "exception \($0)" }, result.message].compactMap { $0 }
@@ -368,6 +372,13 @@ enum TextView {
             table.append(row)
         }
         return table.lines
+    }
+
+    /// `template`, `override device:m1`, `template ±0.1` (nil: the template's, exact).
+    static func sourceText(_ origin: EntryOrigin?) -> String {
+        guard let origin else { return "template" }
+        return [origin.source.rawValue, origin.overrideFrom?.description, origin.tolerance?.description].compactMap { $0 }
+            .joined(separator: " ")
     }
 
     /// Whether two values are the same number or the same text/bytes (a factory default of 5 is the

@@ -170,6 +170,6 @@ final class ConformanceTests: XCTestCase {
             ])
         XCTAssertEqual(
             view.counts,
-            ["latest": 1, "older": 0, "drifted": 0, "unverified": 0, "partiallyWritten": 1, "neverApplied": 0])
+            ["latest": 1, "older": 0, "equivalent": 0, "drifted": 0, "unverified": 0, "partiallyWritten": 1, "neverApplied": 0])
     }
 }

@@ -18,12 +18,15 @@ public struct AuditRegister: Sendable, Hashable {
     public var rollback: AuditRollback?
     /// Why (rule broken, error).
     public var message: String?
+    /// Replay: where the written value comes from (template or override) and its band; nil: the template's, exact.
+    public var origin: EntryOrigin?
 
     /// Sets every field.
     public init(
         registerId: String, before: RegisterValue?, after: RegisterValue?, status: AuditRegisterStatus,
-        written: RegisterValue? = nil, readBack: RegisterValue? = nil, rollback: AuditRollback? = nil, message: String? = nil
+        written: RegisterValue? = nil, readBack: RegisterValue? = nil, rollback: AuditRollback? = nil, message: String? = nil, origin: EntryOrigin? = nil
     ) {
+        self.origin = origin
         self.registerId = registerId
         self.before = before
         self.after = after
@@ -45,6 +48,7 @@ extension AuditRegister: JSONRecord {
         try f.field("after", &r.after)
         try f.field("before", &r.before)
         try f.field("message", &r.message)
+        try f.field("origin", &r.origin)
         try f.field("readBack", &r.readBack)
         try f.field("registerId", &r.registerId)
         try f.field("rollback", &r.rollback)

@@ -31,18 +31,45 @@ public struct CompiledConfig: Sendable {
         }
         guard problems.isEmpty else { throw ConfigErrors(problems: problems) }
         self.devices = devices
-        pages = config.pages.map { CompiledPage($0) }
+        let overrides = config.overrides ?? OverridesConfig()
+        pages = config.pages.map { CompiledPage($0, layer: Self.layer(of: $0, device: nil, overrides)) }
         deviceIndex = Dictionary(devices.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
         pageIndex = Dictionary(config.pages.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
         var perDevice: [String: [String: CompiledPage]] = [:]
         for d in devices {
-            guard let style = d.unsetStyle else { continue }
             for id in d.pageIds {
-                guard let page = config.page(id), page.unsetStyle == nil, style != .maximum else { continue }
-                perDevice[d.id, default: [:]][id] = CompiledPage(page, deviceStyle: style)
+                guard let page = config.page(id) else { continue }
+                let style = page.unsetStyle == nil && d.unsetStyle != .maximum ? d.unsetStyle : nil
+                let layer = Self.layer(of: page, device: d, overrides)
+                guard style != nil || layer.overridesValues else { continue }
+                perDevice[d.id, default: [:]][id] = CompiledPage(page, deviceStyle: style, layer: layer)
             }
         }
         devicePages = perDevice
+    }
+
+    /// The layer of `page` on `device` (nil: the page's own, tolerances only): the device's values and its
+    /// groups' for the page's registers, encoded by the rules the checker applied (`OverrideRules`).
+    static func layer(of page: PageDefinition, device: CompiledDevice?, _ overrides: OverridesConfig) -> OverrideLayer {
+        var layer = OverrideLayer()
+        for r in page.registers {
+            if let t = overrides.tolerances[r.registerId] { layer.tolerances[r.registerId] = t }
+        }
+        guard let device, !overrides.values.isEmpty else { return layer }
+        let groups = Set(overrides.groups(of: device.id))
+        let style = page.unsetStyle ?? device.unsetStyle ?? .maximum
+        let onPage = Dictionary(page.registers.enumerated().map { ($1.registerId, $0) }, uniquingKeysWith: { a, _ in a })
+        for e in overrides.values {
+            let isDevice = e.target == device.id
+            guard isDevice || groups.contains(e.target), let at = onPage[e.registerId] else { continue }
+            let register = CompiledRegister(page.registers[at], position: at, style: style)
+            guard case .success(let words) = OverrideRules.words(e.value, for: register) else { continue }
+            let value = OverrideValue(
+                words: words, value: RegisterCodec.decode(words, as: register.definition),
+                origin: isDevice ? .device(e.target) : .group(e.target))
+            if isDevice { layer.device[e.registerId] = value } else { layer.group[e.registerId] = value }
+        }
+        return layer
     }
 
     /// Templates kept per page.

@@ -16,10 +16,15 @@ public struct CompiledPage: Sendable {
     /// per register (an element of `registers` is copied whole, definition and all, when read).
     public let layouts: [RegisterLayout]
     public let unsets: [UnsetPattern]
+    /// What the config layers over the template on the device this page was compiled for (its overrides, its
+    /// group's) and every register's tolerance: `EffectiveValue` decides each value from it. Not part of the hash.
+    public let layer: OverrideLayer
     private let index: [String: Int]
 
-    /// Compiles a page. `style` is the device's convention, used when the page declares none.
-    public init(_ definition: PageDefinition, deviceStyle: UnsetStyle? = nil) {
+    /// Compiles a page. `style` is the device's convention, used when the page declares none; `layer` the
+    /// device's overrides and the tolerances (docs/OVERRIDES.md).
+    public init(_ definition: PageDefinition, deviceStyle: UnsetStyle? = nil, layer: OverrideLayer = OverrideLayer()) {
+        self.layer = layer
         self.definition = definition
         let style = definition.unsetStyle ?? deviceStyle ?? .maximum
         unsetStyle = style
@@ -57,6 +62,11 @@ public struct CompiledPage: Sendable {
             return hint
         }
         return index[registerId]
+    }
+
+    /// Register `position`'s tolerance (nil: compared exactly).
+    public func tolerance(at position: Int) -> Tolerance? {
+        layer.tolerances.isEmpty ? nil : layer.tolerances[registers[position].registerId]
     }
 
     /// Decides the fate of a register's words (see `RegisterClassifier`).

@@ -6,14 +6,19 @@ import LastsetFormats
 /// order, which makes them stable for tests and readable for people.
 struct ConfigChecker {
     let file: String
-    private(set) var problems: [ConfigProblem] = []
+    /// Reads the files the config names (the overrides' CSV), relative to `file`; nil: none is read.
+    let read: ConfigIncludes.Reader?
+    var problems: [ConfigProblem] = []
 
-    init(file: String) { self.file = file }
+    init(file: String, read: ConfigIncludes.Reader? = nil) {
+        self.file = file
+        self.read = read
+    }
 
     // MARK: the config
 
     mutating func config(_ root: JSONValue) -> LastsetConfig? {
-        guard let fields = object(root, "$", keys: ["version", "api", "history", "audit", "devices", "pages", "fleet"]) else { return nil }
+        guard let fields = object(root, "$", keys: ["version", "api", "history", "audit", "devices", "pages", "fleet", "overrides"]) else { return nil }
         if let version = integer(fields, "version", in: "", required: true), version != 1 {
             add("version", .int(Int64(version)), "unsupported config version (only 1 is known)")
         }
@@ -66,8 +71,13 @@ struct ConfigChecker {
         duplicates(registerIds.map(\.value), paths: registerIds.map(\.path), what: "registerId")
         var fleet: FleetConfig?
         if let f = field(fields, "fleet", in: "", required: false) { fleet = self.fleet(f, "fleet") }
+        var overrides: OverridesConfig?
+        if let o = field(fields, "overrides", in: "", required: false) {
+            overrides = self.overrides(o, "overrides", pages: pages, devices: devices)
+        }
         return LastsetConfig(
-            version: 1, api: api, history: history, audit: audit, devices: devices, pages: pages, fleet: fleet)
+            version: 1, api: api, history: history, audit: audit, devices: devices, pages: pages, fleet: fleet,
+            overrides: overrides)
     }
 
     /// The optional `audit` section (retention of the audit log).
@@ -563,16 +573,16 @@ struct ConfigChecker {
 
     // MARK: field helpers
 
-    private mutating func add(_ path: String, _ value: JSONValue?, _ message: String) {
+    mutating func add(_ path: String, _ value: JSONValue?, _ message: String) {
         problems.append(ConfigProblem(file: file, path: path, value: value?.abbreviated() ?? "", message: message))
     }
 
-    private func join(_ path: String, _ key: String) -> String {
+    func join(_ path: String, _ key: String) -> String {
         path.isEmpty || path == "$" ? key : "\(path).\(key)"
     }
 
     /// The object's fields, after reporting unknown keys; nil (and a problem) when it is not an object.
-    private mutating func object(_ value: JSONValue, _ path: String, keys: [String]) -> [String: JSONValue]? {
+    mutating func object(_ value: JSONValue, _ path: String, keys: [String]) -> [String: JSONValue]? {
         guard case .object(let fields) = value else {
             add(
                 path, value,
@@ -593,7 +603,7 @@ struct ConfigChecker {
 
     private func article(_ word: String) -> String { "aeiou".contains(word.first ?? "x") ? "an" : "a" }
 
-    private mutating func field(_ fields: [String: JSONValue], _ key: String, in path: String, required: Bool) -> JSONValue? {
+    mutating func field(_ fields: [String: JSONValue], _ key: String, in path: String, required: Bool) -> JSONValue? {
         guard let value = fields[key] else {
             if required { add(join(path, key), nil, "required key \"\(key)\" is missing") }
             return nil
@@ -610,7 +620,7 @@ struct ConfigChecker {
         add(path, value, "must be \(expected), not \(article(value.typeName)) \(value.typeName)")
     }
 
-    private mutating func string(_ fields: [String: JSONValue], _ key: String, in path: String, required: Bool = false) -> String?
+    mutating func string(_ fields: [String: JSONValue], _ key: String, in path: String, required: Bool = false) -> String?
     {
         guard let value = field(fields, key, in: path, required: required) else { return nil }
         guard case .string(let s) = value else {
@@ -645,7 +655,7 @@ struct ConfigChecker {
         return v
     }
 
-    private mutating func number(_ fields: [String: JSONValue], _ key: String, in path: String) -> Double? {
+    mutating func number(_ fields: [String: JSONValue], _ key: String, in path: String) -> Double? {
         guard let value = field(fields, key, in: path, required: false) else { return nil }
         guard let n = value.number else {
             wrongType(join(path, key), value, "a number")
@@ -673,7 +683,7 @@ struct ConfigChecker {
         return b
     }
 
-    private mutating func array(_ fields: [String: JSONValue], _ key: String, in path: String, required: Bool = false)
+    mutating func array(_ fields: [String: JSONValue], _ key: String, in path: String, required: Bool = false)
         -> [JSONValue]?
     {
         guard let value = field(fields, key, in: path, required: required) else { return nil }
@@ -727,7 +737,7 @@ struct ConfigChecker {
         }
     }
 
-    private mutating func safeId(_ id: String, _ path: String, what: String) {
+    mutating func safeId(_ id: String, _ path: String, what: String) {
         if !SafeName.isValid(id) {
             add(
                 path, .string(id), "\(what) must match [A-Za-z0-9][A-Za-z0-9._-]* and be at most \(SafeName.maxLength) characters"
@@ -767,7 +777,7 @@ struct ConfigChecker {
     }
 
     /// A config value as a register value: integers, floats, text, or `{hex: "…"}` bytes.
-    private func registerValue(_ value: JSONValue) -> RegisterValue? {
+    func registerValue(_ value: JSONValue) -> RegisterValue? {
         switch value {
         case .int(let i): return i >= 0 ? .unsigned(UInt64(i)) : .signed(i)
         case .uint(let u): return .unsigned(u)

@@ -55,7 +55,7 @@ public enum ConfigLoader {
             ConfigProblem(file: file, path: $0.path, value: "", message: "line \($0.line), column \($0.column): \($0.message)")
         }
         let includes = ConfigIncludes(root, file: file, read: read)
-        var checker = ConfigChecker(file: file)
+        var checker = ConfigChecker(file: file, read: read)
         let config = checker.config(includes.root)
         guard repeated.isEmpty, includes.problems.isEmpty, checker.problems.isEmpty, let config else {
             throw ConfigErrors(problems: repeated + includes.problems + includes.locate(checker.problems))

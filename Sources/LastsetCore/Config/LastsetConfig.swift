@@ -13,11 +13,14 @@ public struct LastsetConfig: Codable, Sendable, Hashable {
     public var pages: [PageDefinition]
     /// Templates and audit records shared with other hosts through a git hub; nil: this host alone.
     public var fleet: FleetConfig?
+    /// Per-device and per-group values of listed registers and per-register tolerances (docs/OVERRIDES.md); nil: none.
+    public var overrides: OverridesConfig?
 
     public init(
         version: Int = 1, api: APIConfig? = nil, history: Int? = nil, audit: AuditConfig? = nil, devices: [DeviceConfig],
-        pages: [PageDefinition], fleet: FleetConfig? = nil
+        pages: [PageDefinition], fleet: FleetConfig? = nil, overrides: OverridesConfig? = nil
     ) {
+        self.overrides = overrides
         self.version = version
         self.audit = audit
         self.fleet = fleet

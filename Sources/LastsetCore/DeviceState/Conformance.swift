@@ -21,7 +21,7 @@ public enum Conformance {
                 unread.append("\(e.registerId) (\(l.error ?? "not read"))")
                 continue
             }
-            if data.lowercased() != e.valueData.lowercased() {
+            if data.lowercased() != e.valueData.lowercased() && !withinBand(e, l, page: page) {
                 drifted.append(
                     DriftedRegister(
                         registerId: e.registerId, address: e.address, expectedData: e.valueData,
@@ -33,6 +33,15 @@ public enum Conformance {
             return .unknown("not read: " + unread.prefix(3).joined(separator: ", ") + (unread.count > 3 ? ", …" : ""))
         }
         return .conforms
+    }
+
+    /// Whether a live value that differs from the expected words lies within the register's band (docs/OVERRIDES.md):
+    /// the page's tolerance now (the config's), else the one recorded when it was applied; never without one.
+    static func withinBand(_ e: RecordedValue, _ l: LiveValue, page: CompiledPage?) -> Bool {
+        let current = page.flatMap { p in p.position(of: e.registerId).map { p.tolerance(at: $0) } }
+        guard let tolerance = current ?? e.origin?.tolerance, let expected = e.value.number, let live = l.value?.number
+        else { return false }
+        return tolerance.contains(live, around: expected)
     }
 
     /// The expected words decoded with the page's register, when it is still at that address with that length.

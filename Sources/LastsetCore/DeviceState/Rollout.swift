@@ -4,8 +4,11 @@ import Foundation
 public enum RolloutStanding: String, Codable, Sendable, Hashable, CaseIterable {
     /// Holds the latest version (and has not been seen to drift).
     case latest
-    /// Holds an older version.
+    /// Holds an older version, and the latest would write other values to it (`RolloutDevice.changes`).
     case older
+    /// Holds an older version whose effective values on this device are the latest's (its overrides cover every
+    /// register the master changed, or the master's values did not change): nothing to write.
+    case equivalent
     /// Was applied a version, and polling shows registers changed since.
     case drifted
     /// An interrupted replay may have left it partially written.
@@ -24,9 +27,16 @@ public struct RolloutDevice: Codable, Sendable, Hashable {
     public var appliedVersion: String?
     /// Its conformance (state, drift, why unknown).
     public var conformance: PageConformance
+    /// The registers the latest version's effective values would change on it (`EffectiveTemplate.changes`);
+    /// nil when it holds no version or the latest cannot be read.
+    public var changes: [String]?
 
     /// Sets every field.
-    public init(device: String, standing: RolloutStanding, appliedVersion: String?, conformance: PageConformance) {
+    public init(
+        device: String, standing: RolloutStanding, appliedVersion: String?, conformance: PageConformance,
+        changes: [String]? = nil
+    ) {
+        self.changes = changes
         self.device = device
         self.standing = standing
         self.appliedVersion = appliedVersion
@@ -56,9 +66,11 @@ public struct Rollout: Codable, Sendable, Hashable {
 
     /// A device's standing from its conformance, its page's mark (nil: none) and the latest version. A page a
     /// failed replay partially wrote holds no version, whatever was recorded before.
-    public static func standing(_ c: PageConformance, latestVersion: String?, mark: UnverifiedMark.Reason?)
-        -> RolloutStanding
-    {
+    /// `changes`: the registers the latest's effective values would change (nil: not known); an older version
+    /// with none is `equivalent`.
+    public static func standing(
+        _ c: PageConformance, latestVersion: String?, mark: UnverifiedMark.Reason?, changes: [String]? = nil
+    ) -> RolloutStanding {
         switch mark {
         case .failed?: return .partiallyWritten
         case .interrupted?: return .unverified
@@ -66,6 +78,7 @@ public struct Rollout: Codable, Sendable, Hashable {
         }
         guard let applied = c.applied else { return .neverApplied }
         if c.state == .drifted { return .drifted }
-        return applied.versionId == latestVersion ? .latest : .older
+        if applied.versionId == latestVersion { return .latest }
+        return changes?.isEmpty == true ? .equivalent : .older
     }
 }

@@ -10,9 +10,12 @@ public struct RecordedValue: Sendable, Hashable {
     public var valueData: String
     /// The readable view of valueData.
     public var value: RegisterValue
+    /// Where the value came from and its band (nil: the template's, compared exactly).
+    public var origin: EntryOrigin?
 
     /// Sets every field.
-    public init(registerId: String, address: Int, valueData: String, value: RegisterValue) {
+    public init(registerId: String, address: Int, valueData: String, value: RegisterValue, origin: EntryOrigin? = nil) {
+        self.origin = origin
         self.registerId = registerId
         self.address = address
         self.valueData = valueData
@@ -40,6 +43,7 @@ extension RecordedValue: JSONRecord {
     @inlinable
     public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
         try f.field("address", &r.address)
+        try f.field("origin", &r.origin)
         try f.field("registerId", &r.registerId)
         try f.field("value", &r.value)
         try f.field("valueData", &r.valueData)

@@ -12,12 +12,15 @@ public struct IntentRegister: Sendable, Hashable {
     /// The target's value before the replay, when the snapshot read it.
     public var before: RegisterValue?
     public var beforeData: String?
+    /// Where the expected value comes from and its band (nil: the template's, exact — a replay without overrides).
+    public var origin: EntryOrigin?
 
     /// Sets every field.
     public init(
         registerId: String, address: Int, length: Int, expected: RegisterValue, expectedData: String,
-        before: RegisterValue? = nil, beforeData: String? = nil
+        before: RegisterValue? = nil, beforeData: String? = nil, origin: EntryOrigin? = nil
     ) {
+        self.origin = origin
         self.registerId = registerId
         self.address = address
         self.length = length
@@ -42,6 +45,7 @@ extension IntentRegister: JSONRecord {
         try f.field("expected", &r.expected)
         try f.field("expectedData", &r.expectedData)
         try f.field("length", &r.length)
+        try f.field("origin", &r.origin)
         try f.field("registerId", &r.registerId)
     }
 }

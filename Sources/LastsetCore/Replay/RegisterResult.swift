@@ -22,12 +22,16 @@ public struct RegisterResult: Sendable, Hashable {
     public var actualUnset: Bool?
     public var exceptionCode: Int?
     public var message: String?
+    /// Where `expected` comes from (template or override) and its band; nil: the template's, exact (a replay
+    /// without overrides or tolerances on the page).
+    public var origin: EntryOrigin?
 
     public init(
         registerId: String, address: Int, length: Int, status: RegisterStatus, expected: RegisterValue, expectedData: String,
         actual: RegisterValue? = nil, actualData: String? = nil, before: RegisterValue? = nil, beforeUnset: Bool? = nil,
-        expectedUnset: Bool? = nil, actualUnset: Bool? = nil, exceptionCode: Int? = nil, message: String? = nil
+        expectedUnset: Bool? = nil, actualUnset: Bool? = nil, exceptionCode: Int? = nil, message: String? = nil, origin: EntryOrigin? = nil
     ) {
+        self.origin = origin
         self.registerId = registerId
         self.address = address
         self.length = length
@@ -65,6 +69,7 @@ extension RegisterResult: JSONRecord {
         try f.field("expectedUnset", &r.expectedUnset)
         try f.field("length", &r.length)
         try f.field("message", &r.message)
+        try f.field("origin", &r.origin)
         try f.field("registerId", &r.registerId)
         try f.field("status", &r.status)
     }

@@ -76,6 +76,12 @@ public struct ReplayLedger: Sendable {
     private var restoreAnswers: [Int: WriteAnswer] = [:]
     private var restoreMessages: [Int: String] = [:]
     private var restoreChecks: [Int: JournalCheck] = [:]
+    /// Each register's origin (`EntryOrigin`), when the page layers overrides or tolerances over the template;
+    /// empty otherwise (every value the template's, exact).
+    public private(set) var origins: [EntryOrigin?] = []
+    /// Registers whose read-back is verified within their band (a device that rounds): position → band and the
+    /// layout that decodes the words (`holdToBands`).
+    private var bands: [Int: (tolerance: Tolerance, layout: RegisterLayout)] = [:]
 
     /// Register ids to positions (the first, when an id repeats); nil until a lookup misses both
     /// hints (built then), or always built when the ids were not known to be unique.
@@ -135,15 +141,20 @@ public struct ReplayLedger: Sendable {
         ids.indices.map { i in
             IntentRegister(
                 registerId: ids[i], address: addresses[i], length: lengths[i], expected: expectedValues[i],
-                expectedData: expectedTexts[i], before: beforeValues[i], beforeData: beforeData.hex(i))
+                expectedData: expectedTexts[i], before: beforeValues[i], beforeData: beforeData.hex(i), origin: origin(at: i))
         }
     }
+
+    /// Register `i`'s origin (nil: the template's, exact).
+    public func origin(at i: Int) -> EntryOrigin? { origins.isEmpty ? nil : origins[i] }
 
     /// Each register's expected words and their value (decoded with the page the replay ran on): what a
     /// successful replay wrote, as the device state keeps it for polling.
     public var appliedEntries: [RecordedValue] {
         ids.indices.map { i in
-            RecordedValue(registerId: ids[i], address: addresses[i], valueData: expectedTexts[i], value: expectedValues[i])
+            RecordedValue(
+                registerId: ids[i], address: addresses[i], valueData: expectedTexts[i], value: expectedValues[i],
+                origin: origin(at: i))
         }
     }
 
@@ -152,6 +163,7 @@ public struct ReplayLedger: Sendable {
     public mutating func register(_ registers: [IntentRegister]) {
         let sameIds = registers.count == ids.count && registers.indices.allSatisfy { registers[$0].registerId == ids[$0] }
         if !sameIds {
+            bands = [:]
             ids = registers.map(\.registerId)
             // Backwards, so a repeated id keeps its first position.
             var index = [String: Int](minimumCapacity: registers.count)
@@ -160,6 +172,7 @@ public struct ReplayLedger: Sendable {
             position = index
         }
         startOver(count: registers.count)
+        origins = registers.contains { $0.origin != nil } ? registers.map(\.origin) : []
         registers.withUnsafeBufferPointer { rs in
             for i in rs.indices {
                 addresses[i] = rs[i].address
@@ -179,8 +192,10 @@ public struct ReplayLedger: Sendable {
     /// The same as `register` of the registers with those values and no "before".
     public mutating func register(
         uniqueIds registerIds: [String], addresses: [Int], lengths: [Int], expected: [RegisterValue],
-        expectedData texts: [String], expectedWords: [UInt16], wordStarts: [Int]
+        expectedData texts: [String], expectedWords: [UInt16], wordStarts: [Int], origins: [EntryOrigin?] = []
     ) {
+        self.origins = origins
+        bands = [:]
         if registerIds != ids {
             ids = registerIds
             position = nil
@@ -368,10 +383,10 @@ public struct ReplayLedger: Sendable {
             cursor = i + 1
             if final {
                 finalChecks.set(i, check: c)
-                finalMatches[i] = finalChecks.dataEquals(i, expectedData, i)
+                finalMatches[i] = finalChecks.dataEquals(i, expectedData, i) || bandHolds(finalChecks, i)
             } else {
                 checks.set(i, check: c)
-                checkMatches[i] = checks.dataEquals(i, expectedData, i)
+                checkMatches[i] = checks.dataEquals(i, expectedData, i) || bandHolds(checks, i)
             }
         }
     }
@@ -459,11 +474,35 @@ public struct ReplayLedger: Sendable {
     {
         if final {
             finalChecks.set(i, words: words, message: message)
-            finalMatches[i] = finalChecks.dataEquals(i, expectedData, i)
+            finalMatches[i] = finalChecks.dataEquals(i, expectedData, i) || inBand(i, words)
         } else {
             checks.set(i, words: words, message: message)
-            checkMatches[i] = checks.dataEquals(i, expectedData, i)
+            checkMatches[i] = checks.dataEquals(i, expectedData, i) || inBand(i, words)
         }
+    }
+
+    /// From now on, a register with a tolerance (`origins`) verifies when its read-back lies within its band
+    /// around the expected value (`Tolerance.contains`), not only when its words are equal; `layout(i)` decodes
+    /// register i's words.
+    public mutating func holdToBands(layout: (Int) -> RegisterLayout) {
+        bands = [:]
+        for i in origins.indices {
+            if let t = origins[i]?.tolerance { bands[i] = (t, layout(i)) }
+        }
+    }
+
+    /// `inBand` of the words a column holds for register `i`.
+    private func bandHolds(_ column: HexColumn, _ i: Int) -> Bool {
+        guard bands[i] != nil else { return false }
+        return column.withWords(i) { inBand(i, $0) } ?? false
+    }
+
+    /// Whether register `i`'s read words lie within its band (false: it has none, or they are not numbers).
+    private func inBand(_ i: Int, _ words: UnsafeBufferPointer<UInt16>?) -> Bool {
+        guard let band = bands[i], let words, let expected = expectedValues[i].number,
+            let live = RegisterCodec.decode(words, layout: band.layout).number
+        else { return false }
+        return band.tolerance.contains(live, around: expected)
     }
 
     // MARK: derived
@@ -687,6 +726,7 @@ public struct ReplayLedger: Sendable {
     ) -> [RegisterResult] {
         ids.indices.map { i in
             var (line, _) = line(i, dryRun: dryRun) { decodeWords(i, $0) }
+            line.origin = origin(at: i)
             if let beforeUnset {
                 line.beforeUnset = beforeData.withWords(i) { beforeUnset(i, $0) }
             }
@@ -764,6 +804,7 @@ public struct ReplayLedger: Sendable {
             var reg = AuditRegister(
                 registerId: id, before: beforeValues[i], after: line.actual, status: AuditRegisterStatus(line.status),
                 written: sent[i] ? expectedValues[i] : nil, readBack: value(checks, .check), message: line.message)
+            reg.origin = origin(at: i)
             if dryRun { reg.after = beforeValues[i] }
             if let final = value(finalChecks, .finalCheck) { reg.after = final }
             if let r = restored[id] {

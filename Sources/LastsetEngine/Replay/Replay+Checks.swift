@@ -43,13 +43,46 @@ extension Replay {
             decoded = order.map { decoded[$0] }
             entryPositions = entries.map(\.register)
         }
-        registerEntries(decoded)
+        var origins: [EntryOrigin?] = []
+        if !page.layer.isEmpty { origins = layerEntries(&decoded) }
+        registerEntries(decoded, origins: origins)
+        if !origins.isEmpty {
+            let (layouts, positions) = (page.layouts, entryPositions)
+            ledger.holdToBands { layouts[positions[$0]] }
+        }
         return true
+    }
+
+    /// The page's layer over the admitted entries (docs/OVERRIDES.md): each register's `EffectiveValue` — an
+    /// override replaces the template's words, or adds the register (`clone: false`) — with its origin and band.
+    /// `decoded` follows the entries; returns the origins, entry by entry.
+    private mutating func layerEntries(_ decoded: inout [RegisterValue]) -> [EntryOrigin?] {
+        var byPosition: [Int: (Entry, RegisterValue)] = [:]
+        for (entry, value) in zip(entries, decoded) { byPosition[entry.register] = (entry, value) }
+        let effective = EffectiveTemplate.entries(admitted: entries.map { ($0.register, $0.words) }, page: page)
+        var layered: [Entry] = []
+        var values: [RegisterValue] = []
+        var origins: [EntryOrigin?] = []
+        for e in effective {
+            if e.value.source == .template, let (entry, value) = byPosition[e.position] {
+                layered.append(entry)
+                values.append(value)
+            } else {
+                let entry = TemplateEntry(register: page.registers[e.position], words: e.value.words, lastDate: template.capturedAt)
+                layered.append(Entry(entry: entry, register: e.position, words: e.value.words))
+                values.append(entry.value)
+            }
+            origins.append(EntryOrigin(e.value, tolerance: page.tolerance(at: e.position)))
+        }
+        entries = layered
+        entryPositions = layered.map(\.register)
+        decoded = values
+        return origins
     }
 
     /// Registers the entries in the ledger: its columns straight from the entries (ids unique: repeats were
     /// refused), `decoded` the values they are expected to read back as.
-    private mutating func registerEntries(_ decoded: [RegisterValue]) {
+    private mutating func registerEntries(_ decoded: [RegisterValue], origins: [EntryOrigin?]) {
         var ids: [String] = []
         var addresses: [Int] = []
         var lengths: [Int] = []
@@ -78,7 +111,7 @@ extension Replay {
         }
         ledger.register(
             uniqueIds: ids, addresses: addresses, lengths: lengths, expected: expected, expectedData: texts,
-            expectedWords: words, wordStarts: starts)
+            expectedWords: words, wordStarts: starts, origins: origins)
     }
 
     /// The target's identity registers must hold what the template's source held.

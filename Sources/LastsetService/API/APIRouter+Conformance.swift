@@ -34,15 +34,26 @@ extension APIRouter {
     }
 
     /// The page's rollout: each device's standing against the latest version.
+    /// A device whose applied values equal the latest's effective values on it (its overrides over the new master)
+    /// is `equivalent`, not `older`: a master edit marks exactly the devices it changes.
     func rollout(page: CompiledPage) async -> Rollout {
-        let latest = try? await engine.archive.load(pageId: page.id).versionId.id
+        let template = try? await engine.archive.load(pageId: page.id)
+        let latest = template?.versionId.id
+        let config = await registry.config
         var devices: [RolloutDevice] = []
         for c in await conformance(page: page.id) {
-            let mark = await engine.deviceState.state(device: c.device, pageId: c.pageId)?.unverified?.reason
+            let state = await engine.deviceState.state(device: c.device, pageId: c.pageId)
+            var changes: [String]?
+            if let template, let applied = state?.applied, let onDevice = config.page(page.id, on: c.device),
+                let effective = EffectiveTemplate.entries(of: template, on: onDevice, localHost: engine.archive.host)
+            {
+                changes = EffectiveTemplate.changes(effective, on: onDevice, applied: applied.entries)
+            }
             devices.append(
                 RolloutDevice(
-                    device: c.device, standing: Rollout.standing(c, latestVersion: latest, mark: mark),
-                    appliedVersion: c.applied?.versionId, conformance: c))
+                    device: c.device,
+                    standing: Rollout.standing(c, latestVersion: latest, mark: state?.unverified?.reason, changes: changes),
+                    appliedVersion: c.applied?.versionId, conformance: c, changes: changes))
         }
         return Rollout(pageId: page.id, latestVersion: latest, devices: devices)
     }
