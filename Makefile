@@ -91,6 +91,16 @@ bench-swap: setup
 fuzz: setup
 	scripts/fuzz.sh
 
+.PHONY: fuzz-changes
+## The API fuzz of four-eyes change control (docs/CHANGE-CONTROL.md): CHANGE_FUZZ_SEQUENCES random call sequences
+## (default 10,000; seed CHANGE_FUZZ_SEED, default 24) against a protected page, every answer checked against a model
+## and every write frame counted on the simulators: 0 writes without a fresh approval, every stale approval refused.
+CHANGE_FUZZ_SEQUENCES ?= 10000
+CHANGE_FUZZ_SEED ?= 24
+fuzz-changes: setup
+	LASTSET_CHANGE_FUZZ_SEQUENCES=$(CHANGE_FUZZ_SEQUENCES) LASTSET_CHANGE_FUZZ_SEED=$(CHANGE_FUZZ_SEED) \
+		$(SWIFT) test --filter ChangeControlFuzzTests
+
 ## The daemon under load for SOAK_MINUTES (default 10): SOAK_DEVICES simulators polled at 200 ms and a loop of
 ## CLI jobs; prints RSS, fds and threads per minute, fails on growth after the warm-up. docs/RELIABILITY.md.
 soak: setup

@@ -1,5 +1,5 @@
 // The technicians' console: sign-in, navigation, and the views (devices, templates, capture, apply, apply all,
-// rollout, audit).
+// rollout, changes, audit).
 import { api, ApiError, setCsrfToken, seg } from './api.js';
 import { h, replace } from './dom.js';
 import { setRaw } from './format.js';
@@ -10,8 +10,9 @@ import * as apply from './apply.js';
 import * as applyall from './applyall.js';
 import * as rollout from './rollout.js';
 import * as audit from './audit.js';
+import * as changes from './changes.js';
 
-const views = { devices, templates, capture, apply, applyall, rollout, audit };
+const views = { devices, templates, capture, apply, applyall, rollout, changes, audit };
 const $ = (id) => document.getElementById(id);
 let session = null;
 let cleanup = null;
@@ -26,7 +27,8 @@ const ctx = {
     return session ? session.principal : null;
   },
   canOperate() {
-    return session && session.role === 'operator';
+    // Every role from operator up writes (approver and administrator include it).
+    return session && ['operator', 'approver', 'administrator'].includes(session.role);
   },
   async page(id) {
     if (!pageDefinitions.has(id)) pageDefinitions.set(id, await api('GET', `/v1/pages/${seg(id)}`));

@@ -192,6 +192,7 @@ public struct HTTPAuth: Sendable {
         if !groups.isDisjoint(with: roles.administratorGroups ?? []) {
             return .allowed(Principal(name: name, role: .administrator))
         }
+        if !groups.isDisjoint(with: roles.approverGroups ?? []) { return .allowed(Principal(name: name, role: .approver)) }
         if !groups.isDisjoint(with: roles.operatorGroups ?? []) { return .allowed(Principal(name: name, role: .operator)) }
         if !groups.isDisjoint(with: roles.viewerGroups ?? []) { return .allowed(Principal(name: name, role: .viewer)) }
         return .denied(

@@ -146,7 +146,7 @@ final class UsageTests: XCTestCase {
 
     func testBadValuesAreQuoted() throws {
         let applyUsage =
-            "usage: lastset apply [PAGE] --to DEVICE|ENDPOINT [--unit N] [--dry-run] [--version N] [--on-error stop|continue|rollback] [--all] [--continue] [--expect-version ID|PAGE=ID,…]\nsee \"lastset apply --help\"\n"
+            "usage: lastset apply [PAGE] --to DEVICE|ENDPOINT [--unit N] [--dry-run] [--version N] [--on-error stop|continue|rollback] [--all] [--continue] [--expect-version ID|PAGE=ID,…] [--reason TEXT]\nsee \"lastset apply --help\"\n"
         try assertUsageError(
             ["apply", "heating", "--to", "press-1", "--on-error", "retry"],
             "error: --on-error must be stop, continue or rollback (got \"retry\")\n" + applyUsage)

@@ -15,6 +15,7 @@ import XCTest
 final class ConsoleBrowserTests: XCTestCase {
     static let operatorSecret = "olga-console-operator-0123456789"
     static let viewerSecret = "vic-console-viewer-0123456789"
+    static let approverSecret = "bea-console-approver-0123456789"
 
     func testConsoleInChromium() throws {
         for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
@@ -54,7 +55,8 @@ final class ConsoleBrowserTests: XCTestCase {
         let api = """
               api: { tcp: { listen: "127.0.0.1:\(port)", tokens: [
                 { name: "olga", role: "operator", sha256: "\(hash(Self.operatorSecret))" },
-                { name: "vic", role: "viewer", sha256: "\(hash(Self.viewerSecret))" } ] } },
+                { name: "vic", role: "viewer", sha256: "\(hash(Self.viewerSecret))" },
+                { name: "bea", role: "approver", sha256: "\(hash(Self.approverSecret))" } ] } },
             """
         config = config.replacingOccurrences(of: "  version: 1,\n", with: "  version: 1,\n\(api)\n")
         // A fleet whose hub holds line-z's version of `cooling`, captured against a limit of 60 where this host's
@@ -84,6 +86,7 @@ final class ConsoleBrowserTests: XCTestCase {
         var env = ProcessInfo.processInfo.environment
         env["LASTSET_URL"] = "http://127.0.0.1:\(port)"
         env["LASTSET_OPERATOR_TOKEN"] = Self.operatorSecret
+        env["LASTSET_APPROVER_TOKEN"] = Self.approverSecret
         env["LASTSET_VIEWER_TOKEN"] = Self.viewerSecret
         env["LASTSET_OPERATOR_NAME"] = "olga"
         env["LASTSET_PRESS_B_ENDPOINT"] = "tcp://127.0.0.1:\(pressB.port!)"
@@ -102,7 +105,7 @@ final class ConsoleBrowserTests: XCTestCase {
         print(text)
         print("browser tests took \(String(format: "%.1f", Date().timeIntervalSince(started))) s; screenshots in \(shots)")
         XCTAssertEqual(status, 0, "the browser tests failed:\n\(text)\nlastsetd:\n\(daemon.stderr)")
-        XCTAssertTrue(text.contains("Ran 8 tests") && text.contains("\nOK"), text)
+        XCTAssertTrue(text.contains("Ran 9 tests") && text.contains("\nOK"), text)
 
         // mbpoll, outside everything above, reads press-b: it holds the template the console applied.
         let template = try daemon.decode(Template.self, try daemon.api("GET", "/v1/pages/heating/templates/latest"))
@@ -122,7 +125,8 @@ final class ConsoleBrowserTests: XCTestCase {
             }
         }
         let audit = try daemon.auditRecords()
-        let replays = audit.filter { $0.kind == .replay }
+        // The four-eyes change's replays (test 9) are checked there; here the console's own applies.
+        let replays = audit.filter { $0.kind == .replay && $0.changeRequest == nil }
         // press-b's heating (one page), then press-c's heating and motion (apply all, in config order).
         XCTAssertEqual(replays.map(\.who), Array(repeating: "token:olga", count: 3))
         XCTAssertEqual(replays.map(\.result), Array(repeating: .succeeded, count: 3))
@@ -132,7 +136,8 @@ final class ConsoleBrowserTests: XCTestCase {
             "devices.png", "capture.png", "dry-run.png", "apply-confirm.png", "apply-result.png", "viewer-apply.png", "audit.png",
             "apply-all-dry-run.png", "apply-all-confirm.png", "apply-all-result.png", "devices-drift.png",
             "devices-conformance.png",
-            "rollout.png", "fleet-definition.png",
+            "rollout.png", "fleet-definition.png", "change-request.png", "change-approve.png", "change-stale.png",
+            "change-apply.png",
         ] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: "\(shots)/\(name)"), "no screenshot \(name)")
         }

@@ -142,6 +142,29 @@ final class ReplacementEndToEndTests: XCTestCase {
         XCTAssertEqual(daemon.stop(), 0)
     }
 
+    /// A protected page (docs/CHANGE-CONTROL.md) is never restored by itself: the replacement is found and logged,
+    /// and nothing is written to the new press (its write log) — that takes an approved change request.
+    func testAProtectedPageIsNeverRestoredWithoutAnApproval() throws {
+        let a = try press(serial: 123_456, values: [100: [2], 101: [215]])
+        let port = a.port!
+        let daemon = try DaemonHarness(config: Self.config(port: port, policy: "restore", objects: false))
+        try prepare(daemon)
+        let protected = Self.config(port: port, policy: "restore", objects: false)
+            .replacingOccurrences(of: "  pages: [\n", with: "  changeControl: { protectedPages: [\"heating\"] },\n  pages: [\n")
+        XCTAssertTrue(protected.contains("changeControl"))
+        try protected.write(to: daemon.configURL, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try daemon.api("POST", "/v1/reload").status, 200)
+        let b = try swap(a) { try press(port: port, serial: 7, values: Self.blank) }
+        XCTAssertTrue(
+            daemon.stderrContains("machine press: page \"heating\" is protected: not restored automatically"), daemon.stderr)
+        let polled = try b.arrivals().count
+        XCTAssertTrue(eventually(timeout: 10) { ((try? b.arrivals().count) ?? 0) >= polled + 6 })
+        XCTAssertEqual(try b.writes().count, 0)
+        XCTAssertEqual(try restoreJobs(daemon).count, 0)
+        XCTAssertEqual(try Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 2), [0xFFFF, 0x7FFF])
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
     func testAnotherModelAndAnotherRevisionAreNeverWrittenTo() throws {
         let a = try press(serial: 123_456, values: [100: [2], 101: [215]])
         let port = a.port!

@@ -8,6 +8,9 @@ import XCTest
 final class APIErrorCodeTests: XCTestCase {
     private let wire: [APIErrorCode: String] = [
         .alreadyLatest: "already_latest", .auditChainIntact: "audit_chain_intact", .missingReason: "missing_reason",
+        .alreadySigned: "already_signed", .approvalRequired: "approval_required", .badMeaning: "bad_meaning",
+        .changeClosed: "change_closed", .dryRunRefused: "dry_run_refused", .notApproved: "not_approved",
+        .ownRequest: "own_request", .staleApproval: "stale_approval",
         .backupFailed: "backup_failed", .badEndpoint: "bad_endpoint",
         .badIdentity: "bad_identity", .badJSON: "bad_json", .badParameter: "bad_parameter", .badPath: "bad_path",
         .badRequest: "bad_request", .badUnit: "bad_unit", .badUnits: "bad_units", .badBauds: "bad_bauds",

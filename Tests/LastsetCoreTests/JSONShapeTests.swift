@@ -429,7 +429,7 @@ final class JSONShapeTests: XCTestCase {
 
     /// Every shape written to a file, a row or an answer.
     private static var shapes: [any JSONRecord.Type] { [
-        AppliedTemplate.self, ApplyAllReport.self, AuditRecord.self, AuditRegister.self, AuditRollback.self, EntryOrigin.self,
+        AppliedTemplate.self, ApplyAllReport.self, AuditRecord.self, AuditRegister.self, AuditRollback.self, EntryOrigin.self, Approval.self, ChangeRequest.self,
         CaptureProblem.self, CaptureReport.self, DevicePageState.self, EntryLayout.self,
         IdentityCheck.self, RecordedValue.self, IntentRegister.self, JobInfo.self, JobProgress.self, JournalCheck.self,
         PageApplyResult.self, PlannedRequest.self, RegisterResult.self, ReplayEvent.self,

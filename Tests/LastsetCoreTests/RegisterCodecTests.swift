@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 @testable import LastsetCore
@@ -216,19 +217,6 @@ final class RegisterCodecTests: XCTestCase {
         XCTAssertEqual(RegisterCodec.decode([0x4100, 0x4242], as: def(.string(4))), .text("A"))
         // An odd length ignores the final pad byte.
         XCTAssertEqual(RegisterCodec.decode([0x4142, 0x4344], as: def(.string(3))), .text("ABC"))
-    }
-}
-
-/// A small deterministic generator so failures reproduce.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

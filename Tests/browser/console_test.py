@@ -28,6 +28,8 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 URL = os.environ["LASTSET_URL"].rstrip("/")
 OPERATOR = os.environ["LASTSET_OPERATOR_TOKEN"]
 VIEWER = os.environ["LASTSET_VIEWER_TOKEN"]
+APPROVER = os.environ["LASTSET_APPROVER_TOKEN"]
+APPROVER_NAME = os.environ.get("LASTSET_APPROVER_NAME", "bea")
 OPERATOR_NAME = os.environ.get("LASTSET_OPERATOR_NAME", "olga")
 PRESS_B = os.environ["LASTSET_PRESS_B_ENDPOINT"]  # press-b's tcp://host:port, for an ad-hoc target
 PRESS_C = os.environ["LASTSET_PRESS_C_ENDPOINT"]  # press-c's tcp://host:port (blank, polled: apply all)
@@ -515,6 +517,78 @@ class Console(unittest.TestCase):
         self.assertEqual(taken[0]["who"], f"token:{OPERATOR_NAME}")
         self.assertTrue(taken[0]["message"].endswith(": line-z's map is the plant's"), taken[0])
         self.assertEqual(self.console_errors(), [])
+
+    def open_change(self, state):
+        """Opens the newest change request, once the list shows it in `state`."""
+        rows = self.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f"#changes tr[data-state='{state}'] button"))
+        rows[-1].click()
+        return self.visible("#change-diff")
+
+    def request_change(self, reason):
+        self.sign_in(OPERATOR)
+        self.visible("#nav")
+        self.view("changes")
+        Select(self.visible("#change-page")).select_by_value("heating")
+        Select(self.visible("#change-device")).select_by_value("press-b")
+        self.visible("#change-reason").send_keys(reason)
+        driver.find_element(By.ID, "change-request").click()
+        self.visible("#change-diff")
+        self.visible("#change-own")  # the requester sees no way to approve
+        self.assertEqual(driver.find_elements(By.CSS_SELECTOR, "#change-sign"), [])
+
+    def approve_change(self):
+        driver.find_element(By.ID, "signout").click()
+        self.sign_in(APPROVER)
+        self.visible("#nav")
+        self.view("changes")
+        self.open_change("open")
+        self.visible("#change-sign-reason").send_keys("checked against the recipe sheet")
+        driver.find_element(By.ID, "change-sign").click()
+        self.wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#changes tr[data-state='approved']"))
+        self.wait.until(EC.text_to_be_present_in_element((By.ID, "change-signatures"), f"token:{APPROVER_NAME}"))
+
+    def test_9_four_eyes_request_approve_stale_and_apply_with_the_diff_in_view(self):
+        """Operator olga requests a change of heating on press-b (the diff in view) and cannot approve it; approver
+        bea approves; mbpoll changes a target register (the setpoint); olga's apply is refused as stale, nothing written; requested
+        and approved again, applied, every register verified; the audit keeps every signature."""
+        self.request_change("recipe 7 for the new tool")
+        self.shot("change-request.png")
+        self.approve_change()
+        self.shot("change-approve.png")
+        driver.find_element(By.ID, "signout").click()
+        mbpoll_write(PRESS_B, 101, 123)  # someone changes the setpoint on the machine itself (12.3 °C)
+        self.sign_in(OPERATOR)
+        self.visible("#nav")
+        self.view("changes")
+        self.open_change("approved")
+        driver.find_element(By.ID, "change-apply").click()
+        self.assertIn("press-b", self.confirm().text)
+        driver.find_element(By.ID, "confirm-ok").click()
+        self.wait.until(EC.text_to_be_present_in_element((By.ID, "change-out"), "stale_approval"))
+        self.shot("change-stale.png")
+
+        driver.find_element(By.ID, "signout").click()
+        self.request_change("recipe 7, again")
+        self.approve_change()
+        driver.find_element(By.ID, "signout").click()
+        self.sign_in(OPERATOR)
+        self.visible("#nav")
+        self.view("changes")
+        self.open_change("approved")
+        driver.find_element(By.ID, "change-apply").click()
+        self.confirm()
+        driver.find_element(By.ID, "confirm-ok").click()
+        results = self.visible("#change-results")
+        self.assertNotIn("mismatch", results.text)
+        self.shot("change-apply.png")
+        status, audit = api("GET", "/v1/audit?limit=20")
+        self.assertEqual(status, 200)
+        writes = [r for r in audit["records"] if r["kind"] == "replay" and r.get("changeRequest")]
+        self.assertEqual([r["result"] for r in writes], ["refused", "succeeded"], writes)
+        self.assertIn("stale approval", writes[0]["message"])
+        self.assertEqual([a["who"] for a in writes[1]["approvals"]], [f"token:{OPERATOR_NAME}", f"token:{APPROVER_NAME}"])
+        self.assertEqual([a["meaning"] for a in writes[1]["approvals"]], ["authorship", "approval"])
+        self.assertEqual(self.console_errors(allow=("/apply",)), [])
 
 
 if __name__ == "__main__":

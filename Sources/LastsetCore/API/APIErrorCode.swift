@@ -3,6 +3,10 @@
 public enum APIErrorCode: String, CaseIterable, Sendable, Hashable, Codable {
     /// A history change that is already in force (promoting the latest version).
     case alreadyLatest = "already_latest"
+    /// The same person signing a change request twice with one meaning.
+    case alreadySigned = "already_signed"
+    /// An apply (not a dry run) of a protected page without an approved change request.
+    case approvalRequired = "approval_required"
     /// An acknowledgment of the audit chain while it is intact and not marked broken.
     case auditChainIntact = "audit_chain_intact"
     /// The database could not be copied (`POST /v1/backup`).
@@ -11,6 +15,8 @@ public enum APIErrorCode: String, CaseIterable, Sendable, Hashable, Codable {
     case badEndpoint = "bad_endpoint"
     /// Identity values given on an import that the page's identity registers cannot hold.
     case badIdentity = "bad_identity"
+    /// A signature whose meaning is `authorship` (the requester's own).
+    case badMeaning = "bad_meaning"
     /// A body that is missing, not JSON, lacks a key or has a value of the wrong type.
     case badJSON = "bad_json"
     /// A query parameter that is not one of its allowed values.
@@ -31,6 +37,8 @@ public enum APIErrorCode: String, CaseIterable, Sendable, Hashable, Codable {
     case badVersion = "bad_version"
     /// A body over its size limit (answered by the HTTP server).
     case bodyTooLarge = "body_too_large"
+    /// A change request that was applied or refused stale.
+    case changeClosed = "change_closed"
     /// A reload refused: the config file has problems, the running config stays.
     case configInvalid = "config_invalid"
     /// A session request that changes state without the session's CSRF token.
@@ -45,6 +53,8 @@ public enum APIErrorCode: String, CaseIterable, Sendable, Hashable, Codable {
     case definitionInvalid = "definition_invalid"
     /// Releasing a fleet page definition: the page runs on the config's definition.
     case definitionNotTaken = "definition_not_taken"
+    /// A change request whose dry run did not plan (identity mismatch, unreadable target…): not filed.
+    case dryRunRefused = "dry_run_refused"
     /// A body with a key given twice.
     case duplicateKey = "duplicate_key"
     /// A response that could not be encoded.
@@ -83,6 +93,8 @@ public enum APIErrorCode: String, CaseIterable, Sendable, Hashable, Codable {
     case missingTarget = "missing_target"
     /// A fleet request on a host in no fleet.
     case noFleet = "no_fleet"
+    /// An apply of a change request without an approval by another person.
+    case notApproved = "not_approved"
     /// A whole-machine apply on a device without pages.
     case noPages = "no_pages"
     /// Unix socket with `api.roles`: the peer is in none of the listed groups.
@@ -99,6 +111,8 @@ public enum APIErrorCode: String, CaseIterable, Sendable, Hashable, Codable {
     case nullValue = "null_value"
     /// An imported template of another page.
     case pageMismatch = "page_mismatch"
+    /// The requester signing their own change request.
+    case ownRequest = "own_request"
     /// The device's config does not list the page.
     case pageNotOnDevice = "page_not_on_device"
     /// The daemon is stopping and takes no new jobs.
@@ -107,6 +121,8 @@ public enum APIErrorCode: String, CaseIterable, Sendable, Hashable, Codable {
     case signingFailed = "signing_failed"
     /// A certificate asked for a job that wrote nothing to a machine (a capture, an import, …).
     case notAReplay = "not_a_replay"
+    /// A change request's apply whose fresh dry run did not reproduce the approved hash: nothing written.
+    case staleApproval = "stale_approval"
     /// The database could not be read or written.
     case storage = "storage"
     /// A stored template that fails its checks.

@@ -15,11 +15,14 @@ public struct ApplyRequest: Codable, Sendable, Hashable {
     /// The version id the operator confirmed (the dry run's `templateVersionId`): 409 `version_changed` when the
     /// request resolves to another (`VersionPin`).
     public var expectVersion: String?
+    /// Why (recorded with the write; required under `changeControl.reasonRequired`).
+    public var reason: String?
 
     public init(
         device: String? = nil, endpoint: String? = nil, unit: Int? = nil, version: TemplateVersionRef? = nil, dryRun: Bool? = nil,
-        onError: OnError? = nil, expectVersion: String? = nil
+        onError: OnError? = nil, expectVersion: String? = nil, reason: String? = nil
     ) {
+        self.reason = reason
         self.expectVersion = expectVersion
         self.device = device
         self.endpoint = endpoint

@@ -115,11 +115,11 @@ extension CaptureRequest {
 extension ApplyRequest {
     /// The keys of an apply body; `dryRun` decides whether frames are written, so it is exactly a boolean.
     public static let bodyShape = RequestBody.Shape(
-        keys: ["device", "endpoint", "unit", "version", "dryRun", "onError", "expectVersion"], booleans: ["dryRun"])
+        keys: ["device", "endpoint", "unit", "version", "dryRun", "onError", "expectVersion", "reason"], booleans: ["dryRun"])
 }
 
 extension ApplyAllRequest {
     /// The keys of a whole-machine apply body; `dryRun` is exactly a boolean.
     public static let bodyShape = RequestBody.Shape(
-        keys: ["dryRun", "onError", "onPageFailure", "expectVersions"], booleans: ["dryRun"])
+        keys: ["dryRun", "onError", "onPageFailure", "expectVersions", "reason"], booleans: ["dryRun"])
 }

@@ -8,6 +8,8 @@ public enum RouteAccess: Sendable, Hashable {
     case `operator`
     /// An apply: the operator role, but a viewer's dry run (the body's `"dryRun": true`) writes nothing.
     case operatorUnlessDryRun
+    /// Signing a change request: the approver role (docs/CHANGE-CONTROL.md).
+    case approver
     /// What only the host's administrator may do (acknowledge a broken audit chain).
     case administrator
 
@@ -18,6 +20,7 @@ public enum RouteAccess: Sendable, Hashable {
         case .viewer: return .viewer
         case .operator: return .operator
         case .operatorUnlessDryRun: return dryRun ? .viewer : .operator
+        case .approver: return .approver
         case .administrator: return .administrator
         }
     }
@@ -38,6 +41,7 @@ public enum RouteAccess: Sendable, Hashable {
         case .viewer: return "viewer"
         case .operator: return "operator"
         case .operatorUnlessDryRun: return "operator; viewer for a dry run"
+        case .approver: return "approver"
         case .administrator: return "administrator"
         }
     }

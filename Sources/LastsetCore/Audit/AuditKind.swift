@@ -28,4 +28,9 @@ public enum AuditKind: String, JSONFieldValue, Sendable, Hashable, CaseIterable 
     /// released it (`--release`); `templateVersionId` is the fleet version whose definition it is, `pageHash` the
     /// definition in force after it; `message` lists what differed and the operator's reason. No device.
     case pageDefinition = "page-definition"
+    /// A change request filed (docs/CHANGE-CONTROL.md): `who`, `time`, `reason`, `meaning` authorship, the page, the
+    /// device, the version and (`message`) its hash; `changeRequest` is its id. Nothing is written.
+    case changeRequest = "change-request"
+    /// A signature on a change request: `who`, `time`, `meaning` and `reason`; `message` the request's state after.
+    case approval
 }

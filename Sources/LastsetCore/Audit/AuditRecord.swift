@@ -34,6 +34,14 @@ public struct AuditRecord: Sendable, Hashable {
     public var beforeWrite: [StepResult]?
     /// Replay: the `afterWrite` steps (commit) and how each ended.
     public var afterWrite: [StepResult]?
+    /// Why (a write's reason, a change request's, a signature's; docs/CHANGE-CONTROL.md).
+    public var reason: String?
+    /// What `who`'s name on it means: `authorship` for a write or a request, else the signature's meaning.
+    public var meaning: SignatureMeaning?
+    /// A change request's apply: every signature on the request, the requester's first.
+    public var approvals: [Approval]?
+    /// The change request a write, request or signature belongs to.
+    public var changeRequest: String?
 
     /// Sets every field.
     public init(
@@ -73,15 +81,19 @@ extension AuditRecord: JSONRecord {
     @inlinable
     public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
         try f.field("afterWrite", &r.afterWrite)
+        try f.field("approvals", &r.approvals)
         try f.field("beforeWrite", &r.beforeWrite)
+        try f.field("changeRequest", &r.changeRequest)
         try f.field("device", &r.device)
         try f.field("endpoint", &r.endpoint)
         try f.field("identity", &r.identity)
         try f.field("job", &r.job)
         try f.field("kind", &r.kind)
+        try f.field("meaning", &r.meaning)
         try f.field("message", &r.message)
         try f.field("pageHash", &r.pageHash)
         try f.field("pageId", &r.pageId)
+        try f.field("reason", &r.reason)
         try f.field("registers", &r.registers)
         try f.field("registersChanged", &r.registersChanged)
         try f.field("result", &r.result)

@@ -8,9 +8,15 @@ public struct APIRolesConfig: Codable, Sendable, Hashable {
     public var viewerGroups: [String]?
     /// Group names whose members are administrators (root always is).
     public var administratorGroups: [String]?
+    /// Group names whose members are approvers (docs/CHANGE-CONTROL.md).
+    public var approverGroups: [String]?
 
     /// Creates the role mapping.
-    public init(operatorGroups: [String]? = nil, viewerGroups: [String]? = nil, administratorGroups: [String]? = nil) {
+    public init(
+        operatorGroups: [String]? = nil, viewerGroups: [String]? = nil, administratorGroups: [String]? = nil,
+        approverGroups: [String]? = nil
+    ) {
+        self.approverGroups = approverGroups
         self.operatorGroups = operatorGroups
         self.viewerGroups = viewerGroups
         self.administratorGroups = administratorGroups

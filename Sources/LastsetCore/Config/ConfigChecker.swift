@@ -18,7 +18,7 @@ struct ConfigChecker {
     // MARK: the config
 
     mutating func config(_ root: JSONValue) -> LastsetConfig? {
-        guard let fields = object(root, "$", keys: ["version", "api", "history", "audit", "devices", "pages", "fleet", "overrides"]) else { return nil }
+        guard let fields = object(root, "$", keys: ["version", "api", "history", "audit", "devices", "pages", "fleet", "overrides", "changeControl"]) else { return nil }
         if let version = integer(fields, "version", in: "", required: true), version != 1 {
             add("version", .int(Int64(version)), "unsupported config version (only 1 is known)")
         }
@@ -75,9 +75,13 @@ struct ConfigChecker {
         if let o = field(fields, "overrides", in: "", required: false) {
             overrides = self.overrides(o, "overrides", pages: pages, devices: devices)
         }
+        var changeControl: ChangeControlConfig?
+        if let c = field(fields, "changeControl", in: "", required: false) {
+            changeControl = self.changeControl(c, "changeControl", pages: pages)
+        }
         return LastsetConfig(
             version: 1, api: api, history: history, audit: audit, devices: devices, pages: pages, fleet: fleet,
-            overrides: overrides)
+            overrides: overrides, changeControl: changeControl)
     }
 
     /// The optional `audit` section (retention of the audit log).
@@ -235,7 +239,9 @@ struct ConfigChecker {
     }
 
     mutating func roles(_ value: JSONValue, _ path: String) -> APIRolesConfig? {
-        guard let fields = object(value, path, keys: ["operatorGroups", "viewerGroups", "administratorGroups"]) else {
+        guard
+            let fields = object(value, path, keys: ["operatorGroups", "viewerGroups", "approverGroups", "administratorGroups"])
+        else {
             return nil
         }
         func groups(_ key: String) -> [String]? {
@@ -252,7 +258,7 @@ struct ConfigChecker {
         }
         return APIRolesConfig(
             operatorGroups: groups("operatorGroups"), viewerGroups: groups("viewerGroups"),
-            administratorGroups: groups("administratorGroups"))
+            administratorGroups: groups("administratorGroups"), approverGroups: groups("approverGroups"))
     }
 
     // MARK: pages
@@ -674,7 +680,7 @@ struct ConfigChecker {
         return ExactNumber(value)
     }
 
-    private mutating func boolean(_ fields: [String: JSONValue], _ key: String, in path: String) -> Bool? {
+    mutating func boolean(_ fields: [String: JSONValue], _ key: String, in path: String) -> Bool? {
         guard let value = field(fields, key, in: path, required: false) else { return nil }
         guard case .bool(let b) = value else {
             wrongType(join(path, key), value, "true or false")
@@ -800,6 +806,6 @@ extension WordOrder: CaseIterableByName { static var names: [String] { ["big", "
 extension ByteOrder: CaseIterableByName { static var names: [String] { ["big", "little"] } }
 extension Access: CaseIterableByName { static var names: [String] { ["rw", "ro"] } }
 extension UnsetStyle: CaseIterableByName { static var names: [String] { allCases.map(\.rawValue) } }
-extension APIRole: CaseIterableByName { static var names: [String] { ["viewer", "operator", "administrator"] } }
+extension APIRole: CaseIterableByName { static var names: [String] { ["viewer", "operator", "approver", "administrator"] } }
 extension ReplacementPolicy: CaseIterableByName { static var names: [String] { allCases.map(\.rawValue) } }
 extension WriteFunction: CaseIterableByName { static var names: [String] { ["auto", "fc06", "fc16"] } }

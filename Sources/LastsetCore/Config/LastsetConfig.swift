@@ -15,11 +15,15 @@ public struct LastsetConfig: Codable, Sendable, Hashable {
     public var fleet: FleetConfig?
     /// Per-device and per-group values of listed registers and per-register tolerances (docs/OVERRIDES.md); nil: none.
     public var overrides: OverridesConfig?
+    /// Protected pages and registers, and whether every write needs a reason (docs/CHANGE-CONTROL.md); nil: none.
+    public var changeControl: ChangeControlConfig?
 
     public init(
         version: Int = 1, api: APIConfig? = nil, history: Int? = nil, audit: AuditConfig? = nil, devices: [DeviceConfig],
-        pages: [PageDefinition], fleet: FleetConfig? = nil, overrides: OverridesConfig? = nil
+        pages: [PageDefinition], fleet: FleetConfig? = nil, overrides: OverridesConfig? = nil,
+        changeControl: ChangeControlConfig? = nil
     ) {
+        self.changeControl = changeControl
         self.overrides = overrides
         self.version = version
         self.audit = audit

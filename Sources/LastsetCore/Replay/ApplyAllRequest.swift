@@ -12,12 +12,15 @@ public struct ApplyAllRequest: Codable, Sendable, Hashable {
     /// Page id → the version id the operator confirmed for it (the dry run's `versionId`): 409
     /// `version_changed`, nothing written, when any page's latest is another by the time of the write.
     public var expectVersions: [String: String]?
+    /// Why (recorded with every page's write; required under `changeControl.reasonRequired`).
+    public var reason: String?
 
     /// Sets every field.
     public init(
         dryRun: Bool? = nil, onError: OnError? = nil, onPageFailure: PageFailurePolicy? = nil,
-        expectVersions: [String: String]? = nil
+        expectVersions: [String: String]? = nil, reason: String? = nil
     ) {
+        self.reason = reason
         self.expectVersions = expectVersions
         self.dryRun = dryRun
         self.onError = onError

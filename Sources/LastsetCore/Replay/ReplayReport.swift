@@ -36,6 +36,8 @@ public struct ReplayReport: Sendable, Hashable {
     public var firstInDoubt: String?
     /// Registers verified, then found changed by the final verification pass.
     public var changedLater: [String] = []
+    /// The plan's `ChangeHash` (a change request's dry run, and its apply; nil otherwise).
+    public var changeHash: String?
 
     /// Count of registers with a status.
     public func count(_ status: RegisterStatus) -> Int { registers.filter { $0.status == status }.count }
@@ -87,6 +89,7 @@ extension ReplayReport: JSONRecord {
     public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
         try f.field("afterWrite", &r.afterWrite)
         try f.field("beforeWrite", &r.beforeWrite)
+        try f.field("changeHash", &r.changeHash)
         try f.field("changedLater", &r.changedLater)
         try f.field("endpoint", &r.endpoint)
         try f.field("fellBackToFC06", &r.fellBackToFC06)

@@ -36,7 +36,8 @@ extension Engine {
     /// page. `replayed` hears each page's report as it ends (the device's health follows it).
     public func applyAll(
         device: String, pages: [ApplyAllPage], to target: DeviceTarget, options: ReplayOptions, policy: PageFailurePolicy,
-        who: String, progress: @escaping ProgressHandler, replayed: @Sendable (ReplayReport) async -> Void
+        who: String, signature: WriteSignature? = nil, progress: @escaping ProgressHandler,
+        replayed: @Sendable (ReplayReport) async -> Void
     ) async -> ApplyAllReport {
         var results: [PageApplyResult] = []
         var stoppedAt: String?
@@ -58,7 +59,8 @@ extension Engine {
                 if policy == .stop { stoppedAt = page.id }
                 continue
             }
-            let report = await apply(page: page, template: template, to: target, options: options, who: who)
+            let report = await apply(
+                page: page, template: template, to: target, options: options, who: who, signature: signature)
             let status = ApplyAllReport.status(of: report)
             results.append(PageApplyResult(pageId: page.id, status: status, versionId: template.versionId.id, report: report))
             await replayed(report)

@@ -96,27 +96,30 @@ public struct Engine: Sendable {
     /// Throws only when the template cannot be loaded (missing, corrupt).
     public func apply(
         page: CompiledPage, version: TemplateVersionRef? = nil, to target: DeviceTarget, options: ReplayOptions, who: String,
-        progress: ProgressHandler? = nil
+        progress: ProgressHandler? = nil, signature: WriteSignature? = nil
     ) async throws(ArchiveError) -> ReplayReport {
         let template = try await archive.load(pageId: page.id, version: version)
-        return await apply(page: page, template: template, to: target, options: options, who: who, progress: progress)
+        return await apply(
+            page: page, template: template, to: target, options: options, who: who, progress: progress, signature: signature)
     }
 
     /// Replays an already loaded template to a target; audits it. Before the first write frame its intent (the
     /// audit intent record and the journal's intent) is one durable commit; if it fails, nothing is written. The
     /// outcome is one commit too: the outcome record (derived from the replay's ledger, like the report), what it
-    /// sets in the device state, and the journal's removal.
+    /// sets in the device state, and the journal's removal. `signature`: the reason, meaning and approvals both
+    /// records carry (docs/CHANGE-CONTROL.md).
     public func apply(
         page: CompiledPage, template: Template, to target: DeviceTarget, options: ReplayOptions, who: String,
-        progress: ProgressHandler? = nil
+        progress: ProgressHandler? = nil, signature: WriteSignature? = nil
     ) async -> ReplayReport {
         let job = UUID().uuidString
         let slot = JournalSlot()
         var (report, ledger) = await Replay.run(
             page: page, template: template, to: target, options: options, progress: progress,
-            sink: replaySink(job: job, slot: slot), job: job, who: who, localHost: archive.host)
-        let record = Self.outcomeRecord(
+            sink: replaySink(job: job, slot: slot, signature: signature), job: job, who: who, localHost: archive.host)
+        var record = Self.outcomeRecord(
             report, ledger, page: page, template: template, target: target, options: options, who: who, job: job)
+        signature?.sign(&record)
         // What the outcome does to the page's recorded state, decided from the outcome record itself, as the
         // rebuild from the audit log decides it.
         let effect = ReplayOutcome(record: record).map(ReplayPageEffect.of) ?? .keep
@@ -139,13 +142,15 @@ public struct Engine: Sendable {
 
     /// Where a replay's intent and events go: its intent (the audit intent record and the journal's intent) is one
     /// durable commit before the first write frame; its events go to the journal entry that commit opened.
-    private func replaySink(job: String, slot: JournalSlot) -> ReplaySink {
+    private func replaySink(job: String, slot: JournalSlot, signature: WriteSignature?) -> ReplaySink {
         let database = self.database
         let journal = self.journal
         return ReplaySink(
             begin: { intent in
                 // Both rows made on this task; the writer only inserts them.
-                let auditRow = AuditLog.Row(Self.intentRecord(intent, kind: .replay))
+                var intentRecord = Self.intentRecord(intent, kind: .replay)
+                signature?.sign(&intentRecord)
+                let auditRow = AuditLog.Row(intentRecord)
                 let journalRow = ReplayJournal.IntentRow(intent)
                 do {
                     try await database.write { c in

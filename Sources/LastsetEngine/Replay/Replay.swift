@@ -123,6 +123,9 @@ public struct Replay {
         // "before" of every register in the report and the audit log.
         guard await takeSnapshot() else { return }
         planRequests()
+        if options.hashesChange || options.changeHash != nil {
+            guard checkChangeHash() else { return }
+        }
         if options.dryRun {
             report.status = .planned
             return

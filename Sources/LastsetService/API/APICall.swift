@@ -49,6 +49,9 @@ extension CaptureRequest: StrictKeys {}
 extension ApplyRequest: StrictKeys {}
 extension ApplyAllRequest: StrictKeys {}
 extension ScanRequest: StrictKeys {}
+extension ChangeRequestBody: StrictKeys {}
+extension ChangeSignatureBody: StrictKeys {}
+extension ChangeApplyBody: StrictKeys {}
 
 extension AuditChainAcknowledgment: StrictKeys {
     static var bodyShape: RequestBody.Shape { RequestBody.Shape(keys: ["reason"]) }

@@ -72,10 +72,22 @@ extension APIRouter {
             }
         }
         let options = ReplayOptions(dryRun: body.dryRun ?? false, onError: body.onError ?? .stop)
+        if !options.dryRun { try await checkChangeControl(pages.map(\.page), reason: body.reason) }
         let wait = call.flag("wait")
         let job = try await deviceJobs.applyAll(
-            pages, on: snapshot, options: options, policy: body.onPageFailure ?? .stop, who: call.who, wait: wait)
+            pages, on: snapshot, options: options, policy: body.onPageFailure ?? .stop, who: call.who, wait: wait,
+            signature: options.dryRun ? nil : WriteSignature(reason: body.reason))
         return .api(wait ? 200 : 202, body: APICoding.json(job))
+    }
+
+    /// A write (not a dry run) of `pages` outside a change request: 409 `approval_required` when one is protected, 422
+    /// `missing_reason` when a reason is required and none given (docs/CHANGE-CONTROL.md). Nothing is sent either way.
+    private func checkChangeControl(_ pages: [CompiledPage], reason: String?) async throws {
+        let control = await registry.config.source.changeControl
+        for page in pages {
+            if let why = ChangeControl.protection(of: page, control) { throw Self.refusal(.approvalRequired(why)) }
+        }
+        if let refusal = ChangeControl.reasonRefusal(reason, control) { throw Self.refusal(refusal) }
     }
 
     /// `GET /v1/jobs/{id}`: 404 `not_found` for a job the table does not hold.
@@ -90,6 +102,7 @@ extension APIRouter {
     private func apply(page id: String, body: ApplyRequest, who: String, wait: Bool) async throws -> JobInfo {
         try ensureAccepting()
         let (page, target) = try await applyTarget(page: id, body: body)
+        if body.dryRun != true { try await checkChangeControl([page], reason: body.reason) }
         // What the hub has first, within a short bound; otherwise the replay says it used what is local.
         let fleetWarning = await fleet?.refreshBeforeReplay()
         let template = try await engine.archive.load(pageId: page.id, version: body.version)
@@ -98,7 +111,8 @@ extension APIRouter {
         }
         let options = ReplayOptions(dryRun: body.dryRun ?? false, onError: body.onError ?? .stop)
         return try await deviceJobs.apply(
-            page: page, template: template, to: target, options: options, warning: fleetWarning, who: who, wait: wait)
+            page: page, template: template, to: target, options: options, warning: fleetWarning, who: who, wait: wait,
+            signature: options.dryRun ? nil : WriteSignature(reason: body.reason))
     }
 
     /// The page and target of an apply: a configured device (its snapshot's page), or an ad-hoc endpoint and unit

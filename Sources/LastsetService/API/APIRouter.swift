@@ -25,6 +25,8 @@ final class APIRouter: Sendable {
     let reload: @Sendable () async -> ConfigReloader.Verdict
     /// Hand-over certificates of this engine's jobs, signed with the data directory's certificate key.
     let certificates: CertificateDesk
+    /// The change requests of four-eyes change control (docs/CHANGE-CONTROL.md).
+    let changes = ChangeRequests()
     private let accepting = Mutex(true)
     private let currentAuth: Mutex<HTTPAuth>
 

@@ -29,12 +29,13 @@ struct DeviceJobs: Sendable {
     /// fleet's, when the hub could not be asked first).
     func apply(
         page: CompiledPage, template: Template, to target: DeviceTarget, options: ReplayOptions, warning: String?,
-        who: String, wait: Bool
+        who: String, wait: Bool, signature: WriteSignature? = nil
     ) async throws -> JobInfo {
         let (engine, registry) = (engine, registry)
         return try await run(.apply, pageId: page.id, on: target, who: who, wait: wait) { progress in
             var report = await engine.apply(
-                page: page, template: template, to: target, options: options, who: who, progress: progress)
+                page: page, template: template, to: target, options: options, who: who, progress: progress,
+                signature: signature)
             if let warning { report.warnings.append(warning) }
             if let deviceId = target.deviceId { await registry.record(DeviceContact(replay: report), device: deviceId) }
             return JobOutcome(replay: report)
@@ -44,14 +45,14 @@ struct DeviceJobs: Sendable {
     /// Every page of a configured device in one job holding it (`Engine.applyAll`).
     func applyAll(
         _ pages: [ApplyAllPage], on snapshot: JobSnapshot, options: ReplayOptions, policy: PageFailurePolicy, who: String,
-        wait: Bool
+        wait: Bool, signature: WriteSignature? = nil
     ) async throws -> JobInfo {
         let (engine, registry, device, target) = (engine, registry, snapshot.device, snapshot.target)
         let pageIds = device.pageIds.joined(separator: ",")
         return try await run(.applyAll, pageId: pageIds, on: target, who: who, wait: wait) { progress in
             let report = await engine.applyAll(
                 device: device.id, pages: pages, to: target, options: options, policy: policy, who: who,
-                progress: progress
+                signature: signature, progress: progress
             ) { report in
                 await registry.record(DeviceContact(replay: report), device: device.id)
             }

@@ -93,15 +93,22 @@ struct MachineWatch: Sendable {
     }
 
     /// Starts the restore of `event`: its record says `started` before the job may send anything (never twice for one
-    /// finding, even across a restart); a machine held by another job leaves it pending for the next poll.
+    /// finding, even across a restart); a machine held by another job leaves it pending for the next poll. A protected
+    /// page (docs/CHANGE-CONTROL.md) is never restored by itself: it waits for an approved change request.
     private func restore(
         _ event: MachineEvent, device: CompiledDevice, config: CompiledConfig, target: DeviceTarget, record: MachineRecord
     ) async {
         var loaded: [ApplyAllPage] = []
+        var leftProtected = false
         for pageId in event.restorePages {
             guard let page = config.page(pageId, on: device.id),
                 let versionId = await deviceState.state(device: device.id, pageId: pageId)?.applied?.versionId
             else { continue }
+            if let why = ChangeControl.protection(of: page, config.source.changeControl) {
+                log.warning("machine \(device.id): \(why): not restored automatically; it needs an approved change request")
+                leftProtected = true
+                continue
+            }
             do throws(ArchiveError) {
                 let template = try await deviceJobs.engine.archive.load(
                     pageId: pageId, version: TemplateVersionRef.parse(versionId))
@@ -110,6 +117,7 @@ struct MachineWatch: Sendable {
                 loaded.append(ApplyAllPage(page: page, template: .failure(error)))
             }
         }
+        if loaded.isEmpty && leftProtected { return }
         do {
             try await machines.save(MachineRecognition.started(record, job: ""), device: device.id)
             let job = try await deviceJobs.restore(

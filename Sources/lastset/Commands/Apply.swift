@@ -14,6 +14,8 @@ struct Apply: Command {
             --expect-version pins the write to the version a dry run showed (its templateVersionId: 5, or HOST-N in a
             fleet; with --all, PAGE=ID,PAGE=ID for the pages given): when the request resolves to another version by
             then (a capture, import, promote or fleet sync in between), nothing is written (version_changed).
+            --reason is kept with the write in the audit log (required under changeControl.reasonRequired). A protected
+            page is written only through `lastset change` (four eyes).
             Exit status: 0 when every register verified (or the dry run was planned), 1 otherwise.
             """,
         arguments: [.init(name: "PAGE", help: "Page id, e.g. heating (not with --all)", isOptional: true)],
@@ -27,6 +29,7 @@ struct Apply: Command {
             .flag("--all", "Every page of the device given to --to, in config order, in one job"),
             .flag("--continue", "With --all: go on with the next page after one that does not succeed"),
             .value("--expect-version", "ID|PAGE=ID,…", "Write only if the version is still the one confirmed (a dry run's)"),
+            .value("--reason", "TEXT", "Why (kept with the write in the audit log; required where changeControl says so)"),
         ])
 
     /// The page to replay ("" with --all).
@@ -49,6 +52,8 @@ struct Apply: Command {
     let expectVersion: String?
     /// `--expect-version PAGE=ID,…` of `--all`, by page.
     let expectVersions: [String: String]?
+    /// `--reason`.
+    let reason: String?
 
     /// Takes PAGE and the options; numbers and --on-error must parse.
     init(_ arguments: ParsedArguments) throws(UsageError) {
@@ -60,6 +65,7 @@ struct Apply: Command {
         dryRun = arguments.flag("--dry-run")
         version = try arguments.templateVersion("--version")
         expectVersion = arguments.value("--expect-version")
+        reason = arguments.value("--reason")
         expectVersions = all ? try Self.pins(expectVersion) : nil
         if let text = arguments.value("--on-error") {
             guard let parsed = OnError(rawValue: text) else {
@@ -118,7 +124,7 @@ struct Apply: Command {
     var request: ApplyRequest {
         ApplyRequest(
             device: targetIsEndpoint ? nil : target, endpoint: targetIsEndpoint ? target : nil, unit: unit, version: version,
-            dryRun: dryRun ? true : nil, onError: onError, expectVersion: expectVersion)
+            dryRun: dryRun ? true : nil, onError: onError, expectVersion: expectVersion, reason: reason)
     }
 
     /// `--expect-version PAGE=ID,PAGE=ID` of `--all`, by page.
@@ -143,7 +149,7 @@ struct Apply: Command {
                 path: "/v1/devices/\(DaemonAPI.escape(target))/apply",
                 body: ApplyAllRequest(
                     dryRun: dryRun ? true : nil, onError: onError, onPageFailure: continueAfterFailure ? .continue : nil,
-                    expectVersions: expectVersions))
+                    expectVersions: expectVersions, reason: reason))
         }
         return try JobRunner(context: context).run(path: "/v1/pages/\(DaemonAPI.escape(pageId))/apply", body: request)
     }
