@@ -107,10 +107,12 @@ soak: setup
 	scripts/soak.sh
 
 .PHONY: bench bench-fleet bench-poll
-## Fleet figures (per-capture commit cost, a 200 pages × 20 versions sync between two hosts; ~1 min).
+## Fleet figures (per-capture commit cost, a 200 pages × 20 versions sync between two hosts, ~4 min; then the growth
+## policy before/after: 20 hosts × 200 pages × 20 versions and a year of audit records, then a second year, ~15 min).
 bench-fleet:
 	$(SWIFT) build -c release --product lastset-fleet-bench
 	$$($(SWIFT) build -c release --show-bin-path)/lastset-fleet-bench
+	$$($(SWIFT) build -c release --show-bin-path)/lastset-fleet-bench growth
 
 ## Builds release and runs the benchmarks (C libmodbus loop, pymodbus, per-register; ~10 min): docs/BENCHMARKS.md.
 bench:

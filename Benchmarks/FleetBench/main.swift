@@ -1,4 +1,5 @@
-// `make bench-fleet`: what a fleet costs. Not a test: it prints figures (docs/BENCHMARKS.md).
+// `make bench-fleet`: what a fleet costs. Not a test: it prints figures (docs/BENCHMARKS.md). This is the first part;
+// `lastset-fleet-bench growth` the second (GrowthBench.swift).
 //
 // 1. Per capture: archiving a 30-register template alone, and archiving it plus the git commit the
 //    fleet adds (`Fleet.record`: copy into the repository, git add, git commit).
@@ -10,6 +11,12 @@ import Foundation
 import LastsetCore
 import LastsetEngine
 import LastsetFleet
+
+// `lastset-fleet-bench growth`: the second part (GrowthBench.swift).
+if CommandLine.arguments.dropFirst().first == "growth" {
+    try await GrowthBench.run()
+    exit(0)
+}
 
 let pages = Int(ProcessInfo.processInfo.environment["FLEET_BENCH_PAGES"] ?? "200") ?? 200
 let versions = Int(ProcessInfo.processInfo.environment["FLEET_BENCH_VERSIONS"] ?? "20") ?? 20

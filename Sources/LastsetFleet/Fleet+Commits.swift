@@ -172,47 +172,81 @@ extension Fleet {
         }
     }
 
-    /// Appends the audit records this host has not exported yet to `audit/<host>.jsonl` and commits;
-    /// returns how many. The last line of that file is the cursor (the log's own format is untouched).
+    /// Appends the audit records this host has not exported yet to `audit/<host>.jsonl` and commits; returns how many.
+    /// The file's last line is the cursor (the log's own format is untouched), read from the file's end
+    /// (`AppendedLines`: never the whole file); the records after it come from the database by its time index
+    /// (`AuditLog.records(after:)`) and are appended in place.
     func exportAudit() async throws(GitError) -> Int {
         let relative = "audit/\(settings.host).jsonl"
         let file = tree.appendingPathComponent(relative)
+        if settings.legacyGrowth { return try await exportAuditRewriting(relative) }
+        let lines = AppendedLines(path: file.path)
+        let cursor: AuditRecord?
+        do {
+            cursor = try lines.lastLine().flatMap { try? APICoding.decoder().decode(AuditRecord.self, from: Data($0)) }
+        } catch {
+            throw .failed(arguments: ["add"], status: -1, message: "cannot read \(file.path): \(error)")
+        }
+        let records = try await auditRecords(after: cursor)
+        guard !records.isEmpty else { return 0 }
+        do {
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try lines.append(Self.auditLines(records))
+        } catch {
+            throw .failed(arguments: ["add"], status: -1, message: "cannot write \(file.path): \(error)")
+        }
+        try await commitAudit(relative, count: records.count)
+        return records.count
+    }
+
+    /// The export as it was before the growth policy (`FleetSettings.legacyGrowth`, for `make bench-fleet`'s "before"
+    /// only): the whole file read to find its last line, and rewritten whole with the new records.
+    private func exportAuditRewriting(_ relative: String) async throws(GitError) -> Int {
+        let file = tree.appendingPathComponent(relative)
         let existing = (try? Data(contentsOf: file)) ?? Data()
-        // The last line of the file is the cursor: the records after it, found by index in the database.
         let cursor = existing.split(separator: 0x0A).last.flatMap {
             try? APICoding.decoder().decode(AuditRecord.self, from: Data($0))
         }
-        let records: [AuditRecord]
+        let records = try await auditRecords(after: cursor)
+        guard !records.isEmpty else { return 0 }
         do {
-            records = try await audit.records(after: cursor)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try (existing + Self.auditLines(records)).write(to: file, options: .atomic)
+        } catch {
+            throw .failed(arguments: ["add"], status: -1, message: "cannot write \(file.path): \(error.localizedDescription)")
+        }
+        try await commitAudit(relative, count: records.count)
+        return records.count
+    }
+
+    private func auditRecords(after cursor: AuditRecord?) async throws(GitError) -> [AuditRecord] {
+        do {
+            return try await audit.records(after: cursor)
         } catch {
             throw .failed(arguments: ["add"], status: -1, message: "cannot read the audit log: \(error)")
         }
-        let start = 0
-        guard start < records.count else { return 0 }
+    }
+
+    /// The records as the file's lines, each ending in a newline.
+    private static func auditLines(_ records: [AuditRecord]) -> [UInt8] {
         var bytes: [UInt8] = []
-        for r in records[start...] {
+        for r in records {
             var w = JSONWriter(capacity: 512 + r.registers.count * 80)
             r.write(to: &w)
             bytes += w.bytes
             bytes.append(0x0A)
         }
-        do {
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            var data = existing
-            data.append(contentsOf: bytes)
-            try data.write(to: file, options: .atomic)
-        } catch {
-            throw .failed(arguments: ["add"], status: -1, message: "cannot write \(file.path): \(error.localizedDescription)")
-        }
+        return bytes
+    }
+
+    /// Commits the audit file with the head of this host's audit chain (signed under `signing`): a log rewritten after
+    /// this sync no longer holds it (docs/AUDIT-CHAIN.md).
+    private func commitAudit(_ relative: String, count: Int) async throws(GitError) {
         try git.run(["add", "--", relative], timeout: settings.localTimeout)
-        // The head of this host's audit chain goes into the commit (signed under `signing`): a log rewritten after
-        // this sync no longer holds it (docs/AUDIT-CHAIN.md).
         let head = try? await audit.chainHead()
         try commit(
-            "audit: \(records.count - start) record\(records.count - start == 1 ? "" : "s") of \(settings.host)", who: nil,
+            "audit: \(count) record\(count == 1 ? "" : "s") of \(settings.host)", who: nil,
             trailer: head.map { "\(Self.auditChainTrailer): \($0.seq) \($0.hash)" })
-        return records.count - start
     }
 
     /// The trailer of an audit export's commit naming the chain head it was made at.

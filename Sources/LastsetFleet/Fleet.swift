@@ -30,9 +30,10 @@ public actor Fleet {
     struct State: Sendable {
         var settings: FleetSettings
         var git: GitCommand
-        /// The scheduled syncs (`startSchedule`) and who hears of each.
+        /// The scheduled syncs (`startSchedule`) and who hears of each, and of each packing after one (`upkeep`).
         var schedule: Task<Void, Never>?
         var onSync: (@Sendable (SyncReport, SyncResult?) -> Void)?
+        var onUpkeep: (@Sendable (FleetUpkeepReport) -> Void)?
         var busy = false
         var lastSync: SyncReport?
         var lastSuccessAt: Date?
@@ -145,8 +146,11 @@ public actor Fleet {
         ]
         if let key = settings.signingKey { config.append(("user.signingKey", key)) }
         if let signers = settings.allowedSigners { config.append(("gpg.ssh.allowedSignersFile", signers)) }
+        // git never packs on its own here (within a sync's bounded calls it could be stopped half way); `upkeep` does.
+        if !settings.legacyGrowth { config += [("gc.auto", "0"), ("maintenance.auto", "false")] }
         for (key, value) in config { try git.run(["config", key, value], timeout: local) }
-        for key in ["user.signingKey", "gpg.ssh.allowedSignersFile"] where !config.contains(where: { $0.0 == key }) {
+        for key in ["user.signingKey", "gpg.ssh.allowedSignersFile", "gc.auto", "maintenance.auto"]
+        where !config.contains(where: { $0.0 == key }) {
             try git.run(["config", "--unset-all", key], timeout: local, check: false)
         }
         let remotes = try git.run(["remote"], timeout: local).text.split(separator: "\n")
@@ -187,9 +191,16 @@ public actor Fleet {
     // MARK: schedule
 
     /// Syncs now and then every `interval` (none: this one only), telling `report` of each sync with the result of
-    /// the one before; `apply` starts it again with new settings.
-    public nonisolated func startSchedule(_ report: @escaping @Sendable (SyncReport, SyncResult?) -> Void) {
-        state.withLock { $0.onSync = report }
+    /// the one before, and packing the repository after a sync that found the fleet idle (`upkeep`, told to
+    /// `upkept`); `apply` starts it again with new settings.
+    public nonisolated func startSchedule(
+        _ report: @escaping @Sendable (SyncReport, SyncResult?) -> Void,
+        upkept: (@Sendable (FleetUpkeepReport) -> Void)? = nil
+    ) {
+        state.withLock {
+            $0.onSync = report
+            $0.onUpkeep = upkept
+        }
         restartSchedule()
     }
 
@@ -199,6 +210,7 @@ public actor Fleet {
             $0.schedule?.cancel()
             $0.schedule = nil
             $0.onSync = nil
+            $0.onUpkeep = nil
         }
     }
 
@@ -206,12 +218,14 @@ public actor Fleet {
         state.withLock { s in
             s.schedule?.cancel()
             guard let report = s.onSync else { return }
+            let upkept = s.onUpkeep
             s.schedule = Task {
                 var last: SyncResult?
                 while !Task.isCancelled {
                     let r = await self.sync()
                     report(r, last)
                     last = r.result
+                    if let packed = await self.upkeep(after: r) { upkept?(packed) }
                     guard let interval = self.settings.interval else { return }
                     do { try await Task.sleep(for: interval) } catch { return }
                 }

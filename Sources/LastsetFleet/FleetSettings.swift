@@ -24,6 +24,12 @@ public struct FleetSettings: Sendable, Hashable {
     public var replayFetchTimeout: Duration
     /// Bound on local git calls (add, commit, merge).
     public var localTimeout: Duration
+    /// Bound on packing the repository (`git gc`, `Fleet.upkeep`).
+    public var packTimeout: Duration
+    /// The repository's growth as it was before the growth policy (git's own automatic gc on, no packing when idle,
+    /// the audit export's whole file read and rewritten each time): `make bench-fleet`'s "before" only; no config sets
+    /// it.
+    public var legacyGrowth = false
 
     /// Settings from the config section (already checked by the config checker).
     public init(_ config: FleetConfig, defaultHost: String = FleetSettings.hostname()) {
@@ -41,6 +47,7 @@ public struct FleetSettings: Sendable, Hashable {
         networkTimeout = .seconds(30)
         replayFetchTimeout = .seconds(3)
         localTimeout = .seconds(60)
+        packTimeout = .seconds(600)
     }
 
     /// The machine's hostname up to the first dot, made a safe name ("lastset" if none is usable).

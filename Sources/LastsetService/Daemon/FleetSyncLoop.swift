@@ -16,15 +16,19 @@ struct FleetSyncLoop: Service {
     func run() async {
         let fleet = self.fleet
         let log = self.log
-        fleet.startSchedule { report, lastResult in
-            if report.result != .ok {
-                log.warning("fleet sync with \(fleet.settings.remote): \(report.result.rawValue): \(report.message ?? "")")
-            } else if lastResult != .ok || !report.templatesIn.isEmpty || report.commitsOut > 0 {
-                log.info(
-                    "fleet sync: \(report.templatesIn.count) version(s) in, \(report.commitsOut) commit(s) out; ahead \(report.ahead ?? 0), behind \(report.behind ?? 0)"
-                )
-            }
-        }
+        fleet.startSchedule(
+            { report, lastResult in
+                if report.result != .ok {
+                    log.warning("fleet sync with \(fleet.settings.remote): \(report.result.rawValue): \(report.message ?? "")")
+                } else if lastResult != .ok || !report.templatesIn.isEmpty || report.commitsOut > 0 {
+                    log.info(
+                        "fleet sync: \(report.templatesIn.count) version(s) in, \(report.commitsOut) commit(s) out; ahead \(report.ahead ?? 0), behind \(report.behind ?? 0)"
+                    )
+                }
+            },
+            upkept: { packed in
+                if packed.failure != nil { log.warning(packed.description) } else { log.info(packed.description) }
+            })
         await ServiceGroup.untilStopped()
         fleet.stopSchedule()
     }
