@@ -20,6 +20,8 @@ public struct Engine: Sendable {
     public let deviceState: DeviceStateStore
     /// Per configured device: the machine it is known by and the finding still open (issue 23, part 3).
     public let machines: MachineRecordStore
+    /// The change requests of four-eyes change control (rows of the database).
+    public let changeRequests: ChangeRequestStore
     /// What the first start on a data directory of the release before the database imported (nil when nothing
     /// was imported this time), for the log.
     public let importNote: String?
@@ -35,6 +37,7 @@ public struct Engine: Sendable {
         journal = ReplayJournal(database: database)
         deviceState = try DeviceStateStore(database: database)
         machines = try MachineRecordStore(database: database)
+        changeRequests = try ChangeRequestStore(database: database)
     }
 
     /// Closes the database (queued commits first; the WAL folded into the file). Returns the checkpoint's error

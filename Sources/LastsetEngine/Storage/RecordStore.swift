@@ -116,6 +116,17 @@ public enum RecordStore {
                 record TEXT NOT NULL
             ) STRICT, WITHOUT ROWID;
             """,
+            // 5: four-eyes change requests (issue 24, part 2; `ChangeRequestStore`): each request as JSON, when it was
+            // filed, and whether an apply has claimed it (a claim left at a stop closes the request as stale).
+            """
+            CREATE TABLE change_request (
+                id TEXT PRIMARY KEY,
+                filed_at INTEGER NOT NULL,
+                claimed INTEGER NOT NULL DEFAULT 0 CHECK (claimed IN (0, 1)),
+                record TEXT NOT NULL
+            ) STRICT, WITHOUT ROWID;
+            CREATE INDEX change_request_by_filing ON change_request (filed_at, id);
+            """,
         ])
 
     /// Opens (creating, migrating) `<data>/lastset.db`. A damaged database is refused with what to do.

@@ -26,7 +26,7 @@ extension APIRouter {
         let request = ChangeRequest(
             id: UUID().uuidString, pageId: page.id, device: body.device, versionId: template.versionId.id, hash: hash,
             requested: requested, plan: report)
-        await changes.add(request)
+        try await storing { () async throws(StorageError) in try await changes.add(request) }
         await auditChange(request, kind: .changeRequest, signature: requested, message: "requested, \(hash)")
         return .api(201, request)
     }
@@ -44,7 +44,9 @@ extension APIRouter {
         let id = try call.parameter("id")
         let body = try call.decode(ChangeSignatureBody.self)
         let approval = Approval(who: call.who, time: Date(), meaning: body.meaning, reason: body.reason)
-        guard let signed = await changes.sign(id, approval) else { throw Self.unknownChange(id) }
+        guard let signed = try await storing({ () async throws(StorageError) in try await changes.sign(id, approval) }) else {
+            throw Self.unknownChange(id)
+        }
         let request = try signed.mapError(Self.refusal).get()
         await auditChange(request, kind: .approval, signature: approval, message: "\(body.meaning.rawValue): now \(request.state)")
         return .api(200, request)
@@ -55,20 +57,22 @@ extension APIRouter {
     func applyChange(_ call: APICall) async throws -> HTTPResponse {
         let id = try call.parameter("id")
         let body = call.request.body.isEmpty ? ChangeApplyBody() : try call.decode(ChangeApplyBody.self)
-        guard let claimed = await changes.claim(id) else { throw Self.unknownChange(id) }
+        guard let claimed = try await storing({ () async throws(StorageError) in try await changes.claim(id) }) else {
+            throw Self.unknownChange(id)
+        }
         let request = try claimed.mapError(Self.refusal).get()
         let job: JobInfo
         do {
             job = try await runChange(request, reason: body.reason, who: call.who)
         } catch {
-            _ = await changes.finish(id, state: request.state, job: nil, outcome: "not applied: \(error)")
+            await finishChange(id, state: request.state, job: nil, outcome: "not applied: \(error)")
             throw error
         }
         let report = job.replay
         let state = ChangeControl.state(
             afterApplyHashing: report?.changeHash, status: report?.status ?? .refused, of: request)
         let outcome = "\(report?.status.rawValue ?? "failed")" + ((report?.reason ?? job.error).map { ": \($0)" } ?? "")
-        _ = await changes.finish(id, state: state, job: job.id, outcome: outcome)
+        await finishChange(id, state: state, job: job.id, outcome: outcome)
         if state == .stale {
             throw APIError(status: 409, code: .staleApproval, message: report?.reason ?? "stale approval: nothing written")
         }
@@ -96,7 +100,26 @@ extension APIRouter {
 
     /// 404 `not_found` for a change request this daemon does not hold.
     static func unknownChange(_ id: String) -> APIError {
-        .notFound(.notFound, "no change request \"\(id)\" (a restart drops open requests: request the change again)")
+        .notFound(.notFound, "no change request \"\(id)\" (closed requests past the newest 500 are removed: see the audit log)")
+    }
+
+    /// The store's errors as 500 `storage` (nothing was filed, signed or claimed).
+    private func storing<T>(_ body: () async throws(StorageError) -> T) async throws(APIError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw APIError(status: 500, code: .storage, message: "change requests: \(error)")
+        }
+    }
+
+    /// Ends a claimed apply; a commit that fails is logged (the request stays claimed in the database, so the next
+    /// start closes it as interrupted: never applied twice).
+    private func finishChange(_ id: String, state: ChangeState, job: String?, outcome: String) async {
+        do {
+            try await changes.finish(id, state: state, job: job, outcome: outcome)
+        } catch {
+            errorLog("change request \(id): its end (\(state.rawValue)) is not recorded: \(error)")
+        }
     }
 
     /// The API error of a change-control refusal.

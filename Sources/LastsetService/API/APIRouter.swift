@@ -26,7 +26,7 @@ final class APIRouter: Sendable {
     /// Hand-over certificates of this engine's jobs, signed with the data directory's certificate key.
     let certificates: CertificateDesk
     /// The change requests of four-eyes change control (docs/CHANGE-CONTROL.md).
-    let changes = ChangeRequests()
+    var changes: ChangeRequestStore { engine.changeRequests }
     private let accepting = Mutex(true)
     private let currentAuth: Mutex<HTTPAuth>
 
