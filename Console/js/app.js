@@ -16,6 +16,10 @@ const views = { devices, templates, capture, apply, applyall, rollout, changes, 
 const $ = (id) => document.getElementById(id);
 let session = null;
 let cleanup = null;
+let events = null;
+const eventListeners = new Set();
+/** The daemon's events (GET /v1/events) the views refresh on, instead of polling. */
+const eventNames = ['replaced', 'factoryReset', 'anotherModel', 'changedElsewhere', 'resolved', 'drift', 'driftCleared', 'jobFinished'];
 const pageDefinitions = new Map();
 
 /** What every view gets: who is signed in, cached page definitions, a confirmation dialog, a status line. */
@@ -49,6 +53,11 @@ const ctx = {
     return new Promise((resolve) => {
       dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
     });
+  },
+  /** Calls `listener(event)` for each of the daemon's events until the returned function is called. */
+  onEvent(listener) {
+    eventListeners.add(listener);
+    return () => eventListeners.delete(listener);
   },
   status(text) {
     replace($('status'), text || '');
@@ -95,12 +104,22 @@ function signedIn(info) {
   replace($('role'), info.role);
   $('role').className = `badge role-${info.role}`;
   document.body.dataset.role = info.role;
+  if (events) events.close();
+  events = new EventSource('/v1/events');
+  for (const name of eventNames) {
+    events.addEventListener(name, (message) => {
+      const event = JSON.parse(message.data);
+      for (const listener of eventListeners) listener(event);
+    });
+  }
   show(currentView());
 }
 
 function signedOut(message) {
   if (cleanup) cleanup();
   cleanup = null;
+  if (events) events.close();
+  events = null;
   session = null;
   setCsrfToken(null);
   pageDefinitions.clear();

@@ -6,7 +6,7 @@ import { h, table, select, field, replace } from './dom.js';
 import { badge, timeNode } from './format.js';
 import { progressView } from './progress.js';
 import { identityTable, diffTable, resultTable, steps, rollback, summary } from './reports.js';
-import { takePreselectedDevice } from './selection.js';
+import { takePreselectedDevice, takeDryRunAtOnce } from './selection.js';
 
 
 function counts(report) {
@@ -182,4 +182,6 @@ export async function render(root, ctx) {
     ),
     h('div.card', {}, out),
   );
+  // A banner's restore: the dry run is the first thing shown, without another click; writing still needs one.
+  if (takeDryRunAtOnce() && devicePicker.value === preselected) await dryRun();
 }

@@ -6,6 +6,44 @@ import { badge, timeNode, valueNode } from './format.js';
 import { conformanceNode } from './conformance.js';
 import { preselectDevice } from './selection.js';
 
+/** What a finding says, in words. */
+function findingText(m) {
+  const detail = m.detail.join(', ');
+  switch (m.kind) {
+    case 'replaced': return `replaced by another machine of the same model (${detail})`;
+    case 'factoryReset': return `back at factory values (${detail})`;
+    case 'anotherModel': return `another model answers (${detail}): nothing is written to it`;
+    default: return `changed by someone Lastset does not know (${detail})`;
+  }
+}
+
+/** A banner per device whose machine was found replaced, reset or of another model (docs/REPLACEMENT.md); an
+ * operator's Restore opens the whole-machine apply with its dry run shown first. */
+function machineBanner(list, ctx) {
+  const found = list.filter((d) => d.machine && ['replaced', 'factoryReset', 'anotherModel'].includes(d.machine.kind));
+  if (!found.length) return null;
+  return h(
+    'div',
+    { id: 'machine-banner' },
+    found.map((d) => {
+      const m = d.machine;
+      const restorable = m.kind !== 'anotherModel' && ctx.canOperate();
+      const state =
+        m.restore === 'started' ? `restore job ${m.restoreJob || ''} started by the replacement policy` : m.restore === 'withheld' ? `not restored automatically: ${m.note}` : m.restore === 'pending' ? 'restore due' : m.note || '';
+      return h(
+        'div.card.warn.banner',
+        { role: 'alert', dataset: { device: d.id, kind: m.kind } },
+        h('strong', {}, `${d.id}: ${findingText(m)}`),
+        ' ',
+        h('span.muted', {}, 'since ', timeNode(m.noticedAt), state ? `; ${state}` : ''),
+        restorable
+          ? h('button', { type: 'button', class: 'restore', onclick: () => { preselectDevice(d.id, true); location.hash = 'applyall'; } }, 'Restore… (dry run first)')
+          : null,
+      );
+    }),
+  );
+}
+
 async function pagesTable(device, conformance, ctx) {
   const rows = [];
   for (const pageId of device.pages) {
@@ -97,16 +135,22 @@ async function card(device, conformance, ctx) {
   );
 }
 
-/** Renders the device list and refreshes it every 5 s while shown. */
+/** Renders the device list; refreshed when the daemon's events say something changed (GET /v1/events), and every
+ * 5 s besides (live values). */
 export async function render(root, ctx) {
   async function refresh() {
     const list = await api('GET', '/v1/devices');
     const conformance = await api('GET', '/v1/conformance');
     const cards = [];
     for (const device of list) cards.push(await card(device, conformance, ctx));
-    replace(root, h('h2', {}, 'Devices'), h('div.cards', {}, cards.length ? cards : h('p.muted', {}, 'No devices are configured.')));
+    replace(root, h('h2', {}, 'Devices'), machineBanner(list, ctx), h('div.cards', {}, cards.length ? cards : h('p.muted', {}, 'No devices are configured.')));
   }
   await refresh();
-  const timer = setInterval(() => refresh().catch((error) => ctx.error(root, error)), 5000);
-  return () => clearInterval(timer);
+  let pending = null;
+  const soon = () => {
+    if (!pending) pending = setTimeout(() => { pending = null; refresh().catch((error) => ctx.error(root, error)); }, 200);
+  };
+  const stop = ctx.onEvent(soon);
+  const timer = setInterval(soon, 5000);
+  return () => { clearInterval(timer); clearTimeout(pending); stop(); };
 }

@@ -48,7 +48,7 @@ final class ConsoleBrowserTests: XCTestCase {
             .replacingOccurrences(
                 of: "  ],\n  pages: [",
                 with: """
-                      { id: "press-c", endpoint: "tcp://127.0.0.1:\(pressC.port!)", unit: 1, pages: ["heating", "motion"], poll: "1s" },
+                      { id: "press-c", endpoint: "tcp://127.0.0.1:\(pressC.port!)", unit: 1, pages: ["heating", "motion"], poll: "1s", replacement: "notify" },
                     ],
                       pages: [
                     """)
@@ -105,7 +105,7 @@ final class ConsoleBrowserTests: XCTestCase {
         print(text)
         print("browser tests took \(String(format: "%.1f", Date().timeIntervalSince(started))) s; screenshots in \(shots)")
         XCTAssertEqual(status, 0, "the browser tests failed:\n\(text)\nlastsetd:\n\(daemon.stderr)")
-        XCTAssertTrue(text.contains("Ran 9 tests") && text.contains("\nOK"), text)
+        XCTAssertTrue(text.contains("Ran 10 tests") && text.contains("\nOK"), text)
 
         // mbpoll, outside everything above, reads press-b: it holds the template the console applied.
         let template = try daemon.decode(Template.self, try daemon.api("GET", "/v1/pages/heating/templates/latest"))
@@ -127,9 +127,10 @@ final class ConsoleBrowserTests: XCTestCase {
         let audit = try daemon.auditRecords()
         // The four-eyes change's replays (test 9) are checked there; here the console's own applies.
         let replays = audit.filter { $0.kind == .replay && $0.changeRequest == nil }
-        // press-b's heating (one page), then press-c's heating and motion (apply all, in config order).
-        XCTAssertEqual(replays.map(\.who), Array(repeating: "token:olga", count: 3))
-        XCTAssertEqual(replays.map(\.result), Array(repeating: .succeeded, count: 3))
+        // press-b's heating (one page), then press-c's heating and motion (apply all, in config order), twice: the
+        // second time from the banner of its reset (test_9b).
+        XCTAssertEqual(replays.map(\.who), Array(repeating: "token:olga", count: 5))
+        XCTAssertEqual(replays.map(\.result), Array(repeating: .succeeded, count: 5))
         XCTAssertEqual(
             Set(replays.map { "\($0.device)/\($0.pageId)" }), ["press-b/heating", "press-c/heating", "press-c/motion"])
         for name in [
@@ -137,7 +138,7 @@ final class ConsoleBrowserTests: XCTestCase {
             "apply-all-dry-run.png", "apply-all-confirm.png", "apply-all-result.png", "devices-drift.png",
             "devices-conformance.png",
             "rollout.png", "fleet-definition.png", "change-request.png", "change-approve.png", "change-stale.png",
-            "change-apply.png",
+            "change-apply.png", "devices-reset-banner.png", "restore-dry-run.png",
         ] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: "\(shots)/\(name)"), "no screenshot \(name)")
         }
@@ -159,7 +160,8 @@ final class ConsoleBrowserTests: XCTestCase {
         let work = hub.root.appendingPathComponent("line-z")
         try HubRepository.git(["init", "-q", "-b", "main", work.path], in: hub.root)
         for (path, data) in [
-            ("templates/cooling/\(version.versionId.fileName)", TemplateFile.encode(version)), (published.path, published.encoded()),
+            ("templates/cooling/\(version.versionId.fileName)", TemplateFile.encode(version)),
+            (published.path, published.encoded()),
         ] {
             let url = work.appendingPathComponent(path)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -44,12 +44,13 @@ final class ReplacementEndToEndTests: XCTestCase {
         return try make()
     }
 
-    private static func config(port: Int, policy: String, objects: Bool) -> String {
+    private static func config(port: Int, policy: String, objects: Bool, quirks: String = "{}") -> String {
         let revision = objects ? #", { object: "MajorMinorRevision", match: "^3\\." }"# : ""
         return """
             { version: 1,
               devices: [ { id: "press", endpoint: "tcp://127.0.0.1:\(port)", unit: 1, pages: ["heating"], poll: "200ms",
-                           replacement: "\(policy)", serialNumber: [ { registerId: "serial", address: 1, type: "u32" } ] } ],
+                           replacement: "\(policy)", serialNumber: [ { registerId: "serial", address: 1, type: "u32" } ],
+                           quirks: \(quirks) } ],
               pages: [
                 { id: "heating", identity: [ { registerId: "model", address: 0, type: "u16" }\(revision) ],
                   registers: [
@@ -176,6 +177,10 @@ final class ReplacementEndToEndTests: XCTestCase {
         var polled = try otherModel.arrivals().count
         XCTAssertTrue(eventually(timeout: 10) { ((try? otherModel.arrivals().count) ?? 0) >= polled + 6 })
         XCTAssertEqual(try otherModel.writes().count, 0)
+        // GET /v1/devices carries the open finding (the console's banner).
+        let status = try daemon.decode(DeviceStatus.self, try daemon.api("GET", "/v1/devices/press"))
+        XCTAssertEqual(status.machine?.kind, .anotherModel)
+        XCTAssertEqual(status.machine?.detail, ["model"])
 
         let otherRevision = try swap(otherModel) { try press(port: port, serial: 9, values: Self.blank, revision: "4.0.0") }
         XCTAssertTrue(daemon.stderrContains("machine press: anotherModel (fc43:MajorMinorRevision)"), daemon.stderr)
@@ -189,6 +194,10 @@ final class ReplacementEndToEndTests: XCTestCase {
         _ = try swap(otherRevision) { try press(port: port, serial: 10, values: Self.blank, revision: "3.2.0") }
         XCTAssertTrue(
             eventually(timeout: 20) { (try? Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 2)) == [2, 215] })
+        XCTAssertTrue(
+            eventually(timeout: 10) {
+                (try? daemon.decode(DeviceStatus.self, try daemon.api("GET", "/v1/devices/press")))?.machine == nil
+            }, "resolved: no finding left")
         XCTAssertEqual(daemon.stop(), 0)
     }
 
@@ -287,5 +296,47 @@ final class ReplacementEndToEndTests: XCTestCase {
         XCTAssertEqual(daemon.stop(), 0)
         XCTAssertTrue(eventually(timeout: 10) { follower.hasExited }, follower.stderr)
         XCTAssertEqual(follower.process.terminationStatus, 0, follower.stderr)
+    }
+
+    /// Never while another job holds the machine: a capture asked for during the poll that finds the replacement holds
+    /// the machine first; the restore waits (pending) and runs at the next poll after the capture.
+    func testARestoreWaitsWhileAnotherJobHoldsTheMachine() throws {
+        let a = try press(serial: 123_456, values: [100: [2], 101: [215]])
+        let port = a.port!
+        // Slow reads of the page (1.5 s) within the device's timeout (3 s): each poll holds the machine that long.
+        let daemon = try DaemonHarness(
+            config: Self.config(port: port, policy: "restore", objects: false, quirks: #"{ timeout: "3s" }"#))
+        try prepare(daemon)
+        // The replacement answers reads of the page slowly: each poll holds it for 1.5 s.
+        let b = try swap(a) {
+            var words = Self.blank
+            words[0] = [200]
+            words[1] = [0, 7]
+            let p = try PymodbusPeer.startTCP(port: port, options: ["--delay", "100:1500"], values: words)
+            self.peers.append(p)
+            return p
+        }
+        // A poll's page read has reached the press: a capture asked for now holds the machine from now on, and runs
+        // once the poll ends.
+        XCTAssertTrue(eventually(timeout: 20) { ((try? b.arrivals()) ?? []).contains { $0.address == 100 } })
+        let capture = try PeerProcess.start(
+            try TestPaths.executable("lastset"), ["--socket", daemon.socketPath, "capture", "heating", "--from", "press"],
+            readyPrefix: nil)
+        defer { capture.terminate() }
+        XCTAssertTrue(daemon.stderrContains("machine press: restore waits", timeout: 20), daemon.stderr)
+        XCTAssertTrue(daemon.stderrContains("machine press: restored (heating succeeded)", timeout: 40), daemon.stderr)
+        // From the press's side: the restore's write, and mbpoll reads the setpoint back (address 100 answers slower
+        // than mbpoll waits).
+        XCTAssertEqual(try b.writes().map(\.values), [[2, 215]])
+        XCTAssertEqual(try Mbpoll.readHolding(port: port, unit: 1, address: 101, count: 1), [215])
+        XCTAssertTrue(eventually(timeout: 10) { capture.hasExited })
+        let jobs = try daemon.decode([JobInfo].self, try daemon.api("GET", "/v1/jobs"))
+        let restore = try XCTUnwrap(jobs.first { $0.who == ReplacementPolicy.principal })
+        // The capture asked for during the poll (the newest capture: prepare's came first).
+        let held = try XCTUnwrap(jobs.first { $0.kind == .capture && $0.finishedAt != nil })
+        XCTAssertGreaterThanOrEqual(
+            restore.startedAt, try XCTUnwrap(held.finishedAt), "the restore started after the capture ended")
+        XCTAssertEqual(try restoreJobs(daemon).count, 1)
+        XCTAssertEqual(daemon.stop(), 0)
     }
 }

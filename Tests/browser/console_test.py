@@ -590,6 +590,39 @@ class Console(unittest.TestCase):
         self.assertEqual([a["meaning"] for a in writes[1]["approvals"]], ["authorship", "approval"])
         self.assertEqual(self.console_errors(allow=("/apply",)), [])
 
+    def test_9b_a_machine_back_at_factory_values_shows_a_banner_whose_restore_shows_the_dry_run_first(self):
+        # press-c (replacement "notify") lost its motion parameters: every register back at its "not set" value
+        # (u16 0xFFFF; s32 0x7FFFFFFF, big-endian words), as a power loss would leave a drive without its EEPROM.
+        # (test_6 applied both pages to press-c; it conforms since.)
+        for address, value in ((300, 65535), (301, 65535), (302, 32767), (303, 65535)):
+            mbpoll_write(PRESS_C, address=address, value=value)
+        self.sign_in(OPERATOR)
+        banner = self.visible("#machine-banner [data-device='press-c'][data-kind='factoryReset']")
+        self.assertIn("back at factory values (motion)", banner.text)
+        self.shot("devices-reset-banner.png")
+
+        # One click: the whole-machine apply opens on press-c with its dry run already shown; writing takes one more.
+        banner.find_element(By.CSS_SELECTOR, "button.restore").click()
+        self.visible("#all-dry-pages")
+        self.assertEqual(driver.find_element(By.ID, "all-device").get_attribute("value"), "press-c")
+        pages = driver.find_elements(By.CSS_SELECTOR, "#all-dry-pages tbody tr")
+        self.assertEqual([(p.get_attribute("data-page"), p.get_attribute("data-status")) for p in pages],
+                         [("heating", "planned"), ("motion", "planned")])
+        self.assertEqual({r.get_attribute("data-status") for r in driver.find_elements(By.CSS_SELECTOR, "#all-diff-motion tbody tr")},
+                         {"differs"})
+        self.shot("restore-dry-run.png")
+        self.visible("#apply-all-button").click()
+        self.confirm()
+        driver.find_element(By.ID, "confirm-ok").click()
+        status = self.visible("#apply-all-status")
+        self.assertEqual(status.get_attribute("data-status"), "succeeded", status.text)
+
+        # The next poll finds press-c holding what was applied: the finding is resolved, the banner gone.
+        self.view("devices")
+        self.visible("article.device[data-device='press-c']")
+        self.gone("#machine-banner [data-device='press-c']")
+        self.assertEqual(self.console_errors(), [])
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -26,6 +26,9 @@ public struct DeviceStatus: Codable, Sendable, Hashable {
     public var applied: [String: AppliedSummary]?
     /// Per page: conformance to that version (`GET /v1/conformance` has the details).
     public var conformance: [String: ConformanceState]?
+    /// The open finding about the machine behind it (a device with a `replacement` policy: replaced, back at factory
+    /// values, another model, changed elsewhere; docs/REPLACEMENT.md); absent when there is none.
+    public var machine: MachineEvent?
 
     public init(
         id: String, endpoint: String, unit: Int, pages: [String], poll: String, reachable: Bool? = nil, lastError: String? = nil,

@@ -78,6 +78,7 @@ extension APIRouter {
                 if let m = await engine.deviceState.state(device: s.id, pageId: p)?.unverified { marks.append(m) }
             }
             s.unverified = marks.isEmpty ? nil : marks
+            s.machine = await engine.machines.record(device: s.id).event
             out.append(s)
         }
         return out

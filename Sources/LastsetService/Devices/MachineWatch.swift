@@ -60,6 +60,11 @@ struct MachineWatch: Sendable {
         let (next, action) = MachineRecognition.next(
             record: record, parts: plan.parts, now: fingerprint, verdict: verdict, policy: device.replacement,
             pages: standing, at: Date())
+        // A restore still pending (another job held the machine) is tried again though nothing else changed.
+        if case .restore(let event) = action, next == record {
+            await restore(event, device: device, config: config, target: target, record: next)
+            return
+        }
         guard next != record else { return }
         do {
             try await machines.save(next, device: device.id)
