@@ -204,8 +204,8 @@ final class HandOverCertificateTests: XCTestCase {
         XCTAssertEqual(
             c.notRecorded,
             [
-                "No reason for the write is recorded: this release records none.",
-                "No approval is recorded: this release records none.",
+                "No reason for the write is recorded.",
+                "No approval is recorded (the page is not under change control, or this record predates it).",
             ])
         XCTAssertEqual(
             c.verification.last,
@@ -214,6 +214,54 @@ final class HandOverCertificateTests: XCTestCase {
         XCTAssertEqual(
             signer.allowedSignersLine,
             "lastset@line-7 namespaces=\"lastset-certificate\" ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKey")
+    }
+
+    /// What the records say of each value's origin (overrides, tolerances) and of the write's signatures (reason,
+    /// change request, approvals) is printed as recorded; nothing is said missing that the records carry.
+    func testOriginsAndSignaturesComeFromTheRecords() throws {
+        let table: [(EntryOrigin?, String, String)] = [
+            (nil, "template", "none"),
+            (EntryOrigin(source: .template), "template", "none"),
+            (EntryOrigin(source: .template, tolerance: .percent(2)), "template", "±2%"),
+            (EntryOrigin(source: .override, overrideFrom: .device("press-b")), "override (device:press-b)", "none"),
+            (
+                EntryOrigin(source: .override, overrideFrom: .group("line-a"), tolerance: .absolute(0.1)),
+                "override (group:line-a)", "±0.1"
+            ),
+        ]
+        for (origin, from, band) in table {
+            var r = register("heating.setpoint", .verified)
+            r.origin = origin
+            let row = try XCTUnwrap(try make([record(.succeeded, registers: [r])]).rows.first)
+            XCTAssertEqual([row.valueFrom, row.tolerance], [from, band], "\(String(describing: origin))")
+        }
+        let approvals = [
+            Approval(who: "token:ann", time: t0, meaning: .authorship, reason: "grid code 2027"),
+            Approval(who: "token:bob", time: t0.addingTimeInterval(60), meaning: .approval, reason: "checked the limits"),
+        ]
+        var intent = record(.started)
+        var outcome = record(.succeeded, at: 2, registers: [register("heating.mode", .verified)])
+        for i in [0, 1] {
+            var r = i == 0 ? intent : outcome
+            r.reason = "grid code 2027"
+            r.meaning = .authorship
+            r.changeRequest = "cr-7"
+            r.approvals = approvals
+            if i == 0 { intent = r } else { outcome = r }
+        }
+        let c = try make([intent, outcome])
+        let facts = Dictionary(c.facts.map { ($0.label, $0.value) }, uniquingKeysWith: { a, _ in a })
+        XCTAssertEqual(facts["Reason"], "grid code 2027")
+        XCTAssertEqual(facts["Change request"], "cr-7")
+        XCTAssertEqual(facts["Signature 1"], "token:ann, \(TimeText.iso8601(t0)), authorship: grid code 2027")
+        XCTAssertEqual(
+            facts["Signature 2"], "token:bob, \(TimeText.iso8601(t0.addingTimeInterval(60))), approval: checked the limits")
+        XCTAssertNil(facts["Approvals"])
+        XCTAssertEqual(c.notRecorded, [])
+        // An intent alone (no outcome recorded) still carries the signature.
+        let intentOnly = try make([intent])
+        XCTAssertEqual(intentOnly.facts.first { $0.label == "Reason" }?.value, "grid code 2027")
+        XCTAssertFalse(intentOnly.notRecorded.contains { $0.hasPrefix("No reason") || $0.hasPrefix("No approval") })
     }
 
     func testWhatTheRecordsLackIsSaid() throws {

@@ -23,8 +23,10 @@ extension HandOverCertificate {
             CertificateFact("Started", intent.map { TimeText.iso8601($0.time) } ?? "not recorded"),
             CertificateFact("Ended", outcome.map { TimeText.iso8601($0.time) } ?? "not recorded"),
             CertificateFact("By", main.who),
-            CertificateFact("Reason", "not recorded"),
-            CertificateFact("Approvals", "none recorded"),
+            CertificateFact("Reason", signed(main, intent)?.reason ?? "not recorded"),
+        ]
+        facts += approvalFacts(signed(main, intent))
+        facts += [
             CertificateFact("Outcome", outcomeText(outcome)),
         ]
         if let outcome {
@@ -41,6 +43,27 @@ extension HandOverCertificate {
                 "Signed by",
                 source.signer.map { "\($0.principal) (\($0.fingerprint)), namespace \($0.namespace)" }
                     ?? "not signed: this host has no certificate key"))
+        return facts
+    }
+
+    /// The record carrying the write's signature (reason, meaning, change request, approvals): the outcome, else
+    /// the intent (both carry the same; an intent alone when no outcome was recorded).
+    static func signed(_ main: AuditRecord, _ intent: AuditRecord?) -> AuditRecord? {
+        [main, intent].compactMap { $0 }.first { $0.reason != nil || $0.approvals != nil || $0.changeRequest != nil }
+    }
+
+    /// The change request and each signature on it (name, time, meaning, reason), requester first; "none recorded"
+    /// for a write outside change control.
+    static func approvalFacts(_ record: AuditRecord?) -> [CertificateFact] {
+        guard let record, let approvals = record.approvals, !approvals.isEmpty else {
+            return [CertificateFact("Approvals", "none recorded")]
+        }
+        var facts: [CertificateFact] = []
+        if let request = record.changeRequest { facts.append(CertificateFact("Change request", request)) }
+        facts += approvals.enumerated().map { i, a in
+            CertificateFact(
+                "Signature \(i + 1)", "\(a.who), \(TimeText.iso8601(a.time)), \(a.meaning.rawValue): \(a.reason)")
+        }
         return facts
     }
 
@@ -79,10 +102,12 @@ extension HandOverCertificate {
     static func notRecorded(intent: AuditRecord?, outcome: AuditRecord?, rows: [CertificateRow], source: CertificateSource)
         -> [String]
     {
-        var missing = [
-            "No reason for the write is recorded: this release records none.",
-            "No approval is recorded: this release records none.",
-        ]
+        var missing: [String] = []
+        let signature = (outcome ?? intent).flatMap { Self.signed($0, intent) }
+        if signature?.reason == nil { missing.append("No reason for the write is recorded.") }
+        if signature?.approvals?.isEmpty ?? true {
+            missing.append("No approval is recorded (the page is not under change control, or this record predates it).")
+        }
         if intent == nil { missing.append("The job's intent (its start, before the first write) is not in the audit log.") }
         if outcome == nil { missing.append("The job's outcome is not in the audit log: no register is known to have taken.") }
         if outcome != nil && outcome?.templateVersionId == nil {

@@ -68,11 +68,16 @@ extension HandOverCertificate {
             tolerance: origin.tolerance, outcome: outcome, took: took)
     }
 
-    /// Where a register's written value came from and the band it may differ by. The audit records of this
-    /// release carry no per-device layer or band, so every value written is the template's and has none; a record
-    /// that carries them is read here, in this one place.
+    /// Where a register's written value came from and the band it may differ by, as the job's record says
+    /// (`AuditRegister.origin`, docs/OVERRIDES.md): the template's value compared exactly when it says nothing.
     static func valueOrigin(_ r: AuditRegister) -> (valueFrom: String, tolerance: String) {
-        ("template", "none")
+        guard let origin = r.origin else { return ("template", "none") }
+        let from: String
+        switch origin.source {
+        case .template: from = "template"
+        case .override: from = origin.overrideFrom.map { "override (\($0))" } ?? "override"
+        }
+        return (from, origin.tolerance.map(\.description) ?? "none")
     }
 
     /// A recorded value as printed: numbers as recorded, text quoted, bytes in hex.
