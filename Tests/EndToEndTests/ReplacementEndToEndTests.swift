@@ -90,7 +90,10 @@ final class ReplacementEndToEndTests: XCTestCase {
         let pages = arrivals.filter { $0.function == 3 && $0.address == 100 && $0.count == 2 }
         XCTAssertEqual(fingerprints.count + pages.count, arrivals.count, "\(arrivals)")
         XCTAssertTrue(abs(fingerprints.count - pages.count) <= 1, "one fingerprint read per poll: \(arrivals)")
-        XCTAssertEqual(arrivals.first?.address, 0, "the fingerprint is read first")
+        // A poll begun on the press taken away may end on the one put back (its page read after the reconnect);
+        // every poll begun on the press put back reads the fingerprint first.
+        let leading = arrivals.prefix { $0.address != 0 }
+        XCTAssertLessThanOrEqual(leading.count, 1, "the fingerprint is read first: \(arrivals)")
         XCTAssertEqual(try a.writes().count, 0)
         XCTAssertFalse(daemon.stderr.contains("machine press: replaced"), daemon.stderr)
         XCTAssertEqual(try restoreJobs(daemon).count, 0)
