@@ -19,8 +19,15 @@ public enum ClientEndpoint: Sendable, Equatable, CustomStringConvertible {
         } else if text.hasPrefix("http://") {
             var rest = Substring(text.dropFirst(7))
             if rest.hasSuffix("/") { rest = rest.dropLast() }
-            guard let parts = try? HostPort(parsing: rest), let port = UInt16(parts.port), !parts.host.isEmpty else {
-                throw .invalidEndpoint(text)
+            let parts: HostPort
+            do {
+                parts = try HostPort(parsing: rest)
+            } catch {
+                throw .invalidEndpoint(text, because: error.description)
+            }
+            guard !parts.host.isEmpty else { throw .invalidEndpoint(text, because: "no host before ':'") }
+            guard let port = UInt16(parts.port) else {
+                throw .invalidEndpoint(text, because: "port \"\(parts.port)\" is not a number up to 65535")
             }
             self = .tcp(host: parts.host, port: port)
         } else {

@@ -26,10 +26,12 @@ public struct HTTPClientError: Error, Equatable, CustomStringConvertible {
     /// The message.
     public var description: String { message }
 
-    static func invalidEndpoint(_ text: String) -> HTTPClientError {
+    /// `text` refused, with what is wrong in it when known (`missing ':port'`).
+    static func invalidEndpoint(_ text: String, because reason: String? = nil) -> HTTPClientError {
         HTTPClientError(
             kind: .invalidEndpoint,
-            message: "invalid API endpoint \"\(text)\" (expected a socket path, unix:PATH or http://HOST:PORT)", errno: nil)
+            message: "invalid API endpoint \"\(text)\"\(reason.map { ": \($0)" } ?? "")"
+                + " (expected a socket path, unix:PATH or http://HOST:PORT)", errno: nil)
     }
 
     static func cannotConnect(_ endpoint: ClientEndpoint, errno code: Int32) -> HTTPClientError {

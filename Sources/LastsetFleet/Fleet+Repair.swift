@@ -203,7 +203,13 @@ extension Fleet {
     /// The files of this host's delete and promote records as its audit log makes them, by path.
     private func ownRecords() async throws(GitError) -> [String: Data] {
         var out: [String: Data] = [:]
-        for record in try await recordsInAuditLog() { out[record.path] = record.encoded() }
+        for record in try await recordsInAuditLog() {
+            do {
+                out[record.path] = try record.encoded()
+            } catch {
+                throw .failed(arguments: ["add"], status: -1, message: "cannot encode \(record.path): \(error)")
+            }
+        }
         return out
     }
 

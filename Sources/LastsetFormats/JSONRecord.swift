@@ -299,6 +299,11 @@ extension Int: JSONFieldValue {
     public func write(to w: inout JSONWriter) { w.int(self) }
 }
 
+extension UInt16: JSONFieldValue {
+    @inlinable
+    public func write(to w: inout JSONWriter) { w.int(Int(self)) }
+}
+
 extension Bool: JSONFieldValue {
     @inlinable
     public func write(to w: inout JSONWriter) { w.bool(self) }

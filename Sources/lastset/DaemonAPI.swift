@@ -77,19 +77,7 @@ struct DaemonAPI: Sendable {
         do {
             return try APICoding.decoder().decode(type, from: Data(response.body))
         } catch {
-            throw CLIError("unexpected reply to \(method) \(path): \(Self.describe(error))")
-        }
-    }
-
-    /// A decoding error as "at .path: reason".
-    static func describe(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return String(describing: error) }
-        switch error {
-        case .dataCorrupted(let c), .keyNotFound(_, let c), .typeMismatch(_, let c), .valueNotFound(_, let c):
-            let path = c.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return (path.isEmpty ? "" : "at \(path): ") + c.debugDescription
-        @unknown default:
-            return String(describing: error)
+            throw CLIError("unexpected reply to \(method) \(path): \(APICoding.describe(error))")
         }
     }
 

@@ -382,6 +382,45 @@ final class FakeDaemonTests: XCTestCase {
         XCTAssertTrue(result.stderr.hasPrefix("error: unexpected reply to GET /v1/pages: "), result.stderr)
     }
 
+    /// `export --output FILE` never replaces a file silently: an existing FILE is refused, named, before the daemon
+    /// is asked, and left as it was; `--force` replaces it (a regular file only: never through a link).
+    func testExportRefusesAnExistingFileUnlessForced() throws {
+        let file = try TemplateFile.encode(Fixtures.template)
+        let daemon = try FakeDaemon(routes: [
+            "GET /v1/pages/heating/templates/latest/file": [
+                HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: [UInt8](file))
+            ]
+        ])
+        let directory = try TestPaths.shortTemporaryDirectory(prefix: "lastset-cli")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/heating.json"
+        try Data("kept\n".utf8).write(to: URL(fileURLWithPath: path))
+
+        let refused = try daemon.cli(["export", "heating", "--output", path])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertEqual(refused.stdout, "")
+        XCTAssertEqual(refused.stderr, "error: \(path) already exists: give --force to replace it, or choose another FILE\n")
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "kept\n")
+        XCTAssertEqual(daemon.received.count, 0, "the daemon is not asked for a file that cannot be written")
+
+        let forced = try daemon.cli(["export", "heating", "--output", path, "--force"])
+        XCTAssertEqual(forced.status, 0, forced.stderr)
+        XCTAssertEqual(forced.stdout, "exported heating version 3 to \(path) (\(file.count) bytes)\n")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), file)
+
+        // Not even --force writes through a link.
+        let link = directory + "/link.json"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        let throughLink = try daemon.cli(["export", "heating", "--output", link, "--force"])
+        XCTAssertEqual(throughLink.status, 1)
+        XCTAssertTrue(throughLink.stderr.hasPrefix("error: \(link) is a symbolic link"), throughLink.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), file)
+
+        let forceAlone = try daemon.cli(["export", "heating", "--force"])
+        XCTAssertEqual(forceAlone.status, 64)
+        XCTAssertTrue(forceAlone.stderr.hasPrefix("error: --force replaces the --output FILE: give one"), forceAlone.stderr)
+    }
+
     func testExportAndImportKeepTheFileByteForByte() throws {
         let file = try TemplateFile.encode(Fixtures.template)
         let daemon = try FakeDaemon(routes: [

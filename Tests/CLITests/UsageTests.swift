@@ -211,6 +211,13 @@ final class UsageTests: XCTestCase {
             fromEnvironment.stderr,
             "error: LASTSET_SOCKET: invalid API endpoint \"tcp://x\" (expected a socket path, unix:PATH or http://HOST:PORT)\nsee \"lastset --help\"\n"
         )
+        // What is wrong in a host:port is said, not only that it is wrong.
+        let noPort = try runCLI(["--socket", "http://127.0.0.1", "devices"])
+        XCTAssertEqual(noPort.status, 64)
+        XCTAssertEqual(
+            noPort.stderr,
+            "error: --socket: invalid API endpoint \"http://127.0.0.1\": missing ':port' (expected a socket path, unix:PATH or http://HOST:PORT)\nsee \"lastset --help\"\n"
+        )
     }
 
     func testCannotConnectExitsOneNamingTheSocket() throws {

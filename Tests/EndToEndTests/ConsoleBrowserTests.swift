@@ -159,7 +159,7 @@ final class ConsoleBrowserTests: XCTestCase {
         let published = try XCTUnwrap(FleetPageDefinition(definition, pageHash: page.hash, host: "line-z"))
         let work = hub.root.appendingPathComponent("line-z")
         try HubRepository.git(["init", "-q", "-b", "main", work.path], in: hub.root)
-        for (path, data) in [
+        for (path, data) in try [
             ("templates/cooling/\(version.versionId.fileName)", TemplateFile.encode(version)),
             (published.path, published.encoded()),
         ] {

@@ -70,7 +70,7 @@ final class FleetChangeTests: XCTestCase {
         XCTAssertNil(FleetChange.parse(raw: Data("garbage\u{0}".utf8)))
     }
 
-    func testRecordsAreNamedByWhatTheyHoldAndComeFromDeletesAndPromotes() {
+    func testRecordsAreNamedByWhatTheyHoldAndComeFromDeletesAndPromotes() throws {
         let at = Date(timeIntervalSince1970: 1_800_000_000.123)
         let tombstone = FleetRecord(
             kind: .delete, pageId: "heating", versionId: "line-a-2", host: "line-b", who: "uid:1000(op)", at: at,
@@ -81,10 +81,19 @@ final class FleetChangeTests: XCTestCase {
         XCTAssertEqual(tombstone.name.version?.number, 2)
         XCTAssertEqual(
             try FleetRecord.decode(tombstone.encoded(), pageId: "heating", fileName: tombstone.name.fileName).get(), tombstone)
-        let cases: [(Data, String, String, String)] = [
+        let cases: [(Data, String, String, String)] = try [
             (tombstone.encoded(), "cooling", tombstone.name.fileName, "not its name"),
             (tombstone.encoded(), "heating", "delete@line-a-3@line-b.json", "not its name"),
             (Data("{}".utf8), "heating", tombstone.name.fileName, "not a fleet record"),
+            // The decoder's reason is passed on: which field, and what is wrong with it.
+            (
+                Data(String(decoding: tombstone.encoded(), as: UTF8.self).replacingOccurrences(of: "\"who\":\"uid:1000(op)\"", with: "\"who\":5").utf8),
+                "heating", tombstone.name.fileName, "not a fleet record (lastset-fleet-record): at .who: "
+            ),
+            (
+                Data(String(decoding: tombstone.encoded(), as: UTF8.self).replacingOccurrences(of: "\"lastset-fleet-record\"", with: "\"x\"").utf8),
+                "heating", tombstone.name.fileName, "its format is \"x\""
+            ),
             (
                 FleetRecord(kind: .delete, pageId: "heating", versionId: "line-a-2", host: "line-b", who: "", at: at, reason: "r")
                     .encoded(), "heating", tombstone.name.fileName, "who and why"

@@ -28,7 +28,7 @@ final class FleetPageDefinitionTests: XCTestCase {
 
         let other = Self.edited { $0.title = "Heating (line-b)" }
         let forged = try XCTUnwrap(FleetPageDefinition(other, pageHash: CompiledPage(other).hash, host: "line-a"))
-        let cases: [(Data, String, String, FleetRule)] = [
+        let cases: [(Data, String, String, FleetRule)] = try [
             (forged.encoded(), "heating", name, .nameMatchesContent),  // another definition under this hash
             (published.encoded(), "cooling", name, .nameMatchesContent),
             (published.encoded(), "heating", FleetPageDefinition.fileName(pageHash: hash, host: "line-b"), .nameMatchesContent),
@@ -42,6 +42,33 @@ final class FleetPageDefinitionTests: XCTestCase {
                 continue
             }
             XCTAssertEqual(refusal.rule, rule, "\(pageId)/\(fileName): \(refusal.reason)")
+        }
+    }
+
+    /// A file that does not decode is refused with the decoder's reason: which field, and what is wrong with it.
+    func testARefusedDefinitionFileSaysWhatIsWrongInIt() throws {
+        let hash = CompiledPage(Self.page).hash
+        let published = try XCTUnwrap(FleetPageDefinition(Self.page, pageHash: hash, host: "line-a"))
+        let name = FleetPageDefinition.fileName(pageHash: hash, host: "line-a")
+        let text = String(decoding: try published.encoded(), as: UTF8.self)
+        func edited(_ from: String, _ to: String) -> Data {
+            XCTAssertTrue(text.contains(from), from)
+            return Data(text.replacingOccurrences(of: from, with: to).utf8)
+        }
+        let cases: [(Data, [String])] = [
+            (edited("\"host\":\"line-a\"", "\"hostname\":\"line-a\""), ["\"host\""]),
+            (edited("\"id\":\"heating\"", "\"id\":7"), ["at .definition.id: ", "String"]),
+            (edited("\"format\":\"lastset-page-definition\"", "\"format\":\"lastset-page\""), ["its format is \"lastset-page\""]),
+            (Data("{\"format\":".utf8), ["not valid JSON"]),
+        ]
+        for (data, said) in cases {
+            guard case .failure(let refusal) = FleetPageDefinition.decode(data, pageId: "heating", fileName: name) else {
+                XCTFail("accepted: \(said)")
+                continue
+            }
+            XCTAssertEqual(refusal.rule, .content)
+            XCTAssertTrue(refusal.reason.hasPrefix("not a page definition (lastset-page-definition): "), refusal.reason)
+            for part in said { XCTAssertTrue(refusal.reason.contains(part), "\(refusal.reason) lacks \(part)") }
         }
     }
 

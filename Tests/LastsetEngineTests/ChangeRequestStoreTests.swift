@@ -69,6 +69,42 @@ final class ChangeRequestStoreTests: XCTestCase {
         database.close()
     }
 
+    /// The newest `keptClosed` (500) closed requests are kept, as docs/CHANGE-CONTROL.md says: filing a request with
+    /// exactly 500 closed drops none (it dropped the oldest, keeping 499); with 501, the oldest one goes, for good.
+    func testFilingARequestKeepsTheNewest500ClosedRequests() async throws {
+        var (database, store) = try open()
+        for n in 0..<ChangeRequestStore.keptClosed {
+            var closed = request("closed-\(n)")
+            closed.state = .applied
+            try await store.add(closed, at: t0.addingTimeInterval(Double(n)))
+        }
+        try await store.add(request("open-1"), at: t0.addingTimeInterval(1000))
+        var listed = await store.list()
+        XCTAssertEqual(listed.filter(\.state.isClosed).count, 500)
+        XCTAssertEqual(listed.first?.id, "closed-0")
+        XCTAssertEqual(listed.last?.id, "open-1")
+
+        var oneMore = request("closed-500")
+        oneMore.state = .stale
+        try await store.add(oneMore, at: t0.addingTimeInterval(1001))
+        listed = await store.list()
+        XCTAssertEqual(listed.filter(\.state.isClosed).count, 501, "pruned only when a request is filed")
+        try await store.add(request("open-2"), at: t0.addingTimeInterval(1002))
+        listed = await store.list()
+        XCTAssertEqual(listed.filter(\.state.isClosed).count, 500)
+        XCTAssertNil(listed.first { $0.id == "closed-0" })
+        XCTAssertEqual(listed.first?.id, "closed-1")
+        XCTAssertEqual(listed.count, 502)
+        database.close()
+
+        // Removed from the database too, not only from the list.
+        (database, store) = try open()
+        listed = await store.list()
+        XCTAssertEqual(listed.count, 502)
+        XCTAssertEqual(listed.first?.id, "closed-1")
+        database.close()
+    }
+
     func testARequestWhoseApplyWasInterruptedIsClosedAsStaleAtOpen() async throws {
         var (database, store) = try open()
         try await store.add(request("a"))

@@ -59,10 +59,21 @@ final class HTTPClientTests: XCTestCase {
         XCTAssertEqual(try ClientEndpoint(parsing: "http://127.0.0.1:8502"), .tcp(host: "127.0.0.1", port: 8502))
         XCTAssertEqual(try ClientEndpoint(parsing: "http://[::1]:8502/"), .tcp(host: "::1", port: 8502))
         XCTAssertEqual(ClientEndpoint.tcp(host: "::1", port: 8502).description, "[::1]:8502")
-        for bad in ["api.sock", "http://127.0.0.1", "http://:80", "https://x:1", "http://h:99999"] {
+        // Each refusal quotes the text and says what is wrong in it (the host:port parser's reason passed on).
+        let refused: [(text: String, why: String)] = [
+            ("api.sock", "\"api.sock\" (expected"),
+            ("https://x:1", "\"https://x:1\" (expected"),
+            ("http://127.0.0.1", "\"http://127.0.0.1\": missing ':port' (expected"),
+            ("http://[::1/", "\"http://[::1/\": unclosed '[' in IPv6 host (expected"),
+            ("http://[::1]8502", "\"http://[::1]8502\": missing ':port' (expected"),
+            ("http://:80", "\"http://:80\": no host before ':' (expected"),
+            ("http://h:99999", "\"http://h:99999\": port \"99999\" is not a number up to 65535 (expected"),
+            ("http://h:", "\"http://h:\": port \"\" is not a number up to 65535 (expected"),
+        ]
+        for (bad, why) in refused {
             XCTAssertThrowsError(try ClientEndpoint(parsing: bad)) { error in
                 XCTAssertEqual((error as? HTTPClientError)?.kind, .invalidEndpoint)
-                XCTAssertTrue("\(error)".contains("\"\(bad)\""), "\(error)")
+                XCTAssertTrue("\(error)".hasPrefix("invalid API endpoint \(why)"), "\(error)")
             }
         }
     }

@@ -33,4 +33,17 @@ public enum APICoding {
         d.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return d
     }
+
+    /// What a decoding error says is wrong and where (`at .definition.registers[2].type: …`): the reason a refused
+    /// body or file quotes; any other error as it describes itself.
+    public static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return String(describing: error) }
+        switch error {
+        case .dataCorrupted(let c), .keyNotFound(_, let c), .typeMismatch(_, let c), .valueNotFound(_, let c):
+            let path = c.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return (path.isEmpty ? "" : "at \(path): ") + c.debugDescription
+        @unknown default:
+            return String(describing: error)
+        }
+    }
 }

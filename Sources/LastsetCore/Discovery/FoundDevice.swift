@@ -1,6 +1,8 @@
+import LastsetFormats
+
 /// A device a scan found: where it answered, what it said it is, which archived templates fit it, and the entry
 /// that would put it in the config.
-public struct FoundDevice: Codable, Sendable, Hashable {
+public struct FoundDevice: Sendable, Hashable {
     /// The endpoint it answered on (a serial line with the baud it answered at).
     public var endpoint: String
     /// Its unit id.
@@ -46,5 +48,20 @@ public struct FoundDevice: Codable, Sendable, Hashable {
     public var configEntry: String {
         let pages = fits.filter(\.fits).map { "\"\($0.pageId)\"" }.joined(separator: ", ")
         return "{ id: \"\(suggestedId)\", endpoint: \"\(endpoint)\", unit: \(unit), pages: [\(pages)] },"
+    }
+}
+
+extension FoundDevice: JSONRecord {
+    public static let placeholder = FoundDevice(endpoint: "", unit: 0, answered: "")
+
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("answered", &r.answered)
+        try f.field("endpoint", &r.endpoint)
+        try f.field("fits", &r.fits)
+        try f.field("identification", &r.identification)
+        try f.field("identificationError", &r.identificationError)
+        try f.field("sunspec", &r.sunspec)
+        try f.field("unit", &r.unit)
     }
 }

@@ -2,7 +2,7 @@ import LastsetFormats
 
 /// What `POST /v1/scan` found on an endpoint: every device that answered, per baud rate on a serial line, with the
 /// time each sweep took.
-public struct ScanReport: Codable, Sendable, Hashable {
+public struct ScanReport: Sendable, Hashable {
     /// The endpoint scanned, as given.
     public var endpoint: String
     /// The units probed, in order.
@@ -28,7 +28,7 @@ public struct ScanReport: Codable, Sendable, Hashable {
 }
 
 /// One sweep of the units at one baud rate (TCP: the only sweep, no baud).
-public struct ScanSweep: Codable, Sendable, Hashable {
+public struct ScanSweep: Sendable, Hashable {
     /// The baud rate (nil on TCP).
     public var baud: Int?
     /// The devices that answered, by unit.
@@ -50,11 +50,31 @@ public struct ScanSweep: Codable, Sendable, Hashable {
     }
 }
 
-extension ScanReport: JSONFieldValue {
-    /// Written as its Codable form (sorted keys): its one declaration; a scan's report is small and written once.
-    public func write(to w: inout JSONWriter) {
-        guard let data = try? APICoding.encoder().encode(self) else { return w.null() }
-        w.raw([UInt8](data))
+extension ScanReport: JSONRecord {
+    public static let placeholder = ScanReport(endpoint: "", units: [], timeoutMs: 0)
+
+    /// Its one declaration, inside a scan job's body (it was encoded apart with `try?`, `null` in its place on a
+    /// failure: a declared record cannot fail to write).
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("endpoint", &r.endpoint)
+        try f.field("error", &r.error)
+        try f.field("sweeps", &r.sweeps)
+        try f.field("timeoutMs", &r.timeoutMs)
+        try f.field("units", &r.units)
+    }
+}
+
+extension ScanSweep: JSONRecord {
+    public static let placeholder = ScanSweep(baud: nil, found: [], probes: 0, requests: 0, seconds: 0)
+
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("baud", &r.baud)
+        try f.field("found", &r.found)
+        try f.field("probes", &r.probes)
+        try f.field("requests", &r.requests)
+        try f.field("seconds", &r.seconds)
     }
 }
 

@@ -1,6 +1,8 @@
+import LastsetFormats
+
 /// SunSpec's register map: the marker "SunS" (0x5375 0x6E53) at one of three base addresses, then a chain of
 /// models, each `id, length` and `length` registers, ended by id 0xFFFF.
-public struct SunSpecChain: Codable, Sendable, Hashable {
+public struct SunSpecChain: Sendable, Hashable {
     /// The marker's two words.
     public static let marker: [UInt16] = [0x5375, 0x6E53]
     /// Where the marker may be, in the order a scan looks (40000 is the common one).
@@ -9,7 +11,7 @@ public struct SunSpecChain: Codable, Sendable, Hashable {
     public static let maxModels = 128
 
     /// One model of the chain.
-    public struct Model: Codable, Sendable, Hashable {
+    public struct Model: Sendable, Hashable {
         /// The model id (1 common, 103 three-phase inverter, 123 immediate controls, …).
         public var id: Int
         /// The address of its header (`id`, `length`); its points start 2 registers later.
@@ -75,4 +77,27 @@ public struct SunSpecChain: Codable, Sendable, Hashable {
 
     /// The models, without the end marker.
     public var realModels: [Model] { models.filter { $0.id != 0xFFFF } }
+}
+
+extension SunSpecChain: JSONRecord {
+    public static let placeholder = SunSpecChain(base: 0)
+
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("base", &r.base)
+        try f.field("cut", &r.cut)
+        try f.field("models", &r.models)
+    }
+}
+
+extension SunSpecChain.Model: JSONRecord {
+    public static let placeholder = SunSpecChain.Model(id: 0, address: 0, length: 0)
+
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("address", &r.address)
+        try f.field("id", &r.id)
+        try f.field("length", &r.length)
+        try f.field("words", &r.words)
+    }
 }

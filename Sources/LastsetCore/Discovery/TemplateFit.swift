@@ -1,7 +1,9 @@
+import LastsetFormats
+
 /// Whether a page's latest archived template would pass its identity check on a device a scan found: the identity
 /// registers hold what the template's source held, and the FC43 objects equal it or match their pattern — the
 /// same comparisons a replay makes (`RecordedValue.isHeld`, `IdentityObject.check`).
-public struct TemplateFit: Codable, Sendable, Hashable {
+public struct TemplateFit: Sendable, Hashable {
     /// The page.
     public var pageId: String
     /// The version compared (nil: the page has no template).
@@ -48,5 +50,17 @@ public struct TemplateFit: Codable, Sendable, Hashable {
         }
         return TemplateFit(
             pageId: page.id, versionId: template.versionId.id, fits: checks.allSatisfy(\.matches), checks: checks)
+    }
+}
+
+extension TemplateFit: JSONRecord {
+    public static let placeholder = TemplateFit(pageId: "", versionId: nil, fits: false, checks: [])
+
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("checks", &r.checks)
+        try f.field("fits", &r.fits)
+        try f.field("pageId", &r.pageId)
+        try f.field("versionId", &r.versionId)
     }
 }

@@ -63,9 +63,10 @@ public struct FleetPageDefinition: Codable, Sendable, Hashable {
         return ("sha256:" + parts[0], parts[1])
     }
 
-    /// The file's bytes: one line of JSON, keys sorted.
-    public func encoded() -> Data {
-        var data = (try? APICoding.encoder().encode(self)) ?? Data()
+    /// The file's bytes: one line of JSON, keys sorted. Throws what the encoder throws: an empty file is never written
+    /// in its place.
+    public func encoded() throws -> Data {
+        var data = try APICoding.encoder().encode(self)
         data.append(0x0A)
         return data
     }
@@ -77,9 +78,20 @@ public struct FleetPageDefinition: Codable, Sendable, Hashable {
         guard let named = parse(fileName: fileName) else {
             return .failure(FleetRefusal(path: path, rule: .name, reason: "not the name of a page definition (<hash>@<host>.json)"))
         }
-        guard let file = try? APICoding.decoder().decode(FleetPageDefinition.self, from: data), file.format == formatName
-        else {
-            return .failure(FleetRefusal(path: path, rule: .content, reason: "not a page definition (\(formatName))"))
+        let file: FleetPageDefinition
+        do {
+            file = try APICoding.decoder().decode(FleetPageDefinition.self, from: data)
+        } catch {
+            return .failure(
+                FleetRefusal(
+                    path: path, rule: .content,
+                    reason: "not a page definition (\(formatName)): \(APICoding.describe(error))"))
+        }
+        guard file.format == formatName else {
+            return .failure(
+                FleetRefusal(
+                    path: path, rule: .content,
+                    reason: "not a page definition (\(formatName)): its format is \"\(file.format)\""))
         }
         let actual = file.definition.hash(unsetStyle: file.definition.unsetStyle)
         guard file.definition.id == pageId, file.host == named.host, file.pageHash == named.pageHash, actual == file.pageHash

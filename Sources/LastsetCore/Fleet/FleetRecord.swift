@@ -98,9 +98,11 @@ public struct FleetRecord: Codable, Sendable, Hashable {
     /// Its path in the repository.
     public var path: String { "\(Self.folder)/\(pageId)/\(name.fileName)" }
 
-    /// The file's bytes: one line of JSON, keys sorted.
-    public func encoded() -> Data {
-        var data = (try? APICoding.encoder().encode(self)) ?? Data()
+    /// The file's bytes: one line of JSON, keys sorted. Throws what the encoder throws: an empty file is never written
+    /// in its place. (Written by `JSONEncoder`, not `JSONWriter`: a repair compares the hub's copy byte for byte with
+    /// these bytes, so they stay the ones every record file was written with.)
+    public func encoded() throws -> Data {
+        var data = try APICoding.encoder().encode(self)
         data.append(0x0A)
         return data
     }
@@ -108,8 +110,17 @@ public struct FleetRecord: Codable, Sendable, Hashable {
     /// Reads a record file and checks it is the record its path names (`history/<page>/<name>`).
     public static func decode(_ data: Data, pageId: String, fileName: String) -> Result<FleetRecord, FleetRefusal> {
         let path = "\(folder)/\(pageId)/\(fileName)"
-        guard let record = try? APICoding.decoder().decode(FleetRecord.self, from: data), record.format == formatName else {
-            return .failure(FleetRefusal(path: path, rule: .content, reason: "not a fleet record (\(formatName))"))
+        let record: FleetRecord
+        do {
+            record = try APICoding.decoder().decode(FleetRecord.self, from: data)
+        } catch {
+            return .failure(
+                FleetRefusal(path: path, rule: .content, reason: "not a fleet record (\(formatName)): \(APICoding.describe(error))"))
+        }
+        guard record.format == formatName else {
+            return .failure(
+                FleetRefusal(
+                    path: path, rule: .content, reason: "not a fleet record (\(formatName)): its format is \"\(record.format)\""))
         }
         guard record.pageId == pageId, record.name.fileName == fileName else {
             return .failure(

@@ -1,6 +1,8 @@
+import LastsetFormats
+
 /// What a device says it supports in its FC43/14 answers: the highest category it streams, and whether it also
 /// answers a request for one object (individual access, the 0x80 bit).
-public struct ConformityLevel: Codable, Sendable, Hashable, CustomStringConvertible {
+public struct ConformityLevel: Sendable, Hashable, CustomStringConvertible {
     /// The highest category the device streams.
     public var category: IdentificationCategory
     /// Whether it answers Read Device ID code 04 (one object at a time).
@@ -23,4 +25,14 @@ public struct ConformityLevel: Codable, Sendable, Hashable, CustomStringConverti
 
     /// `extended, individual access` or `basic`.
     public var description: String { category.description + (individualAccess ? ", individual access" : "") }
+}
+
+extension ConformityLevel: JSONRecord {
+    public static let placeholder = ConformityLevel(category: .basic, individualAccess: false)
+
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("category", &r.category)
+        try f.field("individualAccess", &r.individualAccess)
+    }
 }

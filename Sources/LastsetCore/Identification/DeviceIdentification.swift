@@ -1,6 +1,8 @@
+import LastsetFormats
+
 /// What a device told about itself through FC43/14 (Read Device Identification): its conformity level and every
 /// object it streamed, in id order.
-public struct DeviceIdentification: Sendable, Hashable, Codable {
+public struct DeviceIdentification: Sendable, Hashable {
     /// What the device says it supports.
     public var conformity: ConformityLevel
     /// Every object read, in increasing id order (each once).
@@ -26,4 +28,14 @@ public struct DeviceIdentification: Sendable, Hashable, Codable {
     public var regularObjects: [IdentificationObject] { objects.filter { $0.id.category == .regular } }
     /// Extended (private) objects (0x80–0xFF).
     public var extendedObjects: [IdentificationObject] { objects.filter { $0.id.category == .extended } }
+}
+
+extension DeviceIdentification: JSONRecord {
+    public static let placeholder = DeviceIdentification(conformity: .placeholder, objects: [])
+
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("conformity", &r.conformity)
+        try f.field("objects", &r.objects)
+    }
 }

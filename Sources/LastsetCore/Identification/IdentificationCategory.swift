@@ -1,3 +1,5 @@
+import LastsetFormats
+
 /// The Read Device ID code of an FC43/14 request: a stream of one category's objects, or one object.
 public enum IdentificationCategory: UInt8, Codable, Sendable, Hashable, Comparable, CustomStringConvertible {
     /// 01: the basic objects (VendorName, ProductCode, MajorMinorRevision), which every device that has FC43 holds.
@@ -34,4 +36,10 @@ public enum IdentificationCategory: UInt8, Codable, Sendable, Hashable, Comparab
 
     /// Ordered by what they hold (basic < regular < extended).
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}
+
+extension IdentificationCategory: JSONFieldValue {
+    /// Its name, as `encode(to:)` writes it.
+    @inlinable
+    public func write(to w: inout JSONWriter) { w.string(description) }
 }

@@ -1,6 +1,8 @@
+import LastsetFormats
+
 /// One object of a device's identification as it answered it: the id and its bytes (the specification says
 /// ASCII text; a private object may hold anything).
-public struct IdentificationObject: Sendable, Hashable, Codable {
+public struct IdentificationObject: Sendable, Hashable {
     /// Which object.
     public var id: IdentificationObjectId
     /// Its value, byte for byte (at most 249 bytes: one answer's room).
@@ -23,26 +25,40 @@ public struct IdentificationObject: Sendable, Hashable, Codable {
 
     /// The text, or `0x…` hex when it is not text.
     public var shown: String { text ?? "0x" + hex }
+}
 
-    private enum CodingKeys: String, CodingKey { case id, objectId, text, hex }
+extension IdentificationObject: JSONRecord {
+    public static let placeholder = IdentificationObject(id: .vendorName, value: [])
 
-    /// `{"id":"ProductCode","objectId":1,"text":"PRS-200","hex":"5052532D323030"}` (`text` only when it is text).
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(id.rawValue, forKey: .objectId)
-        try c.encodeIfPresent(text, forKey: .text)
-        try c.encode(hex, forKey: .hex)
+    /// `{"hex":"5052532D323030","id":"ProductCode","objectId":1,"text":"PRS-200"}` (`text` only when it is text).
+    /// Decoded from the id's number and the hex: `id` and `text` are derived from them, read and set aside.
+    @inlinable
+    public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
+        try f.field("hex", &r.value, as: HexBytes.self)
+        var name = r.id.name
+        try f.field("id", &name, absent: name)
+        try f.field("objectId", &r.id, as: ObjectNumber.self)
+        var text = r.text
+        try f.field("text", &text)
     }
 
-    /// Decoded from the API's form: the id and the hex (the text is derived from the bytes).
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        id = IdentificationObjectId(rawValue: try c.decode(UInt8.self, forKey: .objectId))
-        let hex = try c.decode(String.self, forKey: .hex)
-        guard let bytes = [UInt8](hexString: hex) else {
-            throw DecodingError.dataCorruptedError(forKey: .hex, in: c, debugDescription: "not hex: \"\(hex)\"")
+    /// An object's bytes as upper-case hex.
+    public enum HexBytes: JSONFieldCodec {
+        public static func form(_ value: [UInt8]) -> String { value.hexString }
+
+        public static func value(_ form: String) throws(JSONFieldProblem) -> [UInt8] {
+            guard let bytes = [UInt8](hexString: form) else { throw JSONFieldProblem("not hex: \"\(form)\"") }
+            return bytes
         }
-        value = bytes
+    }
+
+    /// An object's id as its number (0-255).
+    public enum ObjectNumber: JSONFieldCodec {
+        public static func form(_ value: IdentificationObjectId) -> Int { Int(value.rawValue) }
+
+        public static func value(_ form: Int) throws(JSONFieldProblem) -> IdentificationObjectId {
+            guard let number = UInt8(exactly: form) else { throw JSONFieldProblem("object id \(form) is not 0-255") }
+            return IdentificationObjectId(rawValue: number)
+        }
     }
 }

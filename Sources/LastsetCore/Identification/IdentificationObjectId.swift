@@ -1,3 +1,5 @@
+import LastsetFormats
+
 /// One object of Modbus Read Device Identification (FC43/14): 0x00–0x06 are the standard objects (basic
 /// 0x00–0x02, regular 0x03–0x06), 0x07–0x7F are reserved, 0x80–0xFF are the vendor's private (extended) objects.
 public struct IdentificationObjectId: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
@@ -86,4 +88,10 @@ extension String {
     fileprivate func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
+}
+
+extension IdentificationObjectId: JSONFieldValue {
+    /// Its name, as `encode(to:)` writes it.
+    @inlinable
+    public func write(to w: inout JSONWriter) { w.string(name) }
 }

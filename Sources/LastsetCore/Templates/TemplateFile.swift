@@ -99,7 +99,7 @@ public enum TemplateFile {
         do {
             template = try APICoding.decoder().decode(Template.self, from: parts.template)
         } catch {
-            throw TemplateFileError(reason: "checksum matches but the template does not decode: \(describe(error))")
+            throw TemplateFileError(reason: "checksum matches but the template does not decode: \(APICoding.describe(error))")
         }
         guard template.schemaVersion == Template.currentSchemaVersion else {
             throw TemplateFileError(reason: "schema version \(template.schemaVersion) is not supported")
@@ -120,18 +120,7 @@ public enum TemplateFile {
         do {
             return try APICoding.decoder().decode(Summary.self, from: parts.summary)
         } catch {
-            throw TemplateFileError(reason: "unreadable summary: \(describe(error))")
-        }
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        guard let e = error as? DecodingError else { return String(describing: error) }
-        switch e {
-        case .dataCorrupted(let c), .keyNotFound(_, let c), .typeMismatch(_, let c), .valueNotFound(_, let c):
-            let path = c.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return (path.isEmpty ? "" : "at \(path): ") + c.debugDescription
-        @unknown default:
-            return String(describing: e)
+            throw TemplateFileError(reason: "unreadable summary: \(APICoding.describe(error))")
         }
     }
 }

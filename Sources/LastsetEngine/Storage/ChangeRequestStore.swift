@@ -67,7 +67,8 @@ public actor ChangeRequestStore {
     /// Files a request (committed before it is listed).
     public func add(_ request: ChangeRequest, at time: Date = Date()) async throws(StorageError) {
         let closed = requests.filter(\.state.isClosed)
-        let drop = closed.count >= Self.keptClosed ? closed.prefix(closed.count - Self.keptClosed + 1).map(\.id) : []
+        // The newest `keptClosed` closed requests stay; the request filed is open, so it does not count.
+        let drop = closed.count > Self.keptClosed ? closed.prefix(closed.count - Self.keptClosed).map(\.id) : []
         let bytes = try Self.json(request, database)
         do {
             try await database.write { c in

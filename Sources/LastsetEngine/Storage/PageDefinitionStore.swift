@@ -50,7 +50,15 @@ public struct PageDefinitionStore: Sendable {
     /// Keeps `taken` (replacing a definition taken before for its page), durably.
     public func save(_ taken: TakenPageDefinition) throws(StorageError) {
         guard let folder = try folder(create: true) else { return }
-        var data = (try? APICoding.encoder(pretty: true).encode(taken)) ?? Data()
+        var data: Data
+        do {
+            data = try APICoding.encoder(pretty: true).encode(taken)
+        } catch {
+            // Never an empty file in its place: the page would read as unreadable at the next start.
+            throw StorageError(
+                operation: "encode the taken page definition", path: folder.path + "/" + taken.definition.definition.id + ".json",
+                errno: EINVAL, detail: "\(error)")
+        }
         data.append(0x0A)
         try folder.writeFile(taken.definition.definition.id + ".json", data)
     }

@@ -1,7 +1,7 @@
 import Foundation
 import LastsetCore
 
-/// `lastset export PAGE [--version N] [--format template|ios-archive] [--output FILE]`: the template file,
+/// `lastset export PAGE [--version N] [--format template|ios-archive] [--output FILE [--force]]`: the template file,
 /// byte for byte, or the legacy iOS app's archive of it.
 struct Export: Command {
     /// The command's shape.
@@ -10,8 +10,9 @@ struct Export: Command {
         arguments: [.init(name: "PAGE", help: "Page id, e.g. heating")],
         options: [
             .value("--version", "N", "Template version: N, or HOST-N in a fleet (default: the latest)"),
-            .value("--output", "FILE", "Write to FILE (replaced atomically) instead of stdout"),
+            .value("--output", "FILE", "Write to FILE instead of stdout (FILE must not exist unless --force)"),
             .value("--format", "FORMAT", "template (default) or ios-archive (the legacy iOS app's NSKeyedArchiver file)"),
+            .flag("--force", "Replace FILE when it exists (a regular file; never a link)"),
         ])
 
     /// The page.
@@ -22,12 +23,15 @@ struct Export: Command {
     let output: String?
     /// `--format`: true for ios-archive.
     let iosArchive: Bool
+    /// `--force`: an existing FILE may be replaced.
+    let force: Bool
 
-    /// Takes PAGE, --version and --output.
+    /// Takes PAGE, --version, --output, --format and --force.
     init(_ arguments: ParsedArguments) throws(UsageError) {
         pageId = arguments.argument("PAGE")
         version = try arguments.templateVersion("--version")
         output = arguments.value("--output")
+        force = arguments.flag("--force")
         switch arguments.value("--format") {
         case nil, "template"?: iosArchive = false
         case "ios-archive"?: iosArchive = true
@@ -36,27 +40,27 @@ struct Export: Command {
         }
     }
 
-    /// The page id must be a safe name; --output must not be empty.
+    /// The page id must be a safe name; --output must not be empty; --force only with --output.
     func validate() throws(UsageError) {
         _ = try ArgumentCheck.pageId(pageId, Self.spec)
         if output?.isEmpty == true { throw UsageError("--output needs a file name", command: Self.spec) }
+        if force && output == nil { throw UsageError("--force replaces the --output FILE: give one", command: Self.spec) }
     }
 
-    /// Writes the file's bytes to stdout or to --output.
+    /// Writes the file's bytes to stdout or to --output: a new file, or with --force a replaced one (`OutputFile`:
+    /// never through a link, complete or not at all). FILE is checked before the daemon is asked.
     func run(_ context: CommandContext) throws(CLIError) -> ExitCode {
+        let file = output.map { OutputFile($0, force: force, what: iosArchive ? "template archive" : "template file") }
+        try file?.check()
         let path =
             "/v1/pages/\(DaemonAPI.escape(pageId))/templates/\(version.map(\.description) ?? "latest")/file"
             + (iosArchive ? "?format=ios-archive" : "")
         let bytes = try context.api.send("GET", path).body
-        guard let output else {
+        guard let output, let file else {
             context.console.outBytes(bytes)
             return .success
         }
-        do {
-            try Data(bytes).write(to: URL(fileURLWithPath: output), options: .atomic)
-        } catch {
-            throw CLIError("cannot write \"\(output)\": \(error.localizedDescription)")
-        }
+        try file.write(bytes, readable: true)
         let version = (try? TemplateFile.decode(Data(bytes))).map { " version \($0.version)" } ?? ""
         let what = iosArchive ? " as an iOS archive" : ""
         context.console.out("exported \(pageId)\(version)\(what) to \(output) (\(bytes.count) bytes)")
