@@ -320,6 +320,8 @@ enum TextView {
             }
         }
         lines.append("requests \(report.requests), write frames \(report.writeFrames)")
+        // The id `lastset certificate` and `lastset audit --job` take (not the id of the daemon's running job).
+        if let job = report.auditJob { lines.append("audit job \(job)") }
         return lines
     }
 

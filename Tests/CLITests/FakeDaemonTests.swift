@@ -175,12 +175,15 @@ final class FakeDaemonTests: XCTestCase {
     }
 
     func testApplyPollsUntilFinishedAndSucceeds() throws {
+        // The audit job id (what `lastset certificate` takes) is printed last; the running job's id (j1) is not it.
+        var replay = Fixtures.replaySucceeded
+        replay.auditJob = "20EBC926-1F0B-4C55-9D3E-6A7B8C9D0E1F"
         let daemon = try FakeDaemon(routes: [
             "POST /v1/pages/heating/apply": [FakeDaemon.json(Fixtures.job(), status: 202)],
             "GET /v1/jobs/j1": [
                 FakeDaemon.json(Fixtures.job(progress: JobProgress(phase: .writing, done: 1, total: 3))),
                 FakeDaemon.json(Fixtures.job(progress: JobProgress(phase: .verifying, done: 3, total: 3))),
-                FakeDaemon.json(Fixtures.job(finished: true, replay: Fixtures.replaySucceeded)),
+                FakeDaemon.json(Fixtures.job(finished: true, replay: replay)),
             ],
         ])
         let result = try daemon.cli(["apply", "heating", "--to", "press-2", "--version", "3"])
@@ -200,6 +203,7 @@ final class FakeDaemonTests: XCTestCase {
             heating.label         110  verified  "L4"      "L4"
             verified 3 / mismatch 0 / rejected 0 / failed 0 / not attempted 0
             requests 6, write frames 4
+            audit job 20EBC926-1F0B-4C55-9D3E-6A7B8C9D0E1F
 
             """)
         XCTAssertEqual(

@@ -200,6 +200,48 @@ final class CertificateEndToEndTests: XCTestCase {
         }
     }
 
+    /// The id `lastset apply` prints is the audit job id `lastset certificate` takes (it printed none before: the
+    /// job was looked up in `lastset audit`); `--json` carries it as the report's `auditJob`; a dry run has none.
+    func testTheJobIdApplyPrintsMakesTheCertificate() throws {
+        let a = try pymodbusPeer(Self.reference)
+        let b = try pymodbusPeer(Self.blank)
+        let daemon = try DaemonHarness(config: Self.config(a: a.port!, b: b.port!))
+        XCTAssertEqual(try daemon.cli(["capture", "heating", "--from", "press-a"]).status, 0)
+        let dryRun = try daemon.cli(["apply", "heating", "--to", "press-b", "--dry-run"])
+        XCTAssertEqual(dryRun.status, 0, dryRun.stderr)
+        XCTAssertFalse(dryRun.stdout.contains("audit job"), dryRun.stdout)
+
+        let apply = try daemon.cli(["apply", "heating", "--to", "press-b"])
+        XCTAssertEqual(apply.status, 0, apply.stdout + apply.stderr)
+        let printed = apply.stdout.split(separator: "\n").compactMap { line -> String? in
+            line.hasPrefix("audit job ") ? String(line.dropFirst("audit job ".count)) : nil
+        }
+        XCTAssertEqual(printed.count, 1, apply.stdout)
+        let job = try XCTUnwrap(printed.first)
+        let audit = try daemon.decode(AuditPage.self, try daemon.api("GET", "/v1/audit?kind=replay&device=press-b"))
+        XCTAssertEqual(audit.records.compactMap(\.job), [job], "the replay's record carries the printed id")
+
+        let cli = try daemon.cli(["certificate", job, "--output", dir.path])
+        XCTAssertEqual(cli.status, 0, cli.stdout + cli.stderr)
+        XCTAssertTrue(cli.stdout.contains("Complete: every register written and read back equal (4 of 4)."), cli.stdout)
+        let page = try String(contentsOf: dir.appendingPathComponent(CertificateFormat.html.fileName(job: job)), encoding: .utf8)
+        XCTAssertTrue(page.contains(job), "the certificate names the job")
+        // What it certifies is what the machine holds, read apart from Lastset: every row's value now is mbpoll's.
+        let rows = try htmlRows(page)
+        XCTAssertEqual(rows.map { $0[0] }, Self.registers.map(\.id))
+        for (row, register) in zip(rows, Self.registers) { XCTAssertEqual(row[4], try mbpoll(b.port!, register), register.id) }
+
+        // --json: the finished job's report carries it; the running job's id is another.
+        let again = try daemon.cli(["--json", "apply", "heating", "--to", "press-b"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        let finished = try APICoding.decoder().decode(JobInfo.self, from: Data(again.stdout.utf8))
+        let second = try XCTUnwrap(finished.replay?.auditJob)
+        XCTAssertNotEqual(second, job)
+        XCTAssertNotEqual(second, finished.id)
+        let last = try daemon.decode(AuditPage.self, try daemon.api("GET", "/v1/audit?kind=replay&device=press-b&limit=1"))
+        XCTAssertEqual(last.records.last?.job, second)
+    }
+
     func testAFailedReplaysCertificateSaysWhatDidNotTake() throws {
         let a = try pymodbusPeer(Self.reference)
         // press-b clamps 120 to 100: the second window's verification finds 100, not 500, and the replay stops.

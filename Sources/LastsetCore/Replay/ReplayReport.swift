@@ -38,6 +38,9 @@ public struct ReplayReport: Sendable, Hashable {
     public var changedLater: [String] = []
     /// The plan's `ChangeHash` (a change request's dry run, and its apply; nil otherwise).
     public var changeHash: String?
+    /// The job id of the audit records this replay made (its intent and outcome): what `lastset certificate JOB` and
+    /// `lastset audit --job` take. Nil when it made none: a dry run, or a replay refused before its intent.
+    public var auditJob: String?
 
     /// Count of registers with a status.
     public func count(_ status: RegisterStatus) -> Int { registers.filter { $0.status == status }.count }
@@ -88,6 +91,7 @@ extension ReplayReport: JSONRecord {
     @inlinable
     public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
         try f.field("afterWrite", &r.afterWrite)
+        try f.field("auditJob", &r.auditJob)
         try f.field("beforeWrite", &r.beforeWrite)
         try f.field("changeHash", &r.changeHash)
         try f.field("changedLater", &r.changedLater)

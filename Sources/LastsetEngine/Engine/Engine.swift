@@ -123,6 +123,8 @@ public struct Engine: Sendable {
         var record = Self.outcomeRecord(
             report, ledger, page: page, template: template, target: target, options: options, who: who, job: job)
         signature?.sign(&record)
+        // The id the records carry, so that the report names them (`lastset certificate` takes it).
+        report.auditJob = record.job
         // What the outcome does to the page's recorded state, decided from the outcome record itself, as the
         // rebuild from the audit log decides it.
         let effect = ReplayOutcome(record: record).map(ReplayPageEffect.of) ?? .keep
