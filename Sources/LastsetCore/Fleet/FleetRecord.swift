@@ -115,7 +115,8 @@ public struct FleetRecord: Codable, Sendable, Hashable {
             record = try APICoding.decoder().decode(FleetRecord.self, from: data)
         } catch {
             return .failure(
-                FleetRefusal(path: path, rule: .content, reason: "not a fleet record (\(formatName)): \(APICoding.describe(error))"))
+                FleetRefusal(
+                    path: path, rule: .content, reason: "not a fleet record (\(formatName)): \(APICoding.describe(error))"))
         }
         guard record.format == formatName else {
             return .failure(
