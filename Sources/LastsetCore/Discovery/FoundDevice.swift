@@ -52,8 +52,10 @@ public struct FoundDevice: Sendable, Hashable {
 }
 
 extension FoundDevice: JSONRecord {
+    /// What decoding starts from.
     public static let placeholder = FoundDevice(endpoint: "", unit: 0, answered: "")
 
+    /// The fields, in key order.
     @inlinable
     public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
         try f.field("answered", &r.answered)

@@ -51,6 +51,7 @@ public struct ScanSweep: Sendable, Hashable {
 }
 
 extension ScanReport: JSONRecord {
+    /// What decoding starts from.
     public static let placeholder = ScanReport(endpoint: "", units: [], timeoutMs: 0)
 
     /// Its one declaration, inside a scan job's body (it was encoded apart with `try?`, `null` in its place on a
@@ -66,8 +67,10 @@ extension ScanReport: JSONRecord {
 }
 
 extension ScanSweep: JSONRecord {
+    /// What decoding starts from.
     public static let placeholder = ScanSweep(baud: nil, found: [], probes: 0, requests: 0, seconds: 0)
 
+    /// The fields, in key order.
     @inlinable
     public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
         try f.field("baud", &r.baud)

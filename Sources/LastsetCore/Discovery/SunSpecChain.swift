@@ -80,8 +80,10 @@ public struct SunSpecChain: Sendable, Hashable {
 }
 
 extension SunSpecChain: JSONRecord {
+    /// What decoding starts from.
     public static let placeholder = SunSpecChain(base: 0)
 
+    /// The fields, in key order.
     @inlinable
     public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
         try f.field("base", &r.base)
@@ -91,8 +93,10 @@ extension SunSpecChain: JSONRecord {
 }
 
 extension SunSpecChain.Model: JSONRecord {
+    /// What decoding starts from.
     public static let placeholder = SunSpecChain.Model(id: 0, address: 0, length: 0)
 
+    /// The fields, in key order.
     @inlinable
     public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
         try f.field("address", &r.address)

@@ -54,8 +54,10 @@ public struct TemplateFit: Sendable, Hashable {
 }
 
 extension TemplateFit: JSONRecord {
+    /// What decoding starts from.
     public static let placeholder = TemplateFit(pageId: "", versionId: nil, fits: false, checks: [])
 
+    /// The fields, in key order.
     @inlinable
     public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
         try f.field("checks", &r.checks)

@@ -28,8 +28,10 @@ public struct ConformityLevel: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension ConformityLevel: JSONRecord {
+    /// What decoding starts from.
     public static let placeholder = ConformityLevel(category: .basic, individualAccess: false)
 
+    /// The fields, in key order.
     @inlinable
     public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
         try f.field("category", &r.category)

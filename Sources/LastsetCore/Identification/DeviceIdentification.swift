@@ -31,8 +31,10 @@ public struct DeviceIdentification: Sendable, Hashable {
 }
 
 extension DeviceIdentification: JSONRecord {
+    /// What decoding starts from.
     public static let placeholder = DeviceIdentification(conformity: .placeholder, objects: [])
 
+    /// The fields, in key order.
     @inlinable
     public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
         try f.field("conformity", &r.conformity)

@@ -28,6 +28,7 @@ public struct IdentificationObject: Sendable, Hashable {
 }
 
 extension IdentificationObject: JSONRecord {
+    /// What decoding starts from.
     public static let placeholder = IdentificationObject(id: .vendorName, value: [])
 
     /// `{"hex":"5052532D323030","id":"ProductCode","objectId":1,"text":"PRS-200"}` (`text` only when it is text).
@@ -44,8 +45,10 @@ extension IdentificationObject: JSONRecord {
 
     /// An object's bytes as upper-case hex.
     public enum HexBytes: JSONFieldCodec {
+        /// The written form.
         public static func form(_ value: [UInt8]) -> String { value.hexString }
 
+        /// The value of a written form; refused with the bad value quoted.
         public static func value(_ form: String) throws(JSONFieldProblem) -> [UInt8] {
             guard let bytes = [UInt8](hexString: form) else { throw JSONFieldProblem("not hex: \"\(form)\"") }
             return bytes
@@ -54,8 +57,10 @@ extension IdentificationObject: JSONRecord {
 
     /// An object's id as its number (0-255).
     public enum ObjectNumber: JSONFieldCodec {
+        /// The written form.
         public static func form(_ value: IdentificationObjectId) -> Int { Int(value.rawValue) }
 
+        /// The value of a written form; refused with the bad value quoted.
         public static func value(_ form: Int) throws(JSONFieldProblem) -> IdentificationObjectId {
             guard let number = UInt8(exactly: form) else { throw JSONFieldProblem("object id \(form) is not 0-255") }
             return IdentificationObjectId(rawValue: number)
