@@ -98,7 +98,7 @@ const statusClass = {
   differs: 'warn', notAttempted: 'muted', warning: 'warn', reachable: 'ok', unreachable: 'bad', match: 'ok',
   mismatch: 'bad', rejected: 'bad', failed: 'bad', refused: 'bad', false: 'bad',
   conforms: 'ok', latest: 'ok', drifted: 'bad', older: 'warn', unverified: 'warn', inDoubt: 'bad',
-  noTemplate: 'bad', neverApplied: 'muted', partiallyWritten: 'bad',
+  noTemplate: 'bad', neverApplied: 'muted', partiallyWritten: 'bad', nothingToRestore: 'muted',
 };
 
 /** Words for a status name: "notAttempted" → "not attempted"; unknown statuses keep their own name. */

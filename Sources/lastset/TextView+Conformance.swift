@@ -103,7 +103,8 @@ extension TextView {
         ]
         var table = Table([.init("PAGE"), .init("VERSION"), .init("RESULT"), .init("DETAIL")])
         for p in r.pages {
-            let detail = p.error ?? p.report?.reason ?? p.report?.stoppedAt.map { "stopped \($0)" } ?? "-"
+            let detail =
+                p.error ?? p.report?.reason ?? p.report?.stoppedAt.map { "stopped \($0)" } ?? p.restore?.explanation ?? "-"
             table.append([p.pageId, p.versionId.map { "v\($0)" } ?? "-", p.status.rawValue, detail])
         }
         lines += table.lines

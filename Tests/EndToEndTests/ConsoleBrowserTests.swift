@@ -91,6 +91,7 @@ final class ConsoleBrowserTests: XCTestCase {
         env["LASTSET_OPERATOR_NAME"] = "olga"
         env["LASTSET_PRESS_B_ENDPOINT"] = "tcp://127.0.0.1:\(pressB.port!)"
         env["LASTSET_PRESS_C_ENDPOINT"] = "tcp://127.0.0.1:\(pressC.port!)"
+        env["LASTSET_PRESS_A_ENDPOINT"] = "tcp://127.0.0.1:\(pressA.port!)"
         env["LASTSET_SCREENSHOTS"] = shots
         env["SE_OFFLINE"] = "true"
         python.environment = env
@@ -115,11 +116,18 @@ final class ConsoleBrowserTests: XCTestCase {
             let words = try Mbpoll.readHolding(port: pressB.port!, unit: 1, address: entry.address, count: entry.length)
             XCTAssertEqual(words, entry.words, "press-b \(entry.registerId) at \(entry.address)")
         }
-        // The whole-machine apply wrote every page of press-c: mbpoll finds each page's latest template there.
+        // The whole-machine apply wrote every page of press-c, and the banner's restore each page's version last
+        // verified there: mbpoll finds that version on press-c — for motion not the latest (test_9b captured a later
+        // one from press-a, never applied to press-c).
+        let pressCStatus = try daemon.decode(DeviceStatus.self, try daemon.api("GET", "/v1/devices/press-c"))
+        let latestMotion = try daemon.decode(Template.self, try daemon.api("GET", "/v1/pages/motion/templates/latest"))
+        XCTAssertNotEqual(pressCStatus.applied?["motion"]?.versionId, latestMotion.versionId.id)
         for pageId in ["heating", "motion"] {
-            let latest = try daemon.decode(Template.self, try daemon.api("GET", "/v1/pages/\(pageId)/templates/latest"))
-            XCTAssertFalse(latest.entries.isEmpty, pageId)
-            for entry in latest.entries {
+            let versionId = try XCTUnwrap(pressCStatus.applied?[pageId]?.versionId, pageId)
+            let applied = try daemon.decode(
+                Template.self, try daemon.api("GET", "/v1/pages/\(pageId)/templates/\(versionId)"))
+            XCTAssertFalse(applied.entries.isEmpty, pageId)
+            for entry in applied.entries {
                 let words = try Mbpoll.readHolding(port: pressC.port!, unit: 1, address: entry.address, count: entry.length)
                 XCTAssertEqual(words, entry.words, "press-c \(entry.registerId) at \(entry.address)")
             }

@@ -301,6 +301,139 @@ final class ReplacementEndToEndTests: XCTestCase {
         XCTAssertEqual(follower.process.terminationStatus, 0, follower.stderr)
     }
 
+    /// A page's declared reset marker (`resetMarker`): the press restarted at its factory values (mode 1, setpoint
+    /// 100 — real values, not "not set") is told from a local change by the marker alone. With the marker register
+    /// still 1 the same values are a change elsewhere and nothing is written; with it 0 (the press's own word that it
+    /// was reset) the page is at factory values and restored under `restore`, read back with mbpoll.
+    func testAResetMarkerAloneTellsAFactoryResetAndItIsRestored() throws {
+        let values: [Int: [UInt16]] = [100: [2], 101: [215], 102: [1]]
+        let a = try press(serial: 123_456, values: values)
+        let port = a.port!
+        let config = Self.config(port: port, policy: "restore", objects: false)
+            .replacingOccurrences(
+                of: #"{ registerId: "heating.setpoint", address: 101, type: "s16" },"#,
+                with: """
+                    { registerId: "heating.setpoint", address: 101, type: "s16" },
+                    { registerId: "heating.configured", address: 102, type: "u16", access: "ro" },
+                    """)
+            .replacingOccurrences(
+                of: #"{ id: "heating", identity"#,
+                with: #"{ id: "heating", resetMarker: { registerId: "heating.configured", value: 0 }, identity"#)
+        XCTAssertTrue(config.contains("resetMarker") && config.contains("heating.configured"), config)
+        let daemon = try DaemonHarness(config: config)
+        try prepare(daemon)
+
+        // The factory's values with the marker still saying "configured": someone else's change, never restored.
+        let factory: [Int: [UInt16]] = [100: [1], 101: [100]]
+        var changed = factory
+        changed[102] = [1]
+        let b = try swap(a) { try press(port: port, serial: 123_456, values: changed) }
+        XCTAssertTrue(
+            daemon.stderrContains("machine press: changedElsewhere (heating: heating.mode, heating.setpoint)", timeout: 20),
+            daemon.stderr)
+        let polled = try b.arrivals().count
+        XCTAssertTrue(eventually(timeout: 10) { ((try? b.arrivals().count) ?? 0) >= polled + 6 })
+        XCTAssertEqual(try b.writes().count, 0)
+
+        // The same values, the marker 0: a factory reset by the marker alone, restored by the policy.
+        var reset = factory
+        reset[102] = [0]
+        let c = try swap(b) { try press(port: port, serial: 123_456, values: reset) }
+        XCTAssertTrue(daemon.stderrContains("machine press: factoryReset (heating)", timeout: 20), daemon.stderr)
+        XCTAssertTrue(
+            eventually(timeout: 20) { (try? Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 2)) == [2, 215] })
+        XCTAssertTrue(daemon.stderrContains("machine press: restored (heating succeeded)"), daemon.stderr)
+        XCTAssertEqual(try c.writes().map(\.values), [[2, 215]], "the page's registers only, v1's values")
+        XCTAssertEqual(try Mbpoll.readHolding(port: port, unit: 1, address: 102, count: 1), [0], "the marker is not written")
+        let jobs = try restoreJobs(daemon)
+        XCTAssertEqual(jobs.count, 1)
+        XCTAssertTrue(eventually(timeout: 10) { ((try? self.restoreJobs(daemon)) ?? []).first?.state == .finished })
+        XCTAssertEqual(try restoreJobs(daemon).first?.applyAll?.succeeded, true)
+        // The marker outlives the restore (this press never clears it): the page holds what was applied, so it is
+        // not at factory values again — more polls, no second restore, no more writes.
+        XCTAssertTrue(daemon.stderrContains("machine press: factoryReset resolved"), daemon.stderr)
+        let restored = try c.arrivals().count
+        XCTAssertTrue(eventually(timeout: 10) { ((try? c.arrivals().count) ?? 0) >= restored + 6 })
+        XCTAssertEqual(try c.writes().count, 1)
+        XCTAssertEqual(try restoreJobs(daemon).count, 1)
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
+    /// The operator's restore (the console banner's: `POST /v1/devices/{id}/apply` with `versions: "lastVerified"`)
+    /// writes what the policy's would: each page's version last verified on the device, not the latest. v1 is applied
+    /// and verified; v2 (a later capture, setpoint 230) is never applied to the press; a page never applied has
+    /// nothing to restore. The dry run says which version per page and why; the write carries v1; mbpoll reads it.
+    func testTheOperatorsRestoreWritesTheLastVerifiedVersionNotTheLatest() throws {
+        let a = try press(serial: 123_456, values: [100: [2], 101: [215]])
+        let port = a.port!
+        let config = Self.config(port: port, policy: "notify", objects: false)
+            .replacingOccurrences(of: #"pages: ["heating"]"#, with: #"pages: ["heating", "extra"]"#)
+            .replacingOccurrences(
+                of: "  ],\n}",
+                with: """
+                    { id: "extra", registers: [ { registerId: "extra.limit", address: 200, type: "u16" } ] },
+                  ],
+                }
+                """)
+        XCTAssertTrue(config.contains(#"id: "extra""#), config)
+        let daemon = try DaemonHarness(config: config)
+        try prepare(daemon)
+        // v2: a later capture (someone set 230 at the press), never applied to it by Lastset.
+        try Mbpoll.writeHolding(port: port, unit: 1, address: 101, values: [230])
+        let capture = try daemon.cli(["capture", "heating", "--from", "press"])
+        XCTAssertEqual(capture.status, 0, capture.stdout + capture.stderr)
+        let latest = try daemon.decode(Template.self, try daemon.api("GET", "/v1/pages/heating/templates/latest"))
+        XCTAssertEqual(latest.versionId.id, "2")
+
+        // A blank replacement: found (notify), nothing written by the policy.
+        let b = try swap(a) { try press(port: port, serial: 7, values: Self.blank) }
+        XCTAssertTrue(daemon.stderrContains("machine press: replaced (serial)", timeout: 20), daemon.stderr)
+        XCTAssertEqual(try b.writes().count, 0)
+
+        // The dry run: heating v1 (last verified), with why; extra has nothing to restore.
+        let dry = try daemon.decode(
+            JobInfo.self,
+            try daemon.api("POST", "/v1/devices/press/apply?wait=1", #"{"dryRun":true,"versions":"lastVerified"}"#))
+        let planned = try XCTUnwrap(dry.applyAll, dry.error ?? "no report")
+        XCTAssertEqual(planned.pages.map(\.pageId), ["heating", "extra"])
+        XCTAssertEqual(planned.pages.map(\.status), [.planned, .nothingToRestore])
+        XCTAssertEqual(planned.pages[0].versionId, "1")
+        XCTAssertEqual(planned.pages[0].restore?.reason, .lastVerified)
+        XCTAssertEqual(planned.pages[0].restore?.latestVersionId, "2")
+        XCTAssertTrue(
+            planned.pages[0].restore?.explanation.contains("the latest, v2, is not what press was last verified with")
+                ?? false, "\(planned.pages[0])")
+        XCTAssertEqual(planned.pages[1].restore?.reason, .neverVerified)
+        XCTAssertEqual(planned.pages[1].error, "nothing to restore: no version of extra was ever verified on press")
+        XCTAssertTrue(planned.succeeded)
+        // The same dry run without `versions` plans the latest (the plain whole-machine apply is unchanged).
+        let plain = try daemon.decode(
+            JobInfo.self, try daemon.api("POST", "/v1/devices/press/apply?wait=1", #"{"dryRun":true}"#))
+        XCTAssertEqual(plain.applyAll?.pages.first?.versionId, "2")
+        XCTAssertNil(plain.applyAll?.pages.first?.restore)
+        XCTAssertEqual(try b.writes().count, 0, "dry runs write nothing")
+
+        // The write, pinned to what the dry run showed: v1 written and verified; mbpoll reads v1's values.
+        let done = try daemon.decode(
+            JobInfo.self,
+            try daemon.api(
+                "POST", "/v1/devices/press/apply?wait=1",
+                #"{"versions":"lastVerified","expectVersions":{"heating":"1"}}"#))
+        let written = try XCTUnwrap(done.applyAll, done.error ?? "no report")
+        XCTAssertEqual(written.pages.map(\.status), [.succeeded, .nothingToRestore])
+        XCTAssertEqual(written.pages[0].versionId, "1")
+        XCTAssertEqual(try Mbpoll.readHolding(port: port, unit: 1, address: 100, count: 2), [2, 215])
+        XCTAssertEqual(try b.writes().map(\.values), [[2, 215]], "only heating's registers, v1's values")
+        let replay = try XCTUnwrap(daemon.auditRecords().last { $0.kind == .replay })
+        XCTAssertEqual(replay.templateVersionId, "1")
+        XCTAssertEqual(replay.result, .succeeded)
+        // A pin the choice no longer meets is refused before any frame.
+        let stale = try daemon.api(
+            "POST", "/v1/devices/press/apply?wait=1", #"{"versions":"lastVerified","expectVersions":{"heating":"2"}}"#)
+        XCTAssertEqual(stale.status, 409)
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
     /// Never while another job holds the machine: a capture asked for during the poll that finds the replacement holds
     /// the machine first; the restore waits (pending) and runs at the next poll after the capture.
     func testARestoreWaitsWhileAnotherJobHoldsTheMachine() throws {

@@ -52,9 +52,13 @@ final class ReconnectClassifierTests: XCTestCase {
                 [Self.page(["mode": [0xFFFF], "setpoint": [0x8000]])], .factoryReset(pages: ["heating"])
             ),
             (
-                "same, reset marker", Self.known, Self.fingerprint(),
-                [Self.page(["mode": [2], "setpoint": [215]], marker: true)],
+                "same, reset marker (factory values that are not \"not set\")", Self.known, Self.fingerprint(),
+                [Self.page(["mode": [1], "setpoint": [100]], marker: true)],
                 .factoryReset(pages: ["heating"])
+            ),
+            (
+                "same, reset marker outliving a restore (every value applied)", Self.known, Self.fingerprint(),
+                [Self.page(["mode": [2], "setpoint": [215]], marker: true)], .sameAndConforming
             ),
             (
                 "same, marker says no reset though values are unset", Self.known, Self.fingerprint(),

@@ -33,6 +33,7 @@ APPROVER_NAME = os.environ.get("LASTSET_APPROVER_NAME", "bea")
 OPERATOR_NAME = os.environ.get("LASTSET_OPERATOR_NAME", "olga")
 PRESS_B = os.environ["LASTSET_PRESS_B_ENDPOINT"]  # press-b's tcp://host:port, for an ad-hoc target
 PRESS_C = os.environ["LASTSET_PRESS_C_ENDPOINT"]  # press-c's tcp://host:port (blank, polled: apply all)
+PRESS_A = os.environ["LASTSET_PRESS_A_ENDPOINT"]  # press-a's tcp://host:port (configured; captured from)
 SHOTS = os.environ["LASTSET_SCREENSHOTS"]
 CHROMIUM = os.environ.get("LASTSET_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("LASTSET_CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -594,6 +595,16 @@ class Console(unittest.TestCase):
         # press-c (replacement "notify") lost its motion parameters: every register back at its "not set" value
         # (u16 0xFFFF; s32 0x7FFFFFFF, big-endian words), as a power loss would leave a drive without its EEPROM.
         # (test_6 applied both pages to press-c; it conforms since.)
+        # Meanwhile a later motion version is captured from press-a (accel 250): the latest, never applied to press-c.
+        # The restore writes what press-c was last verified with (test_6's version), as the replacement policy would.
+        status, before = api("GET", "/v1/devices/press-c")
+        self.assertEqual(status, 200, before)
+        verified = before["applied"]["motion"]["versionId"]
+        mbpoll_write(PRESS_A, address=301, value=250)
+        status, job = api("POST", "/v1/pages/motion/capture?wait=1", body={"device": "press-a"})
+        self.assertEqual(status, 200, job)
+        latest = job["capture"]["versionId"]
+        self.assertNotEqual(latest, verified)
         for address, value in ((300, 65535), (301, 65535), (302, 32767), (303, 65535)):
             mbpoll_write(PRESS_C, address=address, value=value)
         self.sign_in(OPERATOR)
@@ -610,12 +621,22 @@ class Console(unittest.TestCase):
                          [("heating", "planned"), ("motion", "planned")])
         self.assertEqual({r.get_attribute("data-status") for r in driver.find_elements(By.CSS_SELECTOR, "#all-diff-motion tbody tr")},
                          {"differs"})
+        # Which version per page and why: motion at the version last verified on press-c, not the latest.
+        self.assertEqual(driver.find_element(By.ID, "all-versions").get_attribute("value"), "lastVerified")
+        motion = driver.find_element(By.CSS_SELECTOR, "#all-dry-pages tr[data-page='motion']")
+        self.assertEqual(motion.get_attribute("data-version"), verified)
+        why = motion.find_element(By.CSS_SELECTOR, ".why")
+        self.assertEqual(why.get_attribute("data-reason"), "lastVerified")
+        self.assertIn(f"v{verified}: last verified on press-c", why.text)
+        self.assertIn(f"the latest, v{latest}, is not what press-c was last verified with", why.text)
         self.shot("restore-dry-run.png")
         self.visible("#apply-all-button").click()
         self.confirm()
         driver.find_element(By.ID, "confirm-ok").click()
         status = self.visible("#apply-all-status")
         self.assertEqual(status.get_attribute("data-status"), "succeeded", status.text)
+        motion = driver.find_element(By.CSS_SELECTOR, "#apply-all-pages tr[data-page='motion']")
+        self.assertEqual((motion.get_attribute("data-status"), motion.get_attribute("data-version")), ("succeeded", verified))
 
         # The next poll finds press-c holding what was applied: the finding is resolved, the banner gone.
         self.view("devices")

@@ -121,5 +121,5 @@ extension ApplyRequest {
 extension ApplyAllRequest {
     /// The keys of a whole-machine apply body; `dryRun` is exactly a boolean.
     public static let bodyShape = RequestBody.Shape(
-        keys: ["dryRun", "onError", "onPageFailure", "expectVersions", "reason"], booleans: ["dryRun"])
+        keys: ["dryRun", "onError", "onPageFailure", "expectVersions", "reason", "versions"], booleans: ["dryRun"])
 }

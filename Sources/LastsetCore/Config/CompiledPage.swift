@@ -19,6 +19,8 @@ public struct CompiledPage: Sendable {
     /// What the config layers over the template on the device this page was compiled for (its overrides, its
     /// group's) and every register's tolerance: `EffectiveValue` decides each value from it. Not part of the hash.
     public let layer: OverrideLayer
+    /// The page's declared reset marker, its value as words (nil: none).
+    public let resetMarker: CompiledResetMarker?
     private let index: [String: Int]
 
     /// Compiles a page. `style` is the device's convention, used when the page declares none; `layer` the
@@ -32,6 +34,7 @@ public struct CompiledPage: Sendable {
         layouts = definition.registers.map(RegisterLayout.init)
         unsets = registers.map(\.unset)
         index = Dictionary(definition.registers.enumerated().map { ($1.registerId, $0) }, uniquingKeysWith: { a, _ in a })
+        resetMarker = CompiledResetMarker(definition.resetMarker, on: definition)
         hash = definition.hash(unsetStyle: definition.unsetStyle == nil && style != .maximum ? style : definition.unsetStyle)
     }
 

@@ -268,7 +268,10 @@ struct ConfigChecker {
         guard
             let fields = object(
                 value, path,
-                keys: ["id", "title", "description", "identity", "beforeWrite", "afterWrite", "registers", "unsetStyle"])
+                keys: [
+                    "id", "title", "description", "identity", "beforeWrite", "afterWrite", "registers", "unsetStyle",
+                    "resetMarker",
+                ])
         else { return nil }
         let id = string(fields, "id", in: path, required: true)
         if let id { safeId(id, join(path, "id"), what: "page id") }
@@ -281,10 +284,12 @@ struct ConfigChecker {
         let unsetStyle: UnsetStyle? = choice(fields, "unsetStyle", in: path)
 
         let registers = pageRegisters(fields, path)
+        let marker = resetMarker(fields, path, pageId: id, registers: registers)
         guard problems.count == before, let id else { return nil }
         return PageDefinition(
             id: id, title: title, identity: identity, beforeWrite: beforeWrite, afterWrite: afterWrite,
-            registers: registers, unsetStyle: unsetStyle, description: description, identityObjects: identityObjects)
+            registers: registers, unsetStyle: unsetStyle, description: description, identityObjects: identityObjects,
+            resetMarker: marker)
     }
 
     /// A page's identity: registers, and FC43 objects (`{ "object": … }`), each list free of duplicates.

@@ -16,13 +16,17 @@ public struct PageDefinition: Codable, Sendable, Hashable {
     public var unsetStyle: UnsetStyle?
     /// What the page is for, for people (not part of the page hash).
     public var description: String?
+    /// The register and value that say the page is back at factory values (docs/REPLACEMENT.md; not part of the
+    /// page hash: it shapes no template).
+    public var resetMarker: ResetMarker?
 
     public init(
         id: String, title: String? = nil, identity: [IdentityRegister]? = nil,
         beforeWrite: [WriteStep]? = nil, afterWrite: [WriteStep]? = nil,
         registers: [RegisterDefinition], unsetStyle: UnsetStyle? = nil, description: String? = nil,
-        identityObjects: [IdentityObject]? = nil
+        identityObjects: [IdentityObject]? = nil, resetMarker: ResetMarker? = nil
     ) {
+        self.resetMarker = resetMarker
         self.identityObjects = identityObjects
         self.unsetStyle = unsetStyle
         self.description = description

@@ -47,8 +47,9 @@ public struct AppliedPageReading: Hashable, Sendable {
 
 extension AppliedPageReading {
     /// The reading of `page` as one poll found it: the words `applied` wrote, the `live` values read (a register
-    /// without words: not read), and each applied register's "not set" patterns from the page as compiled now (a
-    /// NaN a float's pattern accepts is given as the words read). Registers no longer on the page are left out.
+    /// without words: not read), each applied register's "not set" patterns from the page as compiled now (a
+    /// NaN a float's pattern accepts is given as the words read), and what the page's reset marker says (when it
+    /// declares one and its register was read). Registers no longer on the page are left out.
     public init(page: CompiledPage, applied: AppliedTemplate, live: [LiveValue]) {
         var (written, now, unset) = ([String: [UInt16]](), [String: [UInt16]](), [String: [[UInt16]]]())
         let liveById = Dictionary(live.map { ($0.registerId, $0) }, uniquingKeysWith: { a, _ in a })
@@ -63,16 +64,22 @@ extension AppliedPageReading {
             }
             unset[entry.registerId] = patterns
         }
-        self.init(pageId: page.id, applied: written, live: now, unset: unset)
+        // The declared marker, from its register as read now (not read: the marker says nothing).
+        let marker = page.resetMarker.flatMap { m in
+            m.says(liveById[m.registerId]?.valueData.flatMap { [UInt16](valueDataHex: $0) })
+        }
+        self.init(pageId: page.id, applied: written, live: now, unset: unset, resetMarker: marker)
     }
 }
 
 extension AppliedPageReading {
     /// Registers that hold neither what was applied nor a "not set" value (someone set them), and registers not
-    /// read (`id (not read)`): what keeps a restore from being automatic.
+    /// read (`id (not read)`): what keeps a restore from being automatic. A page whose reset marker says it is at
+    /// factory values holds the factory's values, nobody's change: only registers not read are named.
     public var setElsewhere: [String] {
         applied.keys.sorted().compactMap { id in
             guard let words = live[id] else { return id + " (not read)" }
+            if resetMarker == true { return nil }
             return words == applied[id] || (unset[id]?.contains(words) ?? false) ? nil : id
         }
     }

@@ -41,10 +41,14 @@ public enum ReconnectClassifier {
         return drifted.isEmpty ? .sameAndConforming : .changedElsewhere(registers: drifted)
     }
 
-    /// A page is at factory values when its reset marker says so, or when it has applied registers, every one was
-    /// read, and each holds one of its "not set" patterns (a page the replay wrote nothing to tells nothing).
+    /// A page is at factory values when its reset marker (read) says so and the page does not hold every value
+    /// applied (a restore the marker outlives is done: never restored again for it), or — without a marker read —
+    /// when it has applied registers, every one was read, and each holds one of its "not set" patterns (a page the
+    /// replay wrote nothing to tells nothing).
     static func isAtFactoryValues(_ page: AppliedPageReading) -> Bool {
-        if let marker = page.resetMarker { return marker }
+        if let marker = page.resetMarker {
+            return marker && !page.applied.keys.allSatisfy { page.live[$0] == page.applied[$0] }
+        }
         guard !page.applied.isEmpty else { return false }
         return page.applied.keys.allSatisfy { id in
             guard let words = page.live[id] else { return false }

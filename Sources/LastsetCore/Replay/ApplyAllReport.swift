@@ -17,8 +17,11 @@ public struct ApplyAllReport: Sendable, Hashable {
         self.stoppedAt = stoppedAt
     }
 
-    /// Whether every page succeeded (or was planned, for a dry run).
-    public var succeeded: Bool { pages.allSatisfy { $0.status == (dryRun ? .planned : .succeeded) } }
+    /// Whether every page succeeded (or was planned, for a dry run); a restore's page with nothing to restore is
+    /// not a failure.
+    public var succeeded: Bool {
+        pages.allSatisfy { $0.status == (dryRun ? .planned : .succeeded) || $0.status == .nothingToRestore }
+    }
 
     /// The status of a page whose replay ran.
     public static func status(of report: ReplayReport) -> PageApplyStatus {

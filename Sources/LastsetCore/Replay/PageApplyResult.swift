@@ -11,11 +11,15 @@ public struct PageApplyResult: Sendable, Hashable {
     public var report: ReplayReport?
     /// Why no replay ran.
     public var error: String?
+    /// A restore's choice of version, and why (`versions: "lastVerified"`; absent for the latest).
+    public var restore: RestoreVersion?
 
     /// Sets every field.
     public init(
-        pageId: String, status: PageApplyStatus, versionId: String? = nil, report: ReplayReport? = nil, error: String? = nil
+        pageId: String, status: PageApplyStatus, versionId: String? = nil, report: ReplayReport? = nil, error: String? = nil,
+        restore: RestoreVersion? = nil
     ) {
+        self.restore = restore
         self.pageId = pageId
         self.status = status
         self.versionId = versionId
@@ -34,6 +38,7 @@ extension PageApplyResult: JSONRecord {
         try f.field("error", &r.error)
         try f.field("pageId", &r.pageId)
         try f.field("report", &r.report)
+        try f.field("restore", &r.restore)
         try f.field("status", &r.status)
         try f.field("versionId", &r.versionId)
     }

@@ -13,6 +13,9 @@ public enum PageApplyStatus: String, JSONFieldValue, Sendable, Hashable {
     case refused
     /// The page has no archived template (or it cannot be loaded): nothing written.
     case noTemplate
+    /// A restore (`versions: "lastVerified"`) with no version verified on the device: nothing written, nothing
+    /// to write (its `restore` says why); not a failure of the job.
+    case nothingToRestore
     /// Not attempted: an earlier page did not succeed (stop policy), or the job was cancelled.
     case notAttempted
 }

@@ -42,7 +42,8 @@ extension APIRouter {
     }
 
     /// `POST /v1/devices/{id}/apply`: every page of a configured device, in config order, in one job holding the
-    /// device, each page a replay of its latest template. The templates are loaded before the job, and every
+    /// device, each page a replay of its latest template (`versions: "lastVerified"`: of the version last verified on
+    /// the device, as a restore). The templates are loaded before the job, and every
     /// version the operator confirmed (`expectVersions`) is checked against them: 409 `version_changed`, nothing
     /// written, when any differs.
     func applyAll(_ call: APICall) async throws -> HTTPResponse {
@@ -58,15 +59,20 @@ extension APIRouter {
         guard !device.pageIds.isEmpty else {
             throw APIError.unprocessable(.noPages, "device \"\(device.id)\" has no pages to apply")
         }
-        // Every page from the snapshot's generation (the checker guarantees a device's pages exist).
-        let pages = await engine.latestTemplates(of: device.pageIds.compactMap { snapshot.page($0) })
+        // Every page from the snapshot's generation (the checker guarantees a device's pages exist): the latest, or
+        // for a restore the version last verified on the device (the replacement policy's choice).
+        let compiled = device.pageIds.compactMap { snapshot.page($0) }
+        let pages =
+            body.versions == .lastVerified
+            ? await engine.lastVerifiedTemplates(of: compiled, device: device.id)
+            : await engine.latestTemplates(of: compiled)
         for (pageId, confirmed) in (body.expectVersions ?? [:]).sorted(by: { $0.key < $1.key }) {
             guard device.has(page: pageId) else {
                 throw APIError.unprocessable(
                     .pageNotOnDevice, "expectVersions names page \"\(pageId)\", which device \"\(device.id)\" does not have")
             }
             let resolved: String? =
-                if case .success(let t)? = pages.first(where: { $0.page.id == pageId })?.template { t.versionId.id } else { nil }
+                if case .success(let t)?? = pages.first(where: { $0.page.id == pageId })?.template { t.versionId.id } else { nil }
             if let refusal = VersionPin.refusal(pageId: pageId, confirmed: confirmed, resolved: resolved) {
                 throw APIError.conflict(.versionChanged, refusal)
             }

@@ -24,8 +24,10 @@ struct MachineWatch: Sendable {
         var readings: [AppliedPageReading] = []
         for page in pages {
             let state = await deviceState.state(device: device, pageId: page.id)
+            // The version a restore would write: the one decision (`RestoreVersion`), the console's restore's too.
+            let restorable = RestoreVersion.choose(pageId: page.id, device: device, state: state, latest: nil)
             var entry = PageStanding(
-                pageId: page.id, versionId: state?.applied?.versionId, appliedAt: state?.applied?.appliedAt,
+                pageId: page.id, versionId: restorable.versionId, appliedAt: state?.applied?.appliedAt,
                 marked: state?.unverified != nil)
             if let applied = state?.applied {
                 let reading = AppliedPageReading(page: page, applied: applied, live: live[page.id] ?? [])
@@ -103,25 +105,20 @@ struct MachineWatch: Sendable {
     private func restore(
         _ event: MachineEvent, device: CompiledDevice, config: CompiledConfig, target: DeviceTarget, record: MachineRecord
     ) async {
-        var loaded: [ApplyAllPage] = []
+        var pages: [CompiledPage] = []
         var leftProtected = false
         for pageId in event.restorePages {
-            guard let page = config.page(pageId, on: device.id),
-                let versionId = await deviceState.state(device: device.id, pageId: pageId)?.applied?.versionId
-            else { continue }
+            guard let page = config.page(pageId, on: device.id) else { continue }
             if let why = ChangeControl.protection(of: page, config.source.changeControl) {
                 log.warning("machine \(device.id): \(why): not restored automatically; it needs an approved change request")
                 leftProtected = true
                 continue
             }
-            do throws(ArchiveError) {
-                let template = try await deviceJobs.engine.archive.load(
-                    pageId: pageId, version: TemplateVersionRef.parse(versionId))
-                loaded.append(ApplyAllPage(page: page, template: .success(template)))
-            } catch {
-                loaded.append(ApplyAllPage(page: page, template: .failure(error)))
-            }
+            pages.append(page)
         }
+        // Each page's last verified version (`RestoreVersion`, as the console's restore), loaded before the job.
+        let loaded = await deviceJobs.engine.lastVerifiedTemplates(of: pages, device: device.id)
+            .filter { $0.template != nil }
         if loaded.isEmpty && leftProtected { return }
         do {
             try await machines.save(MachineRecognition.started(record, job: ""), device: device.id)
