@@ -29,7 +29,8 @@ let package = Package(
         // The SQLite database owner (one group-committing writer, reader connections); the only importer of CSQLite.
         .target(name: "LastsetStore", dependencies: ["CSQLite"]),
         // Capture, archive, replay, audit; its records live in the data directory's database (LastsetStore).
-        .target(name: "LastsetEngine", dependencies: ["LastsetFormats", "LastsetCore", "ModbusLink", "LastsetStore"]),
+        .target(
+            name: "LastsetEngine", dependencies: ["LastsetFormats", "LastsetCore", "ModbusLink", "LastsetStore", "LastsetSystem"]),
         // Hand-over certificates as PDF, laid out with pango on cairo; the only importer of CPangoCairo.
         .target(name: "LastsetPDF", dependencies: ["CPangoCairo", "LastsetCore", "LastsetFormats"]),
         // The fleet: templates and audit records shared through a git hub; the only module that runs git.
@@ -47,7 +48,7 @@ let package = Package(
             ]),
 
         .executableTarget(name: "lastsetd", dependencies: ["LastsetService"]),
-        .executableTarget(name: "lastset", dependencies: ["LastsetFormats", "LastsetCore", "LastsetClient"]),
+        .executableTarget(name: "lastset", dependencies: ["LastsetFormats", "LastsetCore", "LastsetClient", "LastsetSystem"]),
         .executableTarget(name: "lastset-sim", dependencies: ["LastsetCore", "ModbusLink", "LastsetSystem"]),
 
         // Benchmarks (make bench): not a test target, never run by `swift test`.

@@ -43,21 +43,9 @@ public struct HTTPClient: Sendable {
             return try stream(
                 method: method, path: path, body: body, headers: headers, firstByte: firstByte, idle: idle
             ) { bytes in
-                bytes.withUnsafeBytes { raw in
-                    var offset = 0
-                    while offset < raw.count {
-                        let n = Glibc.write(file, raw.baseAddress! + offset, raw.count - offset)
-                        if n > 0 {
-                            offset += n
-                        } else if n < 0 && errno == EINTR {
-                            continue
-                        } else {
-                            failure.errno = n < 0 ? errno : EIO
-                            return false
-                        }
-                    }
-                    return true
-                }
+                guard let code = bytes.withUnsafeBytes({ FileDescriptorWrite.all(file, $0) }) else { return true }
+                failure.errno = code
+                return false
             }
         } catch {
             if let code = failure.errno { throw .io(endpoint, "writing the reply to a file from", errno: code) }
@@ -140,24 +128,16 @@ public struct HTTPClient: Sendable {
             }
             length = address.length
         case .tcp(let host, let port):
-            let literal = host == "localhost" ? "127.0.0.1" : host
-            var v4 = sockaddr_in()
-            var v6 = sockaddr_in6()
-            if inet_pton(AF_INET, literal, &v4.sin_addr) == 1 {
-                family = AF_INET
-                v4.sin_family = sa_family_t(AF_INET)
-                v4.sin_port = port.bigEndian
-                withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: v4, as: sockaddr_in.self) }
-                length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            } else if inet_pton(AF_INET6, literal, &v6.sin6_addr) == 1 {
-                family = AF_INET6
-                v6.sin6_family = sa_family_t(AF_INET6)
-                v6.sin6_port = port.bigEndian
-                withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: v6, as: sockaddr_in6.self) }
-                length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-            } else {
-                throw .invalidEndpoint("http://\(host):\(port)")
+            guard let address = InternetSocketAddress(numericHost: host, port: port) else {
+                throw .invalidEndpoint("http://\(host):\(port)", because: "not a numeric IPv4/IPv6 address or localhost")
             }
+            family = address.family
+            address.withSockaddr { pointer, length in
+                withUnsafeMutableBytes(of: &storage) {
+                    $0.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: Int(length)))
+                }
+            }
+            length = address.length
         }
 
         let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)

@@ -32,41 +32,10 @@ enum ListenSocket {
 
     /// Binds and listens on a numeric TCP address; returns the socket and the port actually bound.
     static func tcp(host: String, port: UInt16, backlog: Int32) throws(HTTPServerError) -> (fd: Int32, port: UInt16) {
-        let literal = host == "localhost" ? "127.0.0.1" : HostPort.unbracketed(host)
-        var storage = sockaddr_storage()
-        let length: socklen_t
-        let family: Int32
-        if withUnsafeMutablePointer(
-            to: &storage,
-            { raw in
-                raw.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { inet_pton(AF_INET, literal, &$0.pointee.sin_addr) }
-            }) == 1
-        {
-            family = AF_INET
-            length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            withUnsafeMutablePointer(to: &storage) { raw in
-                raw.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
-                    $0.pointee.sin_family = sa_family_t(AF_INET)
-                    $0.pointee.sin_port = port.bigEndian
-                }
-            }
-        } else if withUnsafeMutablePointer(
-            to: &storage,
-            { raw in
-                raw.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { inet_pton(AF_INET6, literal, &$0.pointee.sin6_addr) }
-            }) == 1
-        {
-            family = AF_INET6
-            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-            withUnsafeMutablePointer(to: &storage) { raw in
-                raw.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
-                    $0.pointee.sin6_family = sa_family_t(AF_INET6)
-                    $0.pointee.sin6_port = port.bigEndian
-                }
-            }
-        } else {
+        guard let address = InternetSocketAddress(numericHost: host, port: port) else {
             throw .invalid("TCP listen host \"\(host)\" is not a numeric IPv4/IPv6 address or \"localhost\"")
         }
+        let family = address.family
 
         let name = "\(host):\(port)"
         let fd = Glibc.socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -74,9 +43,7 @@ enum ListenSocket {
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         if family == AF_INET6 { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size)) }
-        let bound = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
+        let bound = address.withSockaddr { bind(fd, $0, $1) }
         guard bound == 0 else {
             let code = errno
             close(fd)

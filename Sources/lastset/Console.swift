@@ -1,4 +1,5 @@
 import Glibc
+import LastsetSystem
 
 /// Where the CLI writes: whole writes to stdout and stderr (no stdio buffering, so the order of the two is kept).
 struct Console: Sendable {
@@ -24,16 +25,7 @@ struct Console: Sendable {
     func clearProgress() { write(STDERR_FILENO, Array("\r\u{1B}[K".utf8)) }
 
     private func write(_ fd: Int32, _ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written > 0 {
-                offset += written
-            } else if written < 0 && errno == EINTR {
-                continue
-            } else {
-                return  // a closed pipe or full disk: nothing sensible left to report it on
-            }
-        }
+        // A failure is dropped: a closed pipe or full disk leaves nothing sensible to report it on.
+        _ = FileDescriptorWrite.all(fd, bytes)
     }
 }

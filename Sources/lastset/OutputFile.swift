@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LastsetSystem
 
 /// A file the CLI writes for its user (a backup, a certificate's files): never through a symbolic link, never over
 /// an existing file unless `force` (then only over a regular file), always complete — written to a temporary file
@@ -121,12 +122,8 @@ struct OutputFile {
                 throw CLIError("cannot set the mode of \(temporary): \(String(cString: strerror(errno)))")
             }
         }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw CLIError("cannot write \(temporary): \(String(cString: strerror(errno)))") }
-            offset += n
+        if let code = FileDescriptorWrite.all(fd, bytes) {
+            throw CLIError("cannot write \(temporary): \(String(cString: strerror(code)))")
         }
         guard fsync(fd) == 0 else { throw CLIError("cannot fsync \(temporary): \(String(cString: strerror(errno)))") }
         try place(temporary)

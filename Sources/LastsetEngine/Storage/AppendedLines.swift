@@ -1,4 +1,5 @@
 import Foundation
+import LastsetSystem
 
 #if canImport(Glibc)
     import Glibc
@@ -50,12 +51,8 @@ public struct AppendedLines: Sendable {
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw StorageError(operation: "open", path: path, errno: errno) }
         defer { close(fd) }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw StorageError(operation: "append to", path: path, errno: errno) }
-            offset += n
+        if let code = FileDescriptorWrite.all(fd, bytes) {
+            throw StorageError(operation: "append to", path: path, errno: code)
         }
         guard fsync(fd) == 0 else { throw StorageError(operation: "fsync", path: path, errno: errno) }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LastsetSystem
 
 /// Log severities, with their syslog priority numbers.
 public enum LogLevel: Int32, Sendable, CaseIterable, CustomStringConvertible {
@@ -104,19 +105,8 @@ public struct Logger: Sendable {
     }
 
     private func write(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.write(fileDescriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return  // stderr is gone: nowhere left to report it
-                }
-            }
-        }
+        // A failure is dropped: stderr is gone, nowhere left to report it.
+        _ = FileDescriptorWrite.all(fileDescriptor, bytes)
     }
 
     /// UTC, millisecond precision, ISO 8601: "2026-01-02T03:04:05.678Z".
