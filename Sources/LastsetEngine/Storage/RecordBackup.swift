@@ -48,29 +48,21 @@ public struct RecordBackup: Sendable {
         // Unlinked before anything else can fail: from here the descriptor is the copy's only name.
         unlink(path)
         guard fd >= 0 else { throw StorageError(operation: "open the backup", path: path, errno: openErrno) }
-        var hash = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var offset: off_t = 0
-        while true {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, offset) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else {
-                let code = errno
-                close(fd)
-                throw StorageError(operation: "read the backup", path: path, errno: code)
-            }
-            if n == 0 { break }
-            hash.update(buffer[0..<n])
-            offset += off_t(n)
+        let digest: (bytes: Int64, hex: String)
+        do {
+            digest = try SHA256.of(descriptor: fd)
+        } catch {
+            close(fd)
+            throw StorageError(operation: "read the backup", path: path, errno: error.errno)
         }
-        guard Int64(offset) == made.bytes else {
+        guard digest.bytes == made.bytes else {
             close(fd)
             throw StorageError(
                 operation: "read the backup", path: path, errno: EIO,
-                detail: "it holds \(offset) bytes, \(made.bytes) were written")
+                detail: "it holds \(digest.bytes) bytes, \(made.bytes) were written")
         }
         return RecordBackup(
-            descriptor: fd, bytes: made.bytes, sha256: hash.finalize().hexString.lowercased(), schemaVersion: made.schemaVersion,
+            descriptor: fd, bytes: made.bytes, sha256: digest.hex, schemaVersion: made.schemaVersion,
             pages: made.pages, databasePath: database.path, takenAt: takenAt)
     }
 

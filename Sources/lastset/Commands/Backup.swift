@@ -140,17 +140,11 @@ struct Backup: Command {
 
     /// The size and SHA-256 of what was written to `fd`.
     private static func digest(_ fd: Int32, path: String) throws(CLIError) -> (Int64, String) {
-        var hash = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var offset: off_t = 0
-        while true {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, $0.count, offset) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw CLIError("cannot read back \(path): \(String(cString: strerror(errno)))") }
-            if n == 0 { break }
-            hash.update(buffer[0..<n])
-            offset += off_t(n)
+        do {
+            let digest = try SHA256.of(descriptor: fd)
+            return (digest.bytes, digest.hex)
+        } catch {
+            throw CLIError("cannot read back \(path): \(String(cString: strerror(error.errno)))")
         }
-        return (Int64(offset), hash.finalize().hexString.lowercased())
     }
 }
