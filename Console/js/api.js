@@ -1,6 +1,8 @@
 // The control API from the browser: same origin, the session cookie (HttpOnly, never visible here) and the
 // session's CSRF token on every request that changes something.
 
+import { onEvent, eventsOpen } from './events.js';
+
 let csrfToken = null;
 
 /** Remembers the CSRF token of the signed-in session (null when signed out). */
@@ -53,12 +55,44 @@ export function seg(text) {
   return encodeURIComponent(String(text));
 }
 
-/** Polls a job until it finishes; `onProgress(job)` sees every state. */
-export async function waitForJob(id, onProgress) {
-  for (;;) {
-    const job = await api('GET', `/v1/jobs/${seg(id)}`);
-    onProgress(job);
-    if (job.state !== 'running') return job;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+/**
+ * Follows a job until it finishes; `onProgress(job)` sees every state. The job's own events carry it (`jobProgress`,
+ * `jobFinished`: then its report is fetched once); only while the events stream is not open (the browser reopening it,
+ * or the daemon refusing it) is the job asked for once a second. A `gap` (events were missed) asks for it at once.
+ */
+export function waitForJob(id, onProgress) {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    let last = null;
+    const finish = (job, error) => {
+      if (done) return;
+      done = true;
+      stopEvents();
+      clearInterval(fallback);
+      if (error) reject(error);
+      else resolve(job);
+    };
+    const check = async () => {
+      try {
+        const job = await api('GET', `/v1/jobs/${seg(id)}`);
+        if (done) return;
+        last = job;
+        onProgress(job);
+        if (job.state !== 'running') finish(job);
+      } catch (error) {
+        finish(null, error);
+      }
+    };
+    // Listening first, then the first look: a job that ends in between is never missed.
+    const stopEvents = onEvent((event) => {
+      if (event.event === 'gap') check();
+      if (!event.job || event.job.id !== id) return;
+      if (event.event === 'jobFinished') check();
+      else if (event.event === 'jobProgress' && last && !done) onProgress({ ...last, progress: event.job.progress });
+    });
+    const fallback = setInterval(() => {
+      if (!eventsOpen()) check();
+    }, 1000);
+    check();
+  });
 }

@@ -3,6 +3,7 @@
 import { api, ApiError, setCsrfToken, seg } from './api.js';
 import { h, replace } from './dom.js';
 import { setRaw } from './format.js';
+import { openEvents, closeEvents, onEvent } from './events.js';
 import * as devices from './devices.js';
 import * as templates from './templates.js';
 import * as capture from './capture.js';
@@ -16,10 +17,6 @@ const views = { devices, templates, capture, apply, applyall, rollout, changes, 
 const $ = (id) => document.getElementById(id);
 let session = null;
 let cleanup = null;
-let events = null;
-const eventListeners = new Set();
-/** The daemon's events (GET /v1/events) the views refresh on, instead of polling. */
-const eventNames = ['replaced', 'factoryReset', 'anotherModel', 'changedElsewhere', 'resolved', 'drift', 'driftCleared', 'jobFinished'];
 const pageDefinitions = new Map();
 
 /** What every view gets: who is signed in, cached page definitions, a confirmation dialog, a status line. */
@@ -54,11 +51,8 @@ const ctx = {
       dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
     });
   },
-  /** Calls `listener(event)` for each of the daemon's events until the returned function is called. */
-  onEvent(listener) {
-    eventListeners.add(listener);
-    return () => eventListeners.delete(listener);
-  },
+  /** Calls `listener(event)` for each of the daemon's events (events.js) until the returned function is called. */
+  onEvent,
   status(text) {
     replace($('status'), text || '');
   },
@@ -104,22 +98,14 @@ function signedIn(info) {
   replace($('role'), info.role);
   $('role').className = `badge role-${info.role}`;
   document.body.dataset.role = info.role;
-  if (events) events.close();
-  events = new EventSource('/v1/events');
-  for (const name of eventNames) {
-    events.addEventListener(name, (message) => {
-      const event = JSON.parse(message.data);
-      for (const listener of eventListeners) listener(event);
-    });
-  }
+  openEvents();
   show(currentView());
 }
 
 function signedOut(message) {
   if (cleanup) cleanup();
   cleanup = null;
-  if (events) events.close();
-  events = null;
+  closeEvents();
   session = null;
   setCsrfToken(null);
   pageDefinitions.clear();

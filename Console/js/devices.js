@@ -76,9 +76,13 @@ async function identityOf(device) {
   }
 }
 
-async function card(device, conformance, ctx) {
-  const health = badge(device.reachable === undefined ? 'not polled yet' : device.reachable ? 'reachable' : 'unreachable');
-  const identity = await identityOf(device);
+/** The poll's verdict on a device's health. */
+function healthBadge(device) {
+  return badge(device.reachable === undefined ? 'not polled yet' : device.reachable ? 'reachable' : 'unreachable');
+}
+
+/** What each poll changes on a card (no event carries it): health, last success and error, live values. */
+async function pollParts(device, ctx) {
   const live = [];
   for (const [pageId, values] of Object.entries(device.live || {})) {
     const regs = await ctx.registers(pageId);
@@ -100,6 +104,17 @@ async function card(device, conformance, ctx) {
       ),
     );
   }
+  return {
+    health: healthBadge(device),
+    lastSuccess: timeNode(device.lastSuccessAt),
+    lastError: device.lastError ? [h('span.error', {}, device.lastError), ' at ', timeNode(device.lastErrorAt)] : 'none',
+    live,
+  };
+}
+
+async function card(device, conformance, ctx) {
+  const identity = await identityOf(device);
+  const polled = await pollParts(device, ctx);
   const applyAll =
     ctx.canOperate() && device.pages.length
       ? h('button', { type: 'button', class: 'apply-all', onclick: () => { preselectDevice(device.id); location.hash = 'applyall'; } }, 'Apply all pages…')
@@ -107,7 +122,7 @@ async function card(device, conformance, ctx) {
   return h(
     'article.card.device',
     { dataset: { device: device.id }, 'aria-labelledby': `dev-${device.id}` },
-    h('h3', { id: `dev-${device.id}` }, device.id, ' ', health, device.busy ? h('span.badge.warn', {}, `busy: ${device.busy}`) : null),
+    h('h3', { id: `dev-${device.id}` }, device.id, ' ', h('span.health', {}, polled.health), device.busy ? h('span.badge.warn', {}, `busy: ${device.busy}`) : null),
     h(
       'dl.facts',
       {},
@@ -116,9 +131,9 @@ async function card(device, conformance, ctx) {
       h('dt', {}, 'Polled'),
       h('dd', {}, device.poll === '0s' ? 'no' : `every ${device.poll}`),
       h('dt', {}, 'Last success'),
-      h('dd', {}, timeNode(device.lastSuccessAt)),
+      h('dd.last-success', {}, polled.lastSuccess),
       h('dt', {}, 'Last error'),
-      h('dd', {}, device.lastError ? [h('span.error', {}, device.lastError), ' at ', timeNode(device.lastErrorAt)] : 'none'),
+      h('dd.last-error', {}, polled.lastError),
       h('dt', {}, 'Identity'),
       h(
         'dd',
@@ -131,26 +146,45 @@ async function card(device, conformance, ctx) {
     h('h4', {}, 'Pages: applied version and conformance'),
     device.pages.length ? await pagesTable(device, conformance, ctx) : h('p.muted', {}, 'No pages.'),
     applyAll,
-    live,
+    h('div.live', {}, polled.live),
   );
 }
 
-/** Renders the device list; refreshed when the daemon's events say something changed (GET /v1/events), and every
- * 5 s besides (live values). */
+/** Renders the device list. Everything an event can change — the banner (findings), each page's conformance (drift),
+ * busy (jobs) — is fetched again on the daemon's events (GET /v1/events) and on `gap`, never on a timer. What each
+ * poll changes and no event carries — health, last success and error, live values — is fetched every 5 s
+ * (`GET /v1/devices` alone) and put into the cards in place. */
 export async function render(root, ctx) {
+  let shown = '';
   async function refresh() {
     const list = await api('GET', '/v1/devices');
     const conformance = await api('GET', '/v1/conformance');
     const cards = [];
     for (const device of list) cards.push(await card(device, conformance, ctx));
+    shown = list.map((d) => d.id).join(',');
     replace(root, h('h2', {}, 'Devices'), machineBanner(list, ctx), h('div.cards', {}, cards.length ? cards : h('p.muted', {}, 'No devices are configured.')));
+  }
+  async function refreshPolled() {
+    const list = await api('GET', '/v1/devices');
+    // Another set of devices (a reload): the whole view.
+    if (list.map((d) => d.id).join(',') !== shown) return refresh();
+    for (const device of list) {
+      const article = [...root.querySelectorAll('article.device')].find((a) => a.dataset.device === device.id);
+      if (!article) return refresh();
+      const polled = await pollParts(device, ctx);
+      replace(article.querySelector('.health'), polled.health);
+      replace(article.querySelector('.last-success'), polled.lastSuccess);
+      replace(article.querySelector('.last-error'), polled.lastError);
+      replace(article.querySelector('.live'), polled.live);
+    }
   }
   await refresh();
   let pending = null;
   const soon = () => {
     if (!pending) pending = setTimeout(() => { pending = null; refresh().catch((error) => ctx.error(root, error)); }, 200);
   };
-  const stop = ctx.onEvent(soon);
-  const timer = setInterval(soon, 5000);
+  // A job's progress changes nothing shown here (its start and end do).
+  const stop = ctx.onEvent((event) => { if (event.event !== 'jobProgress') soon(); });
+  const timer = setInterval(() => { if (!pending) refreshPolled().catch((error) => ctx.error(root, error)); }, 5000);
   return () => { clearInterval(timer); clearTimeout(pending); stop(); };
 }

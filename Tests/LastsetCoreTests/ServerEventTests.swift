@@ -9,9 +9,9 @@ final class ServerEventTests: XCTestCase {
 
     func testAnEventIsOneBlockAndReadsBackWhateverThePieces() throws {
         let event = ServerEvent(event: .drift, time: Self.t, device: "press-1", page: "heating", registers: ["a", "b"])
-        let bytes = event.sse(id: 7)
+        let bytes = event.sse(id: "9c1e2f3a4b5d-7")
         let text = String(decoding: bytes, as: UTF8.self)
-        XCTAssertTrue(text.hasPrefix("id: 7\nevent: drift\ndata: {"), text)
+        XCTAssertTrue(text.hasPrefix("id: 9c1e2f3a4b5d-7\nevent: drift\ndata: {"), text)
         XCTAssertTrue(text.hasSuffix("}\n\n"), text)
         XCTAssertEqual(text.filter { $0 == "\n" }.count, 4, "the JSON is one line")
         let stream = Array(": lastsetd events\n\n".utf8) + bytes + Array(": keep-alive\n\n".utf8) + bytes
@@ -24,7 +24,8 @@ final class ServerEventTests: XCTestCase {
                 offset += size
             }
             XCTAssertEqual(messages.map(\.event), ["drift", "drift"], "pieces of \(size)")
-            XCTAssertEqual(messages.first?.id, "7")
+            XCTAssertEqual(messages.first?.id, "9c1e2f3a4b5d-7")
+            XCTAssertEqual(reader.lastEventId, "9c1e2f3a4b5d-7")
             let decoded = try APICoding.decoder().decode(ServerEvent.self, from: Data(messages[0].data.utf8))
             XCTAssertEqual(decoded, event)
         }
@@ -51,6 +52,28 @@ final class ServerEventTests: XCTestCase {
             var reader = ServerEventStream()
             XCTAssertEqual(reader.feed(Array(text.utf8)), expected, name)
         }
+    }
+
+    func testTheLastEventIdAndTheDaemonsStop() {
+        // The position a stream opens with is an id-only block: no event, but the last event id.
+        var reader = ServerEventStream()
+        XCTAssertEqual(reader.feed(Array(": lastsetd events\n\nid: r1-4\n\n".utf8)), [])
+        XCTAssertEqual(reader.lastEventId, "r1-4")
+        XCTAssertFalse(reader.stopping)
+        _ = reader.feed(Array("id: r1-5\nevent: drift\ndata: {}\n\n: keep-alive\n\n".utf8))
+        XCTAssertEqual(reader.lastEventId, "r1-5")
+        XCTAssertFalse(reader.stopping, "a keep-alive is not a stop")
+        // An id whose block was cut before its blank line is not the last event id (that event is sent again).
+        _ = reader.feed(Array("id: r1-6\nevent: drift\n".utf8))
+        XCTAssertEqual(reader.lastEventId, "r1-5")
+        _ = reader.feed(Array("data: {}\n\n".utf8))
+        XCTAssertEqual(reader.lastEventId, "r1-6")
+        _ = reader.feed(Array(": lastsetd stopping\n\n".utf8))
+        XCTAssertTrue(reader.stopping)
+        let gap = ServerEvent(event: .gap, time: Self.t, reason: "events after r1-1 are no longer kept")
+        let text = String(decoding: gap.sse(id: "r1-9"), as: UTF8.self)
+        XCTAssertTrue(text.hasPrefix("id: r1-9\nevent: gap\ndata: {"), text)
+        XCTAssertTrue(text.contains(#""reason":"events after r1-1 are no longer kept""#), text)
     }
 
     func testEachActionsEvent() {

@@ -477,6 +477,20 @@ class Console(unittest.TestCase):
               .catch(e => done(String(e)));
             """, [[v, reg] for v, reg, _ in cases])
         self.assertEqual(got, [want for _, _, want in cases])
+
+        # The devices view (open since sign-in) follows the daemon's events: on a quiet system only GET /v1/devices
+        # repeats, every 5 s (health and live values: each poll changes them and no event carries them); conformance,
+        # identity and jobs are fetched again only on an event.
+        self.visible("article.device[data-device='press-c'] .live")
+        driver.get_log("performance")
+        time.sleep(11)  # the quiet period is what is measured (not a readiness wait)
+        urls = []
+        for entry in driver.get_log("performance"):
+            message = json.loads(entry["message"])["message"]
+            if message.get("method") == "Network.requestWillBeSent":
+                urls.append(message["params"]["request"]["url"].replace(URL, ""))
+        self.assertEqual(set(urls), {"/v1/devices"}, urls)
+        self.assertIn(len(urls), (2, 3), urls)
         self.assertEqual(self.console_errors(), [])
 
     def test_8_a_page_defined_otherwise_in_the_fleet_is_flagged_and_the_fleets_definition_taken(self):

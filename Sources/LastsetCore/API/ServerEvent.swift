@@ -22,6 +22,8 @@ public enum ServerEventName: String, Codable, Sendable, Hashable, CaseIterable {
     case jobProgress
     /// A job finished (`job` with `succeeded`).
     case jobFinished
+    /// Events were missed (a reconnect's `Last-Event-ID` too old or from another run; `reason`): fetch the state again.
+    case gap
 }
 
 /// One event of `GET /v1/events` (server-sent events): what happened, when, and on which device; the fields its
@@ -45,12 +47,16 @@ public struct ServerEvent: Sendable, Hashable, Codable {
     public var job: JobInfo?
     /// For `jobFinished`: whether the job did what was asked (`JobInfo.succeeded`).
     public var succeeded: Bool?
+    /// For `gap`: why events were missed.
+    public var reason: String?
 
     /// Sets every field.
     public init(
         event: ServerEventName, time: Date = Date(), device: String? = nil, finding: MachineEvent? = nil,
-        adopted: Bool? = nil, page: String? = nil, registers: [String]? = nil, job: JobInfo? = nil, succeeded: Bool? = nil
+        adopted: Bool? = nil, page: String? = nil, registers: [String]? = nil, job: JobInfo? = nil, succeeded: Bool? = nil,
+        reason: String? = nil
     ) {
+        self.reason = reason
         self.event = event
         self.time = time
         self.device = device
@@ -88,8 +94,9 @@ public struct ServerEvent: Sendable, Hashable, Codable {
         }
     }
 
-    /// The event as server-sent-events text: `id: N`, `event: NAME`, `data: JSON` (one line), a blank line.
-    public func sse(id: Int) -> [UInt8] {
+    /// The event as server-sent-events text: `id: RUN-N` (`EventPosition`), `event: NAME`, `data: JSON` (one line), a
+    /// blank line.
+    public func sse(id: String) -> [UInt8] {
         let data = (try? APICoding.encoder().encode(self)).map { [UInt8]($0) } ?? Array("{}".utf8)
         return Array("id: \(id)\nevent: \(event.rawValue)\ndata: ".utf8) + data + Array("\n\n".utf8)
     }

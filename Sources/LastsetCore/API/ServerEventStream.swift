@@ -19,8 +19,18 @@ public struct ServerEventStream: Sendable {
         }
     }
 
+    /// The comment lastsetd sends before it ends every stream because it is stopping (not a dropped connection).
+    public static let stoppingComment = ": lastsetd stopping"
+
     private var line: [UInt8] = []
     private var id: String?
+    /// Whether the daemon said it is stopping (`stoppingComment`): the stream ends on purpose.
+    public private(set) var stopping = false
+
+    /// The SSE "last event ID": the `id:` in force when the last block ended (a block cut before its blank line does
+    /// not count: the daemon sends it again) — what a client reconnecting sends as `Last-Event-ID`. A block with an
+    /// id and no data counts too (the daemon's position sent when a stream opens).
+    public private(set) var lastEventId: String?
     private var event: String?
     private var data: [String] = []
 
@@ -39,13 +49,17 @@ public struct ServerEventStream: Sendable {
             let text = String(decoding: line, as: UTF8.self)
             line = []
             if text.isEmpty {
+                lastEventId = id
                 if !data.isEmpty || event != nil {
                     out.append(Message(id: id, event: event ?? "message", data: data.joined(separator: "\n")))
                 }
                 (event, data) = (nil, [])
                 continue
             }
-            if text.hasPrefix(":") { continue }
+            if text.hasPrefix(":") {
+                if text == Self.stoppingComment { stopping = true }
+                continue
+            }
             let (field, value) = Self.split(text)
             switch field {
             case "id": id = value

@@ -32,7 +32,7 @@ extension APIRouter {
         .init(.post, "/v1/scan", .operator) { try await $0.scan($1) },
         .init(.get, "/v1/jobs", .viewer) { r, _ in .api(200, body: APICoding.json(await r.jobs.list())) },
         .init(.get, "/v1/jobs/{id}", .viewer) { try await $0.showJob($1) },
-        .init(.get, "/v1/events", .viewer) { r, _ in try r.streamEvents() },
+        .init(.get, "/v1/events", .viewer) { try $0.streamEvents($1) },
         .init(.get, "/v1/metrics", .viewer) { r, _ in await r.metrics() },
         .init(.get, "/v1/pages/{page}/templates/{version}/diff", .viewer) { try await $0.compareVersions($1) },
         .init(.post, "/v1/pages/{page}/templates/{version}/promote", .operator) { try await $0.promote($1) },

@@ -1,0 +1,41 @@
+// The daemon's events (GET /v1/events) as the console hears them: one EventSource while signed in (app.js opens and
+// closes it), and the listeners the views add. The browser reopens a dropped stream by itself and sends the last event
+// id (Last-Event-ID): the daemon replays what was missed, or sends `gap` first when it cannot — the views then fetch
+// their state again. Views refresh on these events, not on timers.
+
+/** The events the views act on: machine findings, drift, jobs, and `gap` (events were missed: fetch everything). */
+export const eventNames = [
+  'replaced', 'factoryReset', 'anotherModel', 'changedElsewhere', 'resolved', 'drift', 'driftCleared',
+  'jobStarted', 'jobProgress', 'jobFinished', 'gap',
+];
+const listeners = new Set();
+let source = null;
+
+/** Opens the stream (closing one already open). */
+export function openEvents() {
+  closeEvents();
+  source = new EventSource('/v1/events');
+  for (const name of eventNames) {
+    source.addEventListener(name, (message) => {
+      const event = JSON.parse(message.data);
+      for (const listener of [...listeners]) listener(event);
+    });
+  }
+}
+
+/** Closes the stream (signed out). */
+export function closeEvents() {
+  if (source) source.close();
+  source = null;
+}
+
+/** Whether the stream is open now (false while the browser reopens it, or after the daemon refused it). */
+export function eventsOpen() {
+  return source !== null && source.readyState === EventSource.OPEN;
+}
+
+/** Calls `listener(event)` for each event until the returned function is called. */
+export function onEvent(listener) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
