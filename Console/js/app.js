@@ -87,7 +87,7 @@ async function show(name) {
   }
 }
 
-function signedIn(info) {
+async function signedIn(info) {
   session = info;
   setCsrfToken(info.csrfToken || null);
   $('signin').hidden = true;
@@ -98,7 +98,8 @@ function signedIn(info) {
   replace($('role'), info.role);
   $('role').className = `badge role-${info.role}`;
   document.body.dataset.role = info.role;
-  openEvents();
+  // The events stream first, then the view's state: nothing that happens in between is missed.
+  await openEvents();
   show(currentView());
 }
 
@@ -138,7 +139,7 @@ async function start() {
     $('token').value = '';
     replace($('signin-error'));
     try {
-      signedIn(await api('POST', '/v1/session', { token }));
+      await signedIn(await api('POST', '/v1/session', { token }));
     } catch (error) {
       replace($('signin-error'), error.status === 401 ? 'That token is not valid.' : `${error.message} (${error.code})`);
       $('token').focus();
@@ -156,7 +157,7 @@ async function start() {
     signedOut('Signed out.');
   });
   const info = await api('GET', '/v1/session');
-  if (info.signedIn && info.csrfToken) signedIn(info);
+  if (info.signedIn && info.csrfToken) await signedIn(info);
   else signedOut('');
   document.body.dataset.ready = 'true';
 }

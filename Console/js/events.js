@@ -11,16 +11,22 @@ export const eventNames = [
 const listeners = new Set();
 let source = null;
 
-/** Opens the stream (closing one already open). */
-export function openEvents() {
+/** Opens the stream (closing one already open); resolves once it is open, or after `wait` ms without it. The views
+ * fetch their state after that: every change from then on comes as an event, none falls between the two. */
+export function openEvents(wait = 3000) {
   closeEvents();
-  source = new EventSource('/v1/events');
+  const opened = new EventSource('/v1/events');
+  source = opened;
   for (const name of eventNames) {
-    source.addEventListener(name, (message) => {
+    opened.addEventListener(name, (message) => {
       const event = JSON.parse(message.data);
       for (const listener of [...listeners]) listener(event);
     });
   }
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, wait);
+    opened.addEventListener('open', () => { clearTimeout(timer); resolve(); }, { once: true });
+  });
 }
 
 /** Closes the stream (signed out). */

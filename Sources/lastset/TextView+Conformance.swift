@@ -103,8 +103,9 @@ extension TextView {
         ]
         var table = Table([.init("PAGE"), .init("VERSION"), .init("RESULT"), .init("DETAIL")])
         for p in r.pages {
-            let detail =
-                p.error ?? p.report?.reason ?? p.report?.stoppedAt.map { "stopped \($0)" } ?? p.restore?.explanation ?? "-"
+            // A restore's page that went as planned says why its version; one that did not, why not.
+            let why = p.status == (r.dryRun ? .planned : .succeeded) ? p.restore?.explanation : nil
+            let detail = p.error ?? why ?? p.report?.reason ?? p.report?.stoppedAt.map { "stopped \($0)" } ?? "-"
             table.append([p.pageId, p.versionId.map { "v\($0)" } ?? "-", p.status.rawValue, detail])
         }
         lines += table.lines

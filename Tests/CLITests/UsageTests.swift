@@ -146,7 +146,7 @@ final class UsageTests: XCTestCase {
 
     func testBadValuesAreQuoted() throws {
         let applyUsage =
-            "usage: lastset apply [PAGE] --to DEVICE|ENDPOINT [--unit N] [--dry-run] [--version N] [--on-error stop|continue|rollback] [--all] [--continue] [--expect-version ID|PAGE=ID,…] [--reason TEXT]\nsee \"lastset apply --help\"\n"
+            "usage: lastset apply [PAGE] --to DEVICE|ENDPOINT [--unit N] [--dry-run] [--version N] [--on-error stop|continue|rollback] [--all] [--continue] [--last-verified] [--expect-version ID|PAGE=ID,…] [--reason TEXT]\nsee \"lastset apply --help\"\n"
         try assertUsageError(
             ["apply", "heating", "--to", "press-1", "--on-error", "retry"],
             "error: --on-error must be stop, continue or rollback (got \"retry\")\n" + applyUsage)
@@ -173,6 +173,9 @@ final class UsageTests: XCTestCase {
             ["apply", "--all", "--to", "tcp://10.0.0.5:502"],
             "error: --all needs a configured device for --to (its pages come from the config), not an endpoint\n" + applyUsage)
         try assertUsageError(["apply", "--to", "press-1"], "error: missing argument PAGE (or --all)\n" + applyUsage)
+        try assertUsageError(
+            ["apply", "heating", "--to", "press-1", "--last-verified"],
+            "error: --last-verified goes with --all (one page's older version: --version N)\n" + applyUsage)
         try assertUsageError(
             ["apply", "../etc", "--to", "press-1"],
             "error: invalid page id \"../etc\" (expected [A-Za-z0-9][A-Za-z0-9._-]*, at most 64 characters)\n" + applyUsage)

@@ -411,6 +411,13 @@ final class ReplacementEndToEndTests: XCTestCase {
             JobInfo.self, try daemon.api("POST", "/v1/devices/press/apply?wait=1", #"{"dryRun":true}"#))
         XCTAssertEqual(plain.applyAll?.pages.first?.versionId, "2")
         XCTAssertNil(plain.applyAll?.pages.first?.restore)
+        // The CLI's restore (`apply --all --last-verified`) plans the same, and says why.
+        let cli = try daemon.cli(["apply", "--all", "--to", "press", "--last-verified", "--dry-run"])
+        XCTAssertEqual(cli.status, 0, cli.stdout + cli.stderr)
+        XCTAssertTrue(cli.stdout.contains("the latest, v2, is not what press was last verified with"), cli.stdout)
+        XCTAssertTrue(cli.stdout.contains("nothingToRestore"), cli.stdout)
+        XCTAssertTrue(
+            cli.stdout.split(separator: "\n").contains { $0.hasPrefix("heating ") && $0.contains(" v1 ") }, cli.stdout)
         XCTAssertEqual(try b.writes().count, 0, "dry runs write nothing")
 
         // The write, pinned to what the dry run showed: v1 written and verified; mbpoll reads v1's values.

@@ -124,6 +124,11 @@ class Console(unittest.TestCase):
     def visible(self, css):
         return self.wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, css)))
 
+    def text_of(self, css):
+        """The text of the element `css` finds, read again if the view re-rendered it meanwhile (the devices view
+        re-renders on the daemon's events)."""
+        return self.wait.until(lambda d: d.find_element(By.CSS_SELECTOR, css).text)
+
     def gone(self, css):
         return self.wait.until(EC.invisibility_of_element_located((By.CSS_SELECTOR, css)))
 
@@ -429,10 +434,11 @@ class Console(unittest.TestCase):
         mbpoll_write(PRESS_C, address=301, value=7)  # motion.accel: the template wrote 300
         self.wait.until(lambda _: press_c(["conforms", "drifted"]))
         self.view("devices")
-        row = self.visible(f"{card} tr[data-page='motion'][data-state='drifted']")
-        self.assertIn("motion.accel: expected 300, live 7", row.text)
-        self.assertIn("since", row.text)
-        self.assertEqual(len(row.find_elements(By.CSS_SELECTOR, "ul.drift li")), 1)
+        drifted = f"{card} tr[data-page='motion'][data-state='drifted']"
+        self.visible(drifted)
+        self.assertIn("motion.accel: expected 300, live 7", self.text_of(drifted))
+        self.assertIn("since", self.text_of(drifted))
+        self.assertEqual(self.wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, f"{drifted} ul.drift li"))), 1)
         self.shot("devices-drift.png")
 
         # Put back: the next poll finds both pages conforming to what was applied.
@@ -440,9 +446,10 @@ class Console(unittest.TestCase):
         self.wait.until(lambda _: press_c(["conforms", "conforms"]))
         self.view("devices")
         for page in ("heating", "motion"):
-            row = self.visible(f"{card} tr[data-page='{page}'][data-state='conforms']")
-            self.assertIn("v", row.text)
-            self.assertIn(f"token:{OPERATOR_NAME}", row.text)
+            conforms = f"{card} tr[data-page='{page}'][data-state='conforms']"
+            self.visible(conforms)
+            self.assertIn("v", self.text_of(conforms))
+            self.assertIn(f"token:{OPERATOR_NAME}", self.text_of(conforms))
         self.shot("devices-conformance.png")
 
         # Rollout of heating: press-b (the single-page apply) and press-c hold the latest; press-a never applied.
@@ -622,12 +629,14 @@ class Console(unittest.TestCase):
         for address, value in ((300, 65535), (301, 65535), (302, 32767), (303, 65535)):
             mbpoll_write(PRESS_C, address=address, value=value)
         self.sign_in(OPERATOR)
-        banner = self.visible("#machine-banner [data-device='press-c'][data-kind='factoryReset']")
-        self.assertIn("back at factory values (motion)", banner.text)
+        banner = "#machine-banner [data-device='press-c'][data-kind='factoryReset']"
+        self.visible(banner)
+        self.assertIn("back at factory values (motion)", self.text_of(banner))
         self.shot("devices-reset-banner.png")
 
         # One click: the whole-machine apply opens on press-c with its dry run already shown; writing takes one more.
-        banner.find_element(By.CSS_SELECTOR, "button.restore").click()
+        # (A click on a banner the view re-rendered meanwhile is tried again on the new one.)
+        self.wait.until(lambda d: d.find_element(By.CSS_SELECTOR, f"{banner} button.restore").click() or True)
         self.visible("#all-dry-pages")
         self.assertEqual(driver.find_element(By.ID, "all-device").get_attribute("value"), "press-c")
         pages = driver.find_elements(By.CSS_SELECTOR, "#all-dry-pages tbody tr")

@@ -11,6 +11,9 @@ struct Apply: Command {
             the target's current values without writing anything. --all (instead of PAGE) applies every page of a
             configured device in one job, in the order the config lists them, each with its latest template, identity
             check, steps and verification; it stops at the first page that does not succeed (--continue goes on).
+            --last-verified (with --all) is a restore: each page's version last applied and verified on that device,
+            not the latest — the replacement policy's choice (docs/REPLACEMENT.md); a page never verified there is
+            nothingToRestore.
             --expect-version pins the write to the version a dry run showed (its templateVersionId: 5, or HOST-N in a
             fleet; with --all, PAGE=ID,PAGE=ID for the pages given): when the request resolves to another version by
             then (a capture, import, promote or fleet sync in between), nothing is written (version_changed).
@@ -28,6 +31,7 @@ struct Apply: Command {
             .value("--on-error", "stop|continue|rollback", "After the first permanent failure (default: stop)"),
             .flag("--all", "Every page of the device given to --to, in config order, in one job"),
             .flag("--continue", "With --all: go on with the next page after one that does not succeed"),
+            .flag("--last-verified", "With --all: each page's version last verified on the device (a restore)"),
             .value("--expect-version", "ID|PAGE=ID,…", "Write only if the version is still the one confirmed (a dry run's)"),
             .value("--reason", "TEXT", "Why (kept with the write in the audit log; required where changeControl says so)"),
         ])
@@ -38,6 +42,8 @@ struct Apply: Command {
     let all: Bool
     /// `--continue`: with --all, go on after a page that did not succeed.
     let continueAfterFailure: Bool
+    /// `--last-verified`: with --all, each page's version last verified on the device (a restore).
+    let lastVerified: Bool
     /// `--to` as given.
     let target: String
     /// `--unit`.
@@ -60,6 +66,7 @@ struct Apply: Command {
         pageId = arguments.optionalArgument("PAGE") ?? ""
         all = arguments.flag("--all")
         continueAfterFailure = arguments.flag("--continue")
+        lastVerified = arguments.flag("--last-verified")
         target = arguments.value("--to") ?? ""
         unit = try arguments.integer("--unit", in: 1...247)
         dryRun = arguments.flag("--dry-run")
@@ -102,6 +109,10 @@ struct Apply: Command {
             return
         }
         if continueAfterFailure { throw UsageError("--continue goes with --all", command: Self.spec) }
+        if lastVerified {
+            throw UsageError(
+                "--last-verified goes with --all (one page's older version: --version N)", command: Self.spec)
+        }
         guard !pageId.isEmpty else { throw UsageError("missing argument PAGE (or --all)", command: Self.spec) }
         _ = try ArgumentCheck.pageId(pageId, Self.spec)
         if targetIsEndpoint {
@@ -149,7 +160,7 @@ struct Apply: Command {
                 path: "/v1/devices/\(DaemonAPI.escape(target))/apply",
                 body: ApplyAllRequest(
                     dryRun: dryRun ? true : nil, onError: onError, onPageFailure: continueAfterFailure ? .continue : nil,
-                    expectVersions: expectVersions, reason: reason))
+                    expectVersions: expectVersions, reason: reason, versions: lastVerified ? .lastVerified : nil))
         }
         return try JobRunner(context: context).run(path: "/v1/pages/\(DaemonAPI.escape(pageId))/apply", body: request)
     }
