@@ -11,7 +11,7 @@ enum LastsetCLI {
         [
             Devices.self, Pages.self, Status.self, Capture.self, Apply.self, Templates.self, Show.self, Diff.self, Export.self,
             Import.self, Audit.self, ImportMap.self, Reload.self, ConformanceCommand.self, RolloutCommand.self, Sync.self,
-            FleetCommand.self, Promote.self, DeleteVersion.self, Backup.self, Identify.self, Scan.self, CertificateCommand.self,
+            FleetCommand.self, Promote.self, DeleteVersion.self, Backup.self, Identify.self, Scan.self, AsFoundCommand.self, CertificateCommand.self,
             Events.self, Change.self,
         ]
     }

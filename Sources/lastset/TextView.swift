@@ -331,12 +331,28 @@ enum TextView {
         if let capture = job.capture { lines += self.capture(capture) }
         if let replay = job.replay { lines += self.replay(replay) }
         if let all = job.applyAll { lines += applyAll(all) }
+        if let asFound = job.asFound { lines += self.asFound(asFound) }
         if let error = job.error {
             lines.append("\(job.kind) of \(job.pageId) on \(job.device) failed: \(error)")
         } else if lines.isEmpty {
             lines.append("\(job.kind) of \(job.pageId) on \(job.device) finished without a report")
         }
         return lines
+    }
+
+    /// An as-found backup: a line per page, what it found.
+    static func asFound(_ report: AsFoundReport) -> [String] {
+        ["as found on \(report.device) (\(report.requests) requests):"]
+            + report.pages.map { page in
+                switch page.outcome {
+                case .first, .changed:
+                    return "  \(page.pageId): \(page.outcome.rawValue), record \(page.number ?? 0): \(page.summary ?? "")"
+                case .unchanged:
+                    return "  \(page.pageId): unchanged since record \(page.number ?? 0): nothing archived"
+                case .failed:
+                    return "  \(page.pageId): failed: \(page.error ?? "")"
+                }
+            }
     }
 
     /// The per-register table of a replay: expected and actual, the value before when one was read, and any note.

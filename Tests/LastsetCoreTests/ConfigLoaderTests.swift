@@ -412,6 +412,22 @@ final class ConfigLoaderTests: XCTestCase {
                 ("devices[0].quirks.timeout", ["greater than 0", #""0ms""#]),
             ]),
         Bad(
+            name: "backup interval not a duration",
+            text: config(device: #"{ id: "dev", endpoint: "tcp://h:1", unit: 1, pages: ["p"], backup: "hourly" }"#),
+            expected: [("devices[0].backup", ["not a duration", #""hourly""#])]),
+        Bad(
+            name: "backup interval below a second",
+            text: config(device: #"{ id: "dev", endpoint: "tcp://h:1", unit: 1, pages: ["p"], backup: "500ms" }"#),
+            expected: [("devices[0].backup", ["at least 1s", #""500ms""#])]),
+        Bad(
+            name: "backup of a device without pages",
+            text: config(device: #"{ id: "dev", endpoint: "tcp://h:1", unit: 1, backup: "1h" }"#),
+            expected: [("devices[0].backup", ["needs pages", #""1h""#])]),
+        Bad(
+            name: "as-found history below one",
+            text: config(top: "version: 1, asFoundHistory: 0,"),
+            expected: [("asFoundHistory", ["at least 1", "0"])]),
+        Bad(
             name: "min greater than max, enum outside",
             text: config(registers: #"{ registerId: "p.a", address: 0, type: "s16", min: 10, max: 5, enum: [4, 11] }"#),
             expected: [

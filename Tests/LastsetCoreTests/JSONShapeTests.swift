@@ -243,6 +243,29 @@ final class JSONShapeTests: XCTestCase {
                 {"endpoint":"rtu:///dev/ttyUSB0","error":"the line is in use with other settings","sweeps":[{"baud":19200,"found":[{"answered":"registers","endpoint":"rtu:///dev/ttyUSB0?baud=19200","fits":[{"checks":[{"actual":"B","expected":"A","matches":false,"message":"differs","registerId":"model"}],"fits":false,"pageId":"heating","versionId":"line-7-3"}],"identification":{"conformity":{"category":"extended","individualAccess":true},"objects":[{"hex":"41434D4520225072657373657322","id":"VendorName","objectId":0,"text":"ACME \"Presses\""},{"hex":"5052532D323030","id":"ProductCode","objectId":1,"text":"PRS-200"},{"hex":"41","id":"0x07","objectId":7,"text":"A"},{"hex":"001FFF","id":"0x81","objectId":129}]},"sunspec":{"base":40000,"cut":"more than 128 models","models":[{"address":40002,"id":1,"length":66,"words":[1,66,65535]}]},"unit":3},{"answered":"exception 02","endpoint":"rtu:///dev/ttyUSB0?baud=19200","fits":[],"identificationError":"exception 01","sunspec":{"base":0,"models":[]},"unit":17}],"probes":3,"requests":9,"seconds":0.375},{"found":[],"probes":2,"requests":2,"seconds":1.5}],"timeoutMs":200,"units":[3,17]}
                 """#)
         ])
+    /// An as-found record as the database row and the API hold it: one change a line, the flags only when true.
+    func testAnAsFoundRecord() throws {
+        // Read back from JSON a positive number is unsigned, whatever the register's type (valueData is the authority).
+        let before = RecordedValue(registerId: "s", address: 101, valueData: "00D7", value: .unsigned(215))
+        let after = RecordedValue(registerId: "s", address: 101, valueData: "00E6", value: .unsigned(230))
+        let record = AsFoundRecord(
+            device: "press", pageId: "heating", number: 2, takenAt: t, who: "policy:backup", job: "J", pageHash: "H",
+            identity: [], values: [after],
+            changes: [
+                AsFoundChange(
+                    registerId: "s", kind: .changed, before: before, after: after,
+                    by: AsFoundAuthor(job: "R", who: "token:ops", time: t))
+            ], machineChanged: true)
+        var w = JSONWriter()
+        record.write(to: &w)
+        XCTAssertEqual(
+            String(decoding: w.bytes, as: UTF8.self),
+            #"""
+            {"changes":[
+            {"after":{"address":101,"registerId":"s","value":230,"valueData":"00E6"},"before":{"address":101,"registerId":"s","value":215,"valueData":"00D7"},"by":{"job":"R","time":"2027-01-15T08:00:00.250Z","who":"token:ops"},"kind":"changed","registerId":"s"}],"device":"press","identity":[],"job":"J","machineChanged":true,"number":2,"pageHash":"H","pageId":"heating","takenAt":"2027-01-15T08:00:00.250Z","values":[
+            {"address":101,"registerId":"s","value":230,"valueData":"00E6"}],"who":"policy:backup"}
+            """#)
+        XCTAssertEqual(try APICoding.decoder().decode(AsFoundRecord.self, from: Data(w.bytes)), record)
     }
 
     /// The small parts of a replay report (identity checks, steps, options, warnings) were written by `JSONEncoder`
@@ -475,7 +498,8 @@ final class JSONShapeTests: XCTestCase {
 
     /// Every shape written to a file, a row or an answer.
     private static var shapes: [any JSONRecord.Type] { [
-        AppliedTemplate.self, ApplyAllReport.self, AuditRecord.self, AuditRegister.self, AuditRollback.self, EntryOrigin.self, Approval.self, ChangeRequest.self,
+        AppliedTemplate.self, ApplyAllReport.self, AsFoundAuthor.self, AsFoundChange.self, AsFoundListing.self,
+        AsFoundPageResult.self, AsFoundRecord.self, AsFoundReport.self, AuditRecord.self, AuditRegister.self, AuditRollback.self, EntryOrigin.self, Approval.self, ChangeRequest.self,
         CaptureProblem.self, CaptureReport.self, DevicePageState.self, EntryLayout.self,
         IdentityCheck.self, RecordedValue.self, IntentRegister.self, JobInfo.self, JobProgress.self, JournalCheck.self,
         PageApplyResult.self, PlannedRequest.self, RegisterResult.self, ReplayEvent.self,

@@ -19,6 +19,8 @@ public struct JobInfo: Sendable, Hashable {
     public var applyAll: ApplyAllReport?
     /// A scan: every device it found.
     public var scan: ScanReport?
+    /// An as-found backup: each page's outcome.
+    public var asFound: AsFoundReport?
     /// Set when the job could not run at all (e.g. the template is corrupt).
     public var error: String?
 
@@ -49,6 +51,7 @@ public struct JobInfo: Sendable, Hashable {
         if let replay { return replay.status == .succeeded || replay.status == .planned }
         if let applyAll { return applyAll.succeeded }
         if let scan { return scan.error == nil }
+        if let asFound { return asFound.succeeded }
         return false
     }
 }
@@ -61,6 +64,7 @@ extension JobInfo: JSONRecord {
     @inlinable
     public static func fields<F: JSONFields & ~Copyable>(_ f: inout F, _ r: inout Self) throws(F.Failure) {
         try f.field("applyAll", &r.applyAll)
+        try f.field("asFound", &r.asFound)
         try f.field("capture", &r.capture)
         try f.field("device", &r.device)
         try f.field("error", &r.error)

@@ -12,6 +12,8 @@ public enum JobKind: String, JSONFieldValue, Sendable, Hashable, CustomStringCon
     case applyAll = "apply-all"
     /// A discovery scan of an endpoint (`POST /v1/scan`): holds the whole line or TCP peer.
     case scan
+    /// An as-found backup of a configured device's pages (scheduled, or `POST /v1/devices/{id}/as-found`).
+    case backup
 
     /// The raw value, as the API and the CLI show it.
     public var description: String { rawValue }

@@ -16,6 +16,9 @@ public enum ServerEventName: String, Codable, Sendable, Hashable, CaseIterable {
     case drift
     /// A polled page conforms again (`page`).
     case driftCleared
+    /// A device page's as-found record was archived: its first, or something changed since the last (`page`,
+    /// `registers` changed, `summary` what and by whom).
+    case backup
     /// A job started (`job`).
     case jobStarted
     /// A running job's progress (`job` with `progress`).
@@ -49,14 +52,17 @@ public struct ServerEvent: Sendable, Hashable, Codable {
     public var succeeded: Bool?
     /// For `gap`: why events were missed.
     public var reason: String?
+    /// For `backup`: what changed and by whom, as the audit record says it.
+    public var summary: String?
 
     /// Sets every field.
     public init(
         event: ServerEventName, time: Date = Date(), device: String? = nil, finding: MachineEvent? = nil,
         adopted: Bool? = nil, page: String? = nil, registers: [String]? = nil, job: JobInfo? = nil, succeeded: Bool? = nil,
-        reason: String? = nil
+        reason: String? = nil, summary: String? = nil
     ) {
         self.reason = reason
+        self.summary = summary
         self.event = event
         self.time = time
         self.device = device
@@ -71,7 +77,7 @@ public struct ServerEvent: Sendable, Hashable, Codable {
     /// The event of a job's start, progress or end (`name`), the job without its report.
     public static func of(job: JobInfo, _ name: ServerEventName, at time: Date = Date()) -> ServerEvent {
         var bare = job
-        (bare.capture, bare.replay, bare.applyAll, bare.scan) = (nil, nil, nil, nil)
+        (bare.capture, bare.replay, bare.applyAll, bare.scan, bare.asFound) = (nil, nil, nil, nil, nil)
         return ServerEvent(
             event: name, time: time, device: job.device, job: bare, succeeded: job.state == .finished ? job.succeeded : nil)
     }

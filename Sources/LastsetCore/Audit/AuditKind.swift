@@ -28,6 +28,10 @@ public enum AuditKind: String, JSONFieldValue, Sendable, Hashable, CaseIterable 
     /// released it (`--release`); `templateVersionId` is the fleet version whose definition it is, `pageHash` the
     /// definition in force after it; `message` lists what differed and the operator's reason. No device.
     case pageDefinition = "page-definition"
+    /// A page of a device read as found by its scheduled backup or `lastset as-found DEVICE --now` (docs/AS-FOUND.md):
+    /// `archived` when it was the first or something changed (`message` says what and by whom, `registers` the
+    /// changes with `before`/`after`), `failed` when the device could not be read (once per failing streak).
+    case backup
     /// A change request filed (docs/CHANGE-CONTROL.md): `who`, `time`, `reason`, `meaning` authorship, the page, the
     /// device, the version and (`message`) its hash; `changeRequest` is its id. Nothing is written.
     case changeRequest = "change-request"

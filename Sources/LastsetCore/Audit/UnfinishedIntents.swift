@@ -66,7 +66,7 @@ public enum UnfinishedIntents {
                     outcome.message =
                         "deleted version \(id); the daemon stopped before this outcome was recorded (\(note))"
                 }
-            case .replay, .dryRun, .retention, .chainAcknowledged, .fleetRepair, .pageDefinition, .changeRequest, .approval:
+            case .replay, .dryRun, .retention, .chainAcknowledged, .fleetRepair, .pageDefinition, .changeRequest, .approval, .backup:
                 continue
             }
             out.append(outcome)
@@ -87,7 +87,7 @@ public enum UnfinishedIntents {
             if intent.kind == .capture && v.provenance != nil { return false }
             return v.source.endpoint == intent.endpoint && v.source.unit == intent.unit
                 && v.source.identity == intent.identity && v.pageHash == intent.pageHash && v.capturedAt <= intent.time
-        case .replay, .dryRun, .delete, .retention, .chainAcknowledged, .fleetRepair, .pageDefinition, .changeRequest, .approval:
+        case .replay, .dryRun, .delete, .retention, .chainAcknowledged, .fleetRepair, .pageDefinition, .changeRequest, .approval, .backup:
             return false
         }
     }

@@ -18,6 +18,8 @@ public struct CompiledDevice: Sendable, Hashable {
     public let pollInterval: Duration?
     /// The poll setting as written ("0s" when absent).
     public let pollText: String
+    /// Scheduled backup interval (as-found records); nil when none.
+    public let backupInterval: Duration?
     /// Quirks over the defaults, durations parsed.
     public let limits: DeviceLimits
     /// The device's "not set" convention for pages that declare none (nil: the page's or the default).
@@ -47,6 +49,11 @@ public struct CompiledDevice: Sendable, Hashable {
             guard let d = DurationText.parse(text) else { throw fail("poll", "\"\(text)\"", "not a duration") }
             interval = d > .zero ? d : nil
         }
+        var backup: Duration?
+        if let text = device.backup {
+            guard let d = DurationText.parse(text) else { throw fail("backup", "\"\(text)\"", "not a duration") }
+            backup = d > .zero ? d : nil
+        }
         for text in [device.quirks?.requestDelay, device.quirks?.timeout].compactMap({ $0 }) where DurationText.parse(text) == nil
         {
             throw fail("quirks", "\"\(text)\"", "not a duration")
@@ -57,6 +64,7 @@ public struct CompiledDevice: Sendable, Hashable {
         pageIds = device.pages ?? []
         pollInterval = interval
         pollText = device.poll ?? "0s"
+        backupInterval = backup
         limits = DeviceLimits(device.quirks)
         unsetStyle = device.unsetStyle
         gateway = device.gateway ?? false

@@ -18,12 +18,16 @@ struct ConfigChecker {
     // MARK: the config
 
     mutating func config(_ root: JSONValue) -> LastsetConfig? {
-        guard let fields = object(root, "$", keys: ["version", "api", "history", "audit", "devices", "pages", "fleet", "overrides", "changeControl"]) else { return nil }
+        guard let fields = object(root, "$", keys: [
+            "version", "api", "history", "asFoundHistory", "audit", "devices", "pages", "fleet", "overrides", "changeControl",
+        ]) else { return nil }
         if let version = integer(fields, "version", in: "", required: true), version != 1 {
             add("version", .int(Int64(version)), "unsupported config version (only 1 is known)")
         }
         let history = integer(fields, "history", in: "")
         if let h = history, h < 1 { add("history", .int(Int64(h)), "must be at least 1") }
+        let asFoundHistory = integer(fields, "asFoundHistory", in: "")
+        if let h = asFoundHistory, h < 1 { add("asFoundHistory", .int(Int64(h)), "must be at least 1") }
         var api: APIConfig?
         if let a = field(fields, "api", in: "", required: false) { api = self.api(a, "api") }
         var audit: AuditConfig?
@@ -81,7 +85,7 @@ struct ConfigChecker {
         }
         return LastsetConfig(
             version: 1, api: api, history: history, audit: audit, devices: devices, pages: pages, fleet: fleet,
-            overrides: overrides, changeControl: changeControl)
+            overrides: overrides, changeControl: changeControl, asFoundHistory: asFoundHistory)
     }
 
     /// The optional `audit` section (retention of the audit log).
@@ -491,6 +495,7 @@ struct ConfigChecker {
                 value, path,
                 keys: [
                     "id", "endpoint", "unit", "pages", "poll", "quirks", "unsetStyle", "gateway", "replacement", "serialNumber",
+                    "backup",
                 ])
         else {
             return nil
@@ -526,6 +531,11 @@ struct ConfigChecker {
         let gateway = boolean(fields, "gateway", in: path)
         let replacement: ReplacementPolicy? = choice(fields, "replacement", in: path)
         let serial = serialNumber(fields, in: path)
+        let backup = duration(fields, "backup", in: path)
+        if let backup, let d = DurationText.parse(backup), d > .zero {
+            if d < .seconds(1) { add(join(path, "backup"), .string(backup), "must be at least 1s (or \"0\": no scheduled backup)") }
+            if (pages ?? []).isEmpty { add(join(path, "backup"), .string(backup), "needs pages to back up (the device has none)") }
+        }
         if let replacement, replacement != .off, poll.flatMap(DurationText.parse).map({ $0 <= .zero }) ?? true {
             add(
                 join(path, "replacement"), .string(replacement.rawValue),
@@ -539,7 +549,8 @@ struct ConfigChecker {
         guard problems.count == before, let id, let endpoint, let unit else { return nil }
         return DeviceConfig(
             id: id, endpoint: endpoint, unit: unit, pages: pages, poll: poll, quirks: quirks, unsetStyle: unsetStyle,
-            gateway: gateway, replacement: replacement, serialNumber: serial.registers, serialNumberObjects: serial.objects)
+            gateway: gateway, replacement: replacement, serialNumber: serial.registers, serialNumberObjects: serial.objects,
+            backup: backup)
     }
 
     /// A device's `serialNumber`: identity registers and FC43 objects (compared as they are: no `match`).

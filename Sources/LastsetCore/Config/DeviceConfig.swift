@@ -22,14 +22,18 @@ public struct DeviceConfig: Codable, Sendable, Hashable {
     /// The registers that tell one machine of its model from another (a serial number): `serialNumber` entries with
     /// `registerId`.
     public var serialNumber: [IdentityRegister]?
+    /// How often each page is read as found and kept when something changed, e.g. "1h"; "0" or absent: no scheduled
+    /// backup (docs/AS-FOUND.md).
+    public var backup: String?
     /// The FC43 objects that do (`serialNumber` entries with `object`, a private object such as `0x80`).
     public var serialNumberObjects: [IdentityObject]?
 
     public init(
         id: String, endpoint: String, unit: Int, pages: [String]? = nil, poll: String? = nil, quirks: Quirks? = nil,
         unsetStyle: UnsetStyle? = nil, gateway: Bool? = nil, replacement: ReplacementPolicy? = nil,
-        serialNumber: [IdentityRegister]? = nil, serialNumberObjects: [IdentityObject]? = nil
+        serialNumber: [IdentityRegister]? = nil, serialNumberObjects: [IdentityObject]? = nil, backup: String? = nil
     ) {
+        self.backup = backup
         self.replacement = replacement
         self.serialNumber = serialNumber
         self.serialNumberObjects = serialNumberObjects

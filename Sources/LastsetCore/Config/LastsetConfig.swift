@@ -7,6 +7,8 @@ public struct LastsetConfig: Codable, Sendable, Hashable {
     public var api: APIConfig?
     /// Templates kept per page (default 20).
     public var history: Int?
+    /// As-found records kept per device and page (default 100; docs/AS-FOUND.md).
+    public var asFoundHistory: Int?
     /// How much of the audit log the database keeps (nil: every record).
     public var audit: AuditConfig?
     public var devices: [DeviceConfig]
@@ -21,8 +23,9 @@ public struct LastsetConfig: Codable, Sendable, Hashable {
     public init(
         version: Int = 1, api: APIConfig? = nil, history: Int? = nil, audit: AuditConfig? = nil, devices: [DeviceConfig],
         pages: [PageDefinition], fleet: FleetConfig? = nil, overrides: OverridesConfig? = nil,
-        changeControl: ChangeControlConfig? = nil
+        changeControl: ChangeControlConfig? = nil, asFoundHistory: Int? = nil
     ) {
+        self.asFoundHistory = asFoundHistory
         self.changeControl = changeControl
         self.overrides = overrides
         self.version = version
@@ -36,6 +39,9 @@ public struct LastsetConfig: Codable, Sendable, Hashable {
 
     /// Number of templates kept per page.
     public var historyLimit: Int { history ?? 20 }
+
+    /// As-found records kept per device and page.
+    public var asFoundLimit: Int { asFoundHistory ?? 100 }
 
     /// The page with this id.
     public func page(_ id: String) -> PageDefinition? { pages.first { $0.id == id } }

@@ -127,6 +127,24 @@ public enum RecordStore {
             ) STRICT, WITHOUT ROWID;
             CREATE INDEX change_request_by_filing ON change_request (filed_at, id);
             """,
+            // 6: as-found history (issue 23, part 4; `AsFoundStore`): each page of a device as a backup found it, per
+            // device and page, numbered (`AsFoundRecord` as JSON); and each device's last backup attempt, for the
+            // schedule across restarts and to record a failing device once, not at every attempt.
+            """
+            CREATE TABLE device_backup (
+                device TEXT NOT NULL,
+                page_id TEXT NOT NULL,
+                number INTEGER NOT NULL CHECK (number >= 1),
+                taken_at INTEGER NOT NULL,
+                record TEXT NOT NULL,
+                PRIMARY KEY (device, page_id, number)
+            ) STRICT, WITHOUT ROWID;
+            CREATE TABLE device_backup_attempt (
+                device TEXT PRIMARY KEY,
+                attempted_at INTEGER NOT NULL,
+                failure TEXT
+            ) STRICT, WITHOUT ROWID;
+            """,
         ])
 
     /// Opens (creating, migrating) `<data>/lastset.db`. A damaged database is refused with what to do.

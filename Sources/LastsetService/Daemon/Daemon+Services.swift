@@ -17,9 +17,9 @@ extension Daemon {
         let registry = DeviceRegistry(config: config)
         let events = EventHub()
         let jobs = JobTable(events: events)
+        let deviceJobs = DeviceJobs(registry: registry, jobs: jobs, engine: engine)
         let watch = MachineWatch(
-            machines: engine.machines, deviceState: engine.deviceState,
-            deviceJobs: DeviceJobs(registry: registry, jobs: jobs, engine: engine), log: log, events: events)
+            machines: engine.machines, deviceState: engine.deviceState, deviceJobs: deviceJobs, log: log, events: events)
         let poller = Poller(registry: registry, deviceState: engine.deviceState, watch: watch, events: events, log: log)
         let notifier = SystemdNotifier()
         let reloader = ConfigReloader(
@@ -62,6 +62,8 @@ extension Daemon {
             // The jobs stop after the poller: a restore a poll starts (a `replacement` policy) is drained with the rest.
             StartStopService(name: "jobs", stop: { await stopJobs(jobs, router: router, log: log) }),
             poller,
+            // Stopped before the poller and the jobs: no backup starts after it; one running is drained with the jobs.
+            BackupLoop(registry: registry, deviceJobs: deviceJobs, log: log),
             SignalHandling(reloader: reloader, log: log),
             StartStopService(
                 name: "systemd notifications",

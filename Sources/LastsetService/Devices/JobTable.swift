@@ -7,6 +7,7 @@ struct JobOutcome: Sendable {
     var replay: ReplayReport?
     var applyAll: ApplyAllReport? = nil
     var scan: ScanReport? = nil
+    var asFound: AsFoundReport? = nil
 }
 
 /// Running and recent capture/replay jobs: their progress, their reports, and waiters for completion.
@@ -77,6 +78,7 @@ actor JobTable {
         job.replay = outcome.replay
         job.applyAll = outcome.applyAll
         job.scan = outcome.scan
+        job.asFound = outcome.asFound
         job.state = .finished
         job.finishedAt = Date()
         jobs[id] = job

@@ -15,8 +15,8 @@ struct Events: Command {
         abstract: "Follow the daemon's events: replaced or reset machines, drift, jobs (until interrupted).",
         discussion: """
             One line per event: time, event, device, what happened. Events: replaced, factoryReset, anotherModel,
-            changedElsewhere, resolved (docs/REPLACEMENT.md), drift, driftCleared, jobStarted, jobProgress, jobFinished,
-            and gap (events were missed: the state is to be fetched again). With --json each event is one JSON object
+            changedElsewhere, resolved (docs/REPLACEMENT.md), drift, driftCleared, backup (docs/AS-FOUND.md), jobStarted,
+            jobProgress, jobFinished, and gap (events were missed: the state is to be fetched again). With --json each event is one JSON object
             on its own line (GET /v1/events' data). A line on stderr says when the stream is open. A connection cut
             while open is reopened with Last-Event-ID (backoff 0.5 s doubling to 8 s, ten failed attempts in a row end
             the command, exit 1). Exit 0 when --count events were printed or the daemon stopped.
@@ -148,6 +148,7 @@ struct Events: Command {
             }
             if let reason = e.reason { parts.append(reason) }
             if let page = e.page { parts.append("page \(page)" + (e.registers.map { ": " + $0.joined(separator: ", ") } ?? "")) }
+            if let summary = e.summary { parts.append(summary) }
             if let job = e.job {
                 var text = "\(job.kind) \(job.pageId) job \(job.id) by \(job.who)"
                 if let p = job.progress { text += ": \(p.phase) \(p.done)/\(p.total)" }
