@@ -85,6 +85,15 @@ bench-swap: setup
 	$(SWIFT) build
 	Tests/chaos/swaptrials.py --bin "$$($(SWIFT) build --show-bin-path)" --bench 50 --poll-ms 500 --seed 50
 
+.PHONY: backup-trials
+BACKUP_STEPS ?= 300
+## Scheduled backups under BACKUP_STEPS (default 300) seeded randomized steps of seed BACKUP_SEED (default 46): values
+## changed at the press (mbpoll), captures, applies, SIGKILLs (some in an apply), each record and the credit of each
+## change checked against the press's frame log (Tests/chaos/backuptrials.py; docs/AS-FOUND.md, ~2 min).
+backup-trials: setup
+	$(SWIFT) build
+	Tests/chaos/backuptrials.py --bin "$$($(SWIFT) build --show-bin-path)" --steps $(BACKUP_STEPS) --seed $(or $(BACKUP_SEED),46)
+
 .PHONY: fuzz soak
 ## libFuzzer on every fuzz target (Fuzz/Targets) for FUZZ_SECONDS each (default 60), from the seed corpus
 ## Fuzz/corpus/<target>/; prints executions and crashes per target, exits 1 on a crash. docs/RELIABILITY.md.

@@ -81,6 +81,7 @@ final class Bench {
             if options.suites.contains("rtu") { try await rtuSuite() }
             if options.suites.contains("daemon") { try daemonSuite() }
             if options.suites.contains("poll") { try pollSuite() }
+            if options.suites.contains("backup") { try backupSuite() }
             if options.suites.contains("encode") { try encodeSuite() }
         } catch {
             say("FAILED: \(error)")

@@ -19,12 +19,14 @@ struct BenchOptions {
     var delays = [0, 2]
     var suites: Set<String> = ["wire", "counts", "provision", "rtu", "daemon", "poll", "encode"]
     /// Every suite `--only` may name.
-    static let knownSuites: Set<String> = ["wire", "counts", "provision", "rtu", "daemon", "poll", "encode"]
+    static let knownSuites: Set<String> = ["wire", "counts", "provision", "rtu", "daemon", "poll", "backup", "encode"]
     var pollDevices = 1000
     var pollSimulators = 10
     var pollWords = 20
     var pollSeconds = 60
     var pollWarmupSeconds = 10
+    /// The backup suite's interval (seconds).
+    var backupIntervalSeconds = 60
     var rtuWords = 1000
     var rtuReps = 3
     var relayScript = ""
@@ -36,9 +38,10 @@ struct BenchOptions {
         usage: lastset-bench --c-worker PATH --python PATH --py-script PATH [--bin DIR] [--json-out FILE]
                              [--reps N] [--slow-reps N] [--slow-reps-10k N] [--perreg-slow-reps N]
                              [--perreg-slow-reps-10k N] [--provision-reps N] [--idle-seconds N] [--ready-reps N]
-                             [--sizes 100,1000,10000] [--delays 0,2] [--only wire,counts,provision,rtu,daemon,poll,encode]
+                             [--sizes 100,1000,10000] [--delays 0,2]
+                             [--only wire,counts,provision,rtu,daemon,poll,backup,encode]
                              [--poll-devices N] [--poll-simulators N] [--poll-words N] [--poll-seconds N]
-                             [--poll-warmup N]
+                             [--poll-warmup N] [--backup-interval N]
                              [--rtu-words N] [--rtu-reps N] [--relay-script PATH] [--keep-temp]
                              [--impls lastset-core,c,...]
 
@@ -47,7 +50,8 @@ struct BenchOptions {
         requests against the minimum; provisions 1, 8 and 32 machines at once; measures the daemon's RSS,
         idle CPU and time to READY; polls --poll-devices devices (default 1,000 on 10 simulators, 20 registers
         each) every second and measures lastsetd's CPU and RSS over --poll-seconds (60) after --poll-warmup
-        (10); times the JSON a replay and a capture write, in this process (encode). Prints a table and, last, one JSON object. --bin defaults to the
+        (10); backs the same devices up as found every --backup-interval seconds (60; only with --only backup) and
+        measures the same once every device has its first record; times the JSON a replay and a capture write, in this process (encode). Prints a table and, last, one JSON object. --bin defaults to the
         directory of this executable (lastsetd and lastset-sim are looked up there). Benchmarks/run.sh
         (make bench) builds everything and passes the paths. --impls runs only the named wire
         implementations (e.g. lastset-core,c for a quick core/C check); the full comparison runs them all.
@@ -117,6 +121,7 @@ struct BenchOptions {
                 guard o.pollWords % 4 == 0 else { throw BenchError("--poll-words: a multiple of 4, got \(o.pollWords)") }
             case "--poll-seconds": o.pollSeconds = try count(arg, 1...3600)
             case "--poll-warmup": o.pollWarmupSeconds = try count(arg, 1...600)
+            case "--backup-interval": o.backupIntervalSeconds = try count(arg, 1...3600)
             case "--impls":
                 let text = try value(arg)
                 let names = text.split(separator: ",").map(String.init)

@@ -100,6 +100,8 @@ enum BenchConfig {
         var maxRead: Int? = nil
         /// A TCP gateway to one device per unit: several units of one endpoint are polled (and held) apart.
         var gateway = false
+        /// Scheduled backup interval (docs/AS-FOUND.md); nil: none.
+        var backup: String? = nil
     }
 
     /// Writes a config with `pages` and `devices` to `path`.
@@ -115,6 +117,7 @@ enum BenchConfig {
             ]
             if let poll = d.poll { fields.append("\"poll\":\"\(poll)\"") }
             if d.gateway { fields.append("\"gateway\":true") }
+            if let backup = d.backup { fields.append("\"backup\":\"\(backup)\"") }
             if let m = d.maxRead { fields.append("\"quirks\":{\"maxReadRegisters\":\(m)}") }
             return "{" + fields.joined(separator: ",") + "}"
         }

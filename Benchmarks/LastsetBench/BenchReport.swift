@@ -187,6 +187,8 @@ struct BenchReport: Codable {
     var rtu: [LineRate] = []
     var daemon: Daemon?
     var polling: Polling?
+    /// The same devices backed up as found on schedule instead of polled (`pollIntervalSeconds`: the backup interval).
+    var backups: Polling?
     var encoding: [Encoding] = []
     var notes: [String] = []
 }

@@ -124,9 +124,10 @@ extension Bench {
                 out += "| peak RSS of the capture/replay daemon after the wire runs (10,000-register pages) | \(w / 1024) MiB |\n"
             }
         }
-        if let p = report.polling {
+        for (p, what) in [(report.polling, "polled"), (report.backups, "backed up as found (nothing changing)")] {
+            guard let p else { continue }
             out +=
-                "\n## \(p.devices) devices polled every \(p.pollIntervalSeconds) s (\(p.simulators) simulators, \(p.words) registers each)\n\n"
+                "\n## \(p.devices) devices \(what) every \(p.pollIntervalSeconds) s (\(p.simulators) simulators, \(p.words) registers each)\n\n"
             out += "| figure | value |\n|---|---|\n"
             out +=
                 "| lastsetd CPU over \(String(format: "%.1f", p.windowSeconds)) s after a \(p.warmupSeconds) s warm-up | \(String(format: "%.2f", p.cpuSeconds)) s = \(String(format: "%.1f", p.cpuPercentOfOneCore)) % of one core |\n"

@@ -140,4 +140,15 @@ final class AsFoundEndToEndTests: XCTestCase {
         XCTAssertTrue(now.stdout.contains("heating: unchanged since record 3"), now.stdout)
         XCTAssertEqual(daemon.stop(), 0)
     }
+
+    /// The seeded randomized backup trials (`make backup-trials` runs 300 steps; Tests/chaos/backuptrials.py) in small:
+    /// 40 steps of seed 4646, every record and every change's credit checked from the press's frame log and mbpoll.
+    func testFortySeededRandomizedBackupSteps() throws {
+        let run = try ProgramRun.run(
+            TestPaths.repoRoot.appendingPathComponent("Tests/chaos/backuptrials.py"),
+            ["--bin", TestPaths.productsDirectory.path, "--steps", "40", "--seed", "4646"], mergingStderr: true,
+            timeout: 300)
+        XCTAssertEqual(run.status, 0, run.stdout)
+        XCTAssertTrue(run.stdout.contains("40 steps") && run.stdout.contains("0 violations"), run.stdout)
+    }
 }

@@ -42,10 +42,15 @@ extension Engine {
         let store = asFound
         do {
             let previous = try await store.latest(device: device, pageId: page.id)
-            var writes: [KnownWrite] = []
-            if let previous { writes = try await knownWrites(device: device, pageId: page.id, since: previous.takenAt) }
-            let verdict = AsFoundComparison.compare(
-                previous: previous, identity: reading.identity, values: reading.values, pageHash: page.hash, writes: writes)
+            var verdict = AsFoundComparison.compare(
+                previous: previous, identity: reading.identity, values: reading.values, pageHash: page.hash, writes: [])
+            // Who made the changes is looked up only when there are some: an unchanged page costs no audit query.
+            if let previous, case .changed = verdict {
+                let writes = try await knownWrites(device: device, pageId: page.id, since: previous.takenAt)
+                verdict = AsFoundComparison.compare(
+                    previous: previous, identity: reading.identity, values: reading.values, pageHash: page.hash,
+                    writes: writes)
+            }
             var record = AsFoundRecord(
                 device: device, pageId: page.id, number: 0, takenAt: reading.readAt, who: who, job: job, pageHash: page.hash,
                 identity: reading.identity, values: reading.values)

@@ -125,13 +125,15 @@ public struct AsFoundStore: Sendable {
         return out
     }
 
-    /// Records a device's backup attempt; `audit`, when given, is committed with it (a failure's first record).
+    /// Records a device's backup attempt; `audit`, when given, is committed with it (a failure's first record). An
+    /// attempt alone only schedules the next one, so it is not synced (`durable: false`): lost at a power cut, the
+    /// device is backed up again sooner; with an audit record it is synced with it.
     public func attempted(device: String, at time: Date, failure: String?, audit: AuditRecord? = nil) async throws(
         StorageError
     ) {
         let row = audit.map(AuditLog.Row.init)
         do {
-            try await database.write { c in
+            try await database.write(durable: row != nil) { c in
                 try c.run(
                     """
                     INSERT INTO device_backup_attempt (device, attempted_at, failure) VALUES (?, ?, ?)
