@@ -243,6 +243,8 @@ final class JSONShapeTests: XCTestCase {
                 {"endpoint":"rtu:///dev/ttyUSB0","error":"the line is in use with other settings","sweeps":[{"baud":19200,"found":[{"answered":"registers","endpoint":"rtu:///dev/ttyUSB0?baud=19200","fits":[{"checks":[{"actual":"B","expected":"A","matches":false,"message":"differs","registerId":"model"}],"fits":false,"pageId":"heating","versionId":"line-7-3"}],"identification":{"conformity":{"category":"extended","individualAccess":true},"objects":[{"hex":"41434D4520225072657373657322","id":"VendorName","objectId":0,"text":"ACME \"Presses\""},{"hex":"5052532D323030","id":"ProductCode","objectId":1,"text":"PRS-200"},{"hex":"41","id":"0x07","objectId":7,"text":"A"},{"hex":"001FFF","id":"0x81","objectId":129}]},"sunspec":{"base":40000,"cut":"more than 128 models","models":[{"address":40002,"id":1,"length":66,"words":[1,66,65535]}]},"unit":3},{"answered":"exception 02","endpoint":"rtu:///dev/ttyUSB0?baud=19200","fits":[],"identificationError":"exception 01","sunspec":{"base":0,"models":[]},"unit":17}],"probes":3,"requests":9,"seconds":0.375},{"found":[],"probes":2,"requests":2,"seconds":1.5}],"timeoutMs":200,"units":[3,17]}
                 """#)
         ])
+    }
+
     /// An as-found record as the database row and the API hold it: one change a line, the flags only when true.
     func testAnAsFoundRecord() throws {
         // Read back from JSON a positive number is unsigned, whatever the register's type (valueData is the authority).
