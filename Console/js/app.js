@@ -1,5 +1,5 @@
 // The technicians' console: sign-in, navigation, and the views (devices, templates, capture, apply, apply all,
-// rollout, changes, audit).
+// rollout, changes, as found, audit).
 import { api, ApiError, setCsrfToken, seg } from './api.js';
 import { h, replace } from './dom.js';
 import { setRaw } from './format.js';
@@ -12,8 +12,9 @@ import * as applyall from './applyall.js';
 import * as rollout from './rollout.js';
 import * as audit from './audit.js';
 import * as changes from './changes.js';
+import * as asfound from './asfound.js';
 
-const views = { devices, templates, capture, apply, applyall, rollout, changes, audit };
+const views = { devices, templates, capture, apply, applyall, rollout, changes, asfound, audit };
 const $ = (id) => document.getElementById(id);
 let session = null;
 let cleanup = null;

@@ -3,10 +3,11 @@
 // id (Last-Event-ID): the daemon replays what was missed, or sends `gap` first when it cannot — the views then fetch
 // their state again. Views refresh on these events, not on timers.
 
-/** The events the views act on: machine findings, drift, jobs, and `gap` (events were missed: fetch everything). */
+/** The events the views act on: machine findings, drift, as-found records kept (`backup`), jobs, and `gap` (events were
+ * missed: fetch everything). */
 export const eventNames = [
   'replaced', 'factoryReset', 'anotherModel', 'changedElsewhere', 'resolved', 'drift', 'driftCleared',
-  'jobStarted', 'jobProgress', 'jobFinished', 'gap',
+  'backup', 'jobStarted', 'jobProgress', 'jobFinished', 'gap',
 ];
 const listeners = new Set();
 let source = null;
@@ -20,6 +21,9 @@ export function openEvents(wait = 3000) {
   for (const name of eventNames) {
     opened.addEventListener(name, (message) => {
       const event = JSON.parse(message.data);
+      // A backup job only reads (its record's `backup` event says what it found): no view changes at its start or
+      // end, and a device backed up every second would otherwise re-render the devices view every second.
+      if (event.job && event.job.kind === 'backup') return;
       for (const listener of [...listeners]) listener(event);
     });
   }

@@ -40,6 +40,13 @@ final class ConsoleBrowserTests: XCTestCase {
             demo.appendingPathComponent("press-b.values.json").path,
         ])
         defer { pressC.stop() }
+        // press-d: a configured press backed up every second (the as-found view), apart so that no other test's job
+        // meets its backups.
+        let pressD = try SimulatorProcess.start([
+            "--config", demoConfig, "--device", "press-a", "--tcp", "127.0.0.1:0", "--values",
+            demo.appendingPathComponent("press-a.values.json").path,
+        ])
+        defer { pressD.stop() }
         let port = try TestPorts.freeLoopbackPort()
         func hash(_ s: String) -> String { SHA256.hex(Array(s.utf8)) }
         var config = try String(contentsOfFile: demoConfig, encoding: .utf8)
@@ -49,6 +56,7 @@ final class ConsoleBrowserTests: XCTestCase {
                 of: "  ],\n  pages: [",
                 with: """
                       { id: "press-c", endpoint: "tcp://127.0.0.1:\(pressC.port!)", unit: 1, pages: ["heating", "motion"], poll: "1s", replacement: "notify" },
+                      { id: "press-d", endpoint: "tcp://127.0.0.1:\(pressD.port!)", unit: 1, pages: ["heating"], backup: "1s" },
                     ],
                       pages: [
                     """)
@@ -92,6 +100,7 @@ final class ConsoleBrowserTests: XCTestCase {
         env["LASTSET_PRESS_B_ENDPOINT"] = "tcp://127.0.0.1:\(pressB.port!)"
         env["LASTSET_PRESS_C_ENDPOINT"] = "tcp://127.0.0.1:\(pressC.port!)"
         env["LASTSET_PRESS_A_ENDPOINT"] = "tcp://127.0.0.1:\(pressA.port!)"
+        env["LASTSET_PRESS_D_ENDPOINT"] = "tcp://127.0.0.1:\(pressD.port!)"
         env["LASTSET_SCREENSHOTS"] = shots
         env["SE_OFFLINE"] = "true"
         python.environment = env
@@ -106,7 +115,7 @@ final class ConsoleBrowserTests: XCTestCase {
         print(text)
         print("browser tests took \(String(format: "%.1f", Date().timeIntervalSince(started))) s; screenshots in \(shots)")
         XCTAssertEqual(status, 0, "the browser tests failed:\n\(text)\nlastsetd:\n\(daemon.stderr)")
-        XCTAssertTrue(text.contains("Ran 10 tests") && text.contains("\nOK"), text)
+        XCTAssertTrue(text.contains("Ran 11 tests") && text.contains("\nOK"), text)
 
         // mbpoll, outside everything above, reads press-b: it holds the template the console applied.
         let template = try daemon.decode(Template.self, try daemon.api("GET", "/v1/pages/heating/templates/latest"))

@@ -34,6 +34,7 @@ OPERATOR_NAME = os.environ.get("LASTSET_OPERATOR_NAME", "olga")
 PRESS_B = os.environ["LASTSET_PRESS_B_ENDPOINT"]  # press-b's tcp://host:port, for an ad-hoc target
 PRESS_C = os.environ["LASTSET_PRESS_C_ENDPOINT"]  # press-c's tcp://host:port (blank, polled: apply all)
 PRESS_A = os.environ["LASTSET_PRESS_A_ENDPOINT"]  # press-a's tcp://host:port (configured; captured from)
+PRESS_D = os.environ["LASTSET_PRESS_D_ENDPOINT"]  # press-d's tcp://host:port (backed up every second)
 SHOTS = os.environ["LASTSET_SCREENSHOTS"]
 CHROMIUM = os.environ.get("LASTSET_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("LASTSET_CHROMEDRIVER", "/usr/bin/chromedriver")
@@ -271,7 +272,8 @@ class Console(unittest.TestCase):
     def test_3_cross_origin_post_is_refused(self):
         self.sign_in(OPERATOR)
         self.visible("article.device")
-        _, before = api("GET", "/v1/jobs")
+        # press-d's scheduled backups are jobs too: only the others are counted.
+        before = [j for j in api("GET", "/v1/jobs")[1] if j["kind"] != "backup"]
         # Another origin on the same host (same site: the SameSite=Strict cookie is sent; the Origin check refuses).
         page = f"""<!doctype html><title>evil</title><script>
           fetch('{URL}/v1/pages/heating/capture?wait=1', {{method: 'POST', mode: 'no-cors', credentials: 'include',
@@ -310,7 +312,7 @@ class Console(unittest.TestCase):
                 if "/v1/pages/heating/capture" in response["url"]:
                     answered.append(response["status"])
         self.assertEqual(answered, [403])
-        _, after = api("GET", "/v1/jobs")
+        after = [j for j in api("GET", "/v1/jobs")[1] if j["kind"] != "backup"]
         self.assertEqual(len(after), len(before), "a cross-origin POST started a job")
         # The same request with the browser's own session cookie, outside the browser: 403 forbidden_origin.
         cookie = driver.get_cookie("lastset_session")
@@ -452,13 +454,15 @@ class Console(unittest.TestCase):
             self.assertIn(f"token:{OPERATOR_NAME}", self.text_of(conforms))
         self.shot("devices-conformance.png")
 
-        # Rollout of heating: press-b (the single-page apply) and press-c hold the latest; press-a never applied.
+        # Rollout of heating: press-b (the single-page apply) and press-c hold the latest; press-a and press-d (only
+        # backed up) never applied.
         self.view("rollout")
         Select(self.visible("#rollout-page")).select_by_value("heating")
         self.visible("#rollout-table tr[data-device='press-c']")
         standings = {r.get_attribute("data-device"): r.get_attribute("data-standing")
                      for r in driver.find_elements(By.CSS_SELECTOR, "#rollout-table tbody tr")}
-        self.assertEqual(standings, {"press-a": "neverApplied", "press-b": "latest", "press-c": "latest"})
+        self.assertEqual(standings, {"press-a": "neverApplied", "press-b": "latest", "press-c": "latest",
+                                     "press-d": "neverApplied"})
         self.shot("rollout.png")
         self.assertEqual(self.console_errors(), [])
 
@@ -666,6 +670,39 @@ class Console(unittest.TestCase):
         self.visible("article.device[data-device='press-c']")
         self.gone("#machine-banner [data-device='press-c']")
         self.assertEqual(self.console_errors(), [])
+
+    def test_9c_the_as_found_history_shows_a_change_made_at_the_machine_by_nobody_lastset_knows(self):
+        # press-d is backed up every second: its first record holds heating as found.
+        self.sign_in(OPERATOR)
+        self.view("asfound")
+        self.assertEqual(Select(self.visible("#asfound-device")).first_selected_option.get_attribute("value"), "press-d")
+        first = self.visible("#asfound-out article.record[data-number='1']")
+        self.assertIn("First backup", first.text)
+        # A technician changes the setpoint at the machine (mbpoll): the next backup keeps a record, the view shows it
+        # on the daemon's `backup` event, credited to nobody Lastset knows.
+        mbpoll_write(PRESS_D, address=101, value=230)
+        change = self.visible("#asfound-out article.record[data-number='2'] tr[data-register='heating.setpoint']")
+        self.assertEqual((change.get_attribute("data-kind"), change.get_attribute("data-by")), ("changed", "nobody"))
+        self.assertIn("nobody Lastset knows", change.text)
+        self.assertIn("23.0", change.text)  # 230 tenths of a degree
+        # Every value of the record, on opening it.
+        record = driver.find_element(By.CSS_SELECTOR, "#asfound-out article.record[data-number='2']")
+        record.find_element(By.CSS_SELECTOR, "details summary").click()
+        self.visible("#asfound-out article.record[data-number='2'] .values tr[data-register='heating.mode']")
+        self.shot("as-found.png")
+        # Back up now: nothing changed since, nothing kept.
+        self.visible("#asfound-now").click()
+        status = self.visible("#asfound-now-status[data-status]")
+        self.assertEqual(status.get_attribute("data-status"), "succeeded", status.text)
+        self.assertEqual(status.find_element(By.CSS_SELECTOR, "[data-page='heating']").get_attribute("data-outcome"), "unchanged")
+        self.assertEqual(len(driver.find_elements(By.CSS_SELECTOR, "#asfound-out article.record[data-page='heating']")), 2)
+        self.assertEqual(self.console_errors(), [])
+        # A viewer sees the history, not the button.
+        driver.find_element(By.ID, "signout").click()
+        self.sign_in(VIEWER)
+        self.view("asfound")
+        self.visible("#asfound-out article.record[data-number='2']")
+        self.assertEqual(driver.find_elements(By.ID, "asfound-now"), [])
 
 
 if __name__ == "__main__":

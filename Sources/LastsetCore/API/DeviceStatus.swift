@@ -9,6 +9,8 @@ public struct DeviceStatus: Codable, Sendable, Hashable {
     public var pages: [String]
     /// Poll interval ("0s" when not polled).
     public var poll: String
+    /// Scheduled backup interval as configured (docs/AS-FOUND.md); absent when none.
+    public var backup: String?
     /// nil until the first request.
     public var reachable: Bool?
     public var lastError: String?

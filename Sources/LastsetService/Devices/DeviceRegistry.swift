@@ -51,6 +51,7 @@ actor DeviceRegistry {
             s.unit = d.unit
             s.pages = d.pageIds
             s.poll = d.pollText
+            s.backup = d.backupInterval == nil ? nil : d.config.backup
             s.live = s.live.filter { d.pageIds.contains($0.key) }
             next[d.id] = s
         }
