@@ -40,7 +40,7 @@ struct BackupLoop: Service {
     /// Starts one device's backup, or leaves it to be tried again when the machine is busy.
     private func start(_ device: CompiledDevice, book: Book, at now: Date) async {
         guard let snapshot = await registry.snapshot(device: device.id), let interval = device.backupInterval else { return }
-        await book.started(device.id, at: now)
+        await book.started(device.id)
         do {
             _ = try await deviceJobs.backUp(snapshot, who: Self.who, wait: false) { report in
                 await self.finished(report, snapshot: snapshot, book: book, at: now)
@@ -107,7 +107,7 @@ struct BackupLoop: Service {
             }
         }
 
-        func started(_ device: String, at time: Date) {
+        func started(_ device: String) {
             running.insert(device)
             retryAt[device] = nil
         }
