@@ -26,7 +26,6 @@ Exit 1 on a violation (seed and work directory kept), 2 when the harness cannot 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import random
@@ -42,31 +41,17 @@ sys.path.insert(0, HERE)
 
 from chaoslib.api import API  # noqa: E402
 from chaoslib.frames import FrameReader  # noqa: E402
+from chaoslib.inspect_unit import INSPECT, iso, mbpoll  # noqa: E402
 from chaoslib.procs import Daemon, HarnessError, die_with_harness, free_port, wait_until  # noqa: E402
 
 PAGE = [100 + i for i in range(6)]  # heating: six u16 registers
 MODEL = 200
-INSPECT = 247
 PRINCIPAL = "policy:backup"
 STEPS = [("panel", 5), ("apply", 2), ("capture", 1), ("wait", 2), ("kill", 1), ("killApply", 1)]
 
 
 class Violation(Exception):
     pass
-
-
-def iso(text: str) -> float:
-    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-
-
-def mbpoll(port: int, address: int, count: int = 1, write: list[int] | None = None) -> list[int]:
-    argv = ["mbpoll", "-m", "tcp", "-a", str(INSPECT), "-r", str(address + 1), "-t", "4"]
-    argv += ["-c", str(count), "-1"] if write is None else []
-    argv += ["127.0.0.1", "-p", str(port)] + [str(w) for w in write or []]
-    run = subprocess.run(argv, capture_output=True, text=True, timeout=20)
-    if run.returncode != 0:
-        raise HarnessError(f"{' '.join(argv)}: {run.stdout}{run.stderr}")
-    return [int(line.split(":", 1)[1].split()[0]) & 0xFFFF for line in run.stdout.splitlines() if line.startswith("[")]
 
 
 class World:

@@ -24,7 +24,6 @@ prints p50/p95. Exit 1 on a violation (seed, trial and work directory kept), 2 w
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import random
@@ -41,11 +40,11 @@ sys.path.insert(0, HERE)
 
 from chaoslib.api import API  # noqa: E402
 from chaoslib.frames import FrameReader  # noqa: E402
+from chaoslib.inspect_unit import INSPECT, iso, mbpoll  # noqa: E402
 from chaoslib.procs import Daemon, HarnessError, die_with_harness, free_port, wait_until  # noqa: E402
 
 PAGE = [100 + i for i in range(8)]  # heating: eight u16 registers
 BLANK = 0xFFFF
-INSPECT = 247
 PRINCIPAL = "policy:replacement"
 VARIANTS = [("replaced", 3), ("reset", 2), ("local", 2), ("used", 1), ("model", 2), ("revision", 2), ("same", 1)]
 
@@ -106,23 +105,6 @@ class Press:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-
-
-def mbpoll(port: int, address: int, count: int = 1, write: list[int] | None = None) -> list[int]:
-    argv = ["mbpoll", "-m", "tcp", "-a", str(INSPECT), "-r", str(address + 1), "-t", "4"]
-    argv += ["-c", str(count), "-1"] if write is None else []
-    argv += ["127.0.0.1", "-p", str(port)] + [str(w) for w in write or []]
-    run = subprocess.run(argv, capture_output=True, text=True, timeout=20)
-    if run.returncode != 0:
-        raise HarnessError(f"{' '.join(argv)}: {run.stdout}{run.stderr}")
-    if write is not None:
-        return []
-    words = []
-    for line in run.stdout.splitlines():
-        if line.startswith("["):
-            text = line.split(":", 1)[1].split()[0]
-            words.append(int(text) & 0xFFFF)
-    return words
 
 
 class World:
@@ -285,10 +267,6 @@ class World:
     def stop(self):
         self.daemon.stop()
         self.press.stop()
-
-
-def iso(text: str) -> float:
-    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
 def percentile(values: list[float], p: float) -> float:
