@@ -4,7 +4,7 @@ import { api, seg, waitForJob } from './api.js';
 import { h, select, field, replace } from './dom.js';
 import { timeNode } from './format.js';
 import { progressView } from './progress.js';
-import { identityTable, diffTable, resultTable, steps, rollback, summary } from './reports.js';
+import { identityTable, diffTable, resultTable, steps, rollback, summary, certificateLinks } from './reports.js';
 
 /** Renders the apply form: choose, dry run (always), confirm, write, results. */
 export async function render(root, ctx) {
@@ -120,6 +120,8 @@ export async function render(root, ctx) {
         steps('After writing', report.afterWrite),
         rollback(report, regs),
         h('p.muted', {}, `${report.requests} requests, ${report.writeFrames} write frames${report.fellBackToFC06 ? ', fell back to FC06' : ''}.`),
+        report.auditJob ? h('p.muted', { id: 'apply-audit-job' }, `Audit job ${report.auditJob}`) : null,
+        certificateLinks(report.auditJob),
       );
     } catch (error) {
       ctx.error(out, error);

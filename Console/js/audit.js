@@ -3,22 +3,7 @@
 import { api } from './api.js';
 import { h, table, select, field, replace } from './dom.js';
 import { badge, timeNode, valueNode } from './format.js';
-
-// A replay's hand-over certificate (docs/CERTIFICATE.md): the files the daemon makes and signs, as downloads.
-const certificateFiles = [['pdf', 'PDF'], ['pdf.sig', 'signature'], ['html', 'HTML'], ['html.sig', 'signature']];
-
-function certificateLinks(r) {
-  if (r.kind !== 'replay' || !r.job || r.result === 'started') return null;
-  return h(
-    'div.certificate',
-    {},
-    'Certificate: ',
-    ...certificateFiles.flatMap(([format, label], i) => [
-      i ? ' · ' : '',
-      h('a', { href: `/v1/certificates/${encodeURIComponent(r.job)}/${format}`, download: '', dataset: { format } }, label),
-    ]),
-  );
-}
+import { certificateLinks } from './reports.js';
 
 function localToISO(value) {
   if (!value) return '';
@@ -61,7 +46,7 @@ export async function render(root, ctx) {
                   h('td', {}, r.who),
                   h('td', {}, r.pageId, r.templateVersion ? ` v${r.templateVersion}` : ''),
                   h('td', {}, r.device, h('div.muted', {}, `${r.endpoint} unit ${r.unit}`)),
-                  h('td', {}, badge(r.result), r.message ? h('div.muted', {}, r.message) : null, certificateLinks(r)),
+                  h('td', {}, badge(r.result), r.message ? h('div.muted', {}, r.message) : null, r.kind === 'replay' && r.result !== 'started' ? certificateLinks(r.job) : null),
                   h(
                     'td',
                     {},

@@ -1,5 +1,6 @@
-// A replay report's parts, shown the same way by every view that shows a report (apply, apply all): the
-// identity check, the dry-run diff, per-register results, steps, rollback and the one-line summary.
+// A replay report's parts, shown the same way by every view that shows a report (apply, apply all, audit): the
+// identity check, the dry-run diff, per-register results, steps, rollback, the one-line summary and the links to a
+// replay's hand-over certificate.
 import { h, table } from './dom.js';
 import { badge, valueNode } from './format.js';
 
@@ -85,5 +86,22 @@ export function summary(report, id = 'apply-status') {
     report.reason ? h('div', {}, report.reason) : null,
     report.stoppedAt ? h('div', {}, `Stopped at ${report.stoppedAt}`) : null,
     report.warnings && report.warnings.length ? h('ul.warnings', {}, report.warnings.map((w) => h('li', {}, w))) : null,
+  );
+}
+
+// A replay's hand-over certificate (docs/CERTIFICATE.md): the files the daemon makes and signs, as downloads.
+const certificateFiles = [['pdf', 'PDF'], ['pdf.sig', 'signature'], ['html', 'HTML'], ['html.sig', 'signature']];
+
+/** The download links of the certificate of the replay whose audit job is `job` (null without one). */
+export function certificateLinks(job) {
+  if (!job) return null;
+  return h(
+    'div.certificate',
+    { dataset: { job } },
+    'Certificate: ',
+    ...certificateFiles.flatMap(([format, label], i) => [
+      i ? ' · ' : '',
+      h('a', { href: `/v1/certificates/${encodeURIComponent(job)}/${format}`, download: '', dataset: { format } }, label),
+    ]),
   );
 }

@@ -240,6 +240,9 @@ class Console(unittest.TestCase):
         results = driver.find_elements(By.CSS_SELECTOR, "#results tbody tr")
         self.assertEqual(len(results), len(rows))
         self.assertEqual({r.get_attribute("data-status") for r in results}, {"verified"})
+        # The result names its audit job and links its certificate: the job the audit log's replay record carries.
+        applied_job = driver.find_element(By.CSS_SELECTOR, "#view .certificate").get_attribute("data-job")
+        self.assertIn(applied_job, driver.find_element(By.ID, "apply-audit-job").text)
         self.shot("apply-result.png")
 
         self.view("audit")
@@ -254,6 +257,8 @@ class Console(unittest.TestCase):
         self.assertEqual(whos, {f"token:{OPERATOR_NAME}"})
         self.shot("audit.png")
         # The replay's hand-over certificate, downloaded with the session as its link would: the page and its signature.
+        self.assertEqual(driver.find_element(By.CSS_SELECTOR, "#audit-table tbody tr[data-kind=replay] .certificate")
+                         .get_attribute("data-job"), applied_job)
         links = driver.find_elements(By.CSS_SELECTOR, "#audit-table tbody tr[data-kind=replay] .certificate a")
         self.assertEqual([a.get_attribute("data-format") for a in links[:4]], ["pdf", "pdf.sig", "html", "html.sig"])
         expected_starts = ["%PDF-", "-----BEGIN SSH SIGNATURE-----", "Hand-over certificate", "-----BEGIN SSH SIGNATURE-----"]
