@@ -161,6 +161,29 @@ final class DataDirectoryEndToEndTests: XCTestCase {
                 && run.stderr.contains("not a valid host name"), run.stderr)
     }
 
+    /// Rows of `lastset.db` a store cannot read (a device's recognition record, a change request) are left out of what
+    /// the daemon holds and said in its log at the start, each by its key, never dropped in silence; the daemon runs.
+    func testUnreadableRowsAreNamedInTheLogAtTheStart() throws {
+        let daemon = try DaemonHarness(config: config(port: 1))
+        XCTAssertEqual(daemon.stop(), 0)
+        let database = daemon.dataDir.appendingPathComponent("lastset.db").path
+        let plant = try ProgramRun.run(
+            URL(fileURLWithPath: "/usr/bin/sqlite3"),
+            [
+                database,
+                "INSERT INTO device_recognition (device, record) VALUES ('press', 'not json');"
+                    + "INSERT INTO change_request (id, filed_at, claimed, record) VALUES ('c-7', 0, 0, '{\"id\": 7}');",
+            ], mergingStderr: true, timeout: 30)
+        XCTAssertEqual(plant.status, 0, plant.stdout)
+        try daemon.restart()
+        XCTAssertTrue(
+            daemon.stderrContains("the recognition record of device press in lastset.db cannot be read"), daemon.stderr)
+        XCTAssertTrue(
+            daemon.stderrContains("change request c-7 in lastset.db cannot be read: it can be neither listed, signed nor applied"),
+            daemon.stderr)
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
     /// `lastset.db` planted as a symlink to a file outside: the daemon refuses to start naming it, and the file it
     /// points to is left as it was. A link planted among the version files of the release before the database is
     /// not followed by the import: not imported, named in the log, moved aside as the link it is.

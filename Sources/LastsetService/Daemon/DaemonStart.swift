@@ -67,6 +67,18 @@ struct DaemonStart {
         for r in await engine.recoverInterrupted() {
             log.warning("replay of \(r.pageId) to \(r.device) (job \(r.job ?? "?")) was \(r.message ?? "interrupted")")
         }
+        // Rows the stores could not read are left out of what they hold: said here, never dropped in silence.
+        for device in await engine.machines.unreadable {
+            log.warning(
+                "the recognition record of device \(device) in \(RecordStore.fileName) cannot be read: left out, the machine behind it is fingerprinted afresh")
+        }
+        for id in await engine.changeRequests.unreadable {
+            log.warning(
+                "change request \(id) in \(RecordStore.fileName) cannot be read: it can be neither listed, signed nor applied")
+        }
+        for id in await engine.changeRequests.closedAtOpen {
+            log.warning("change request \(id) was being applied when lastsetd stopped: closed as stale, it cannot be applied again")
+        }
         for name in RecordBackup.removeLeftovers(dataDirectory: dataDirectory) {
             log.warning("removed \(name) from \(dataDirectory.path): a backup copy left by a daemon stopped while making it")
         }
