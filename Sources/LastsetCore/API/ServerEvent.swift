@@ -1,4 +1,5 @@
 import Foundation
+import LastsetFormats
 
 /// The kinds of `GET /v1/events` events (the SSE `event:` field).
 public enum ServerEventName: String, Codable, Sendable, Hashable, CaseIterable {
@@ -101,9 +102,31 @@ public struct ServerEvent: Sendable, Hashable, Codable {
     }
 
     /// The event as server-sent-events text: `id: RUN-N` (`EventPosition`), `event: NAME`, `data: JSON` (one line), a
-    /// blank line.
+    /// blank line. An event that cannot be encoded is never sent as an empty object: a `gap` naming it and why goes in
+    /// its place, so a client fetches the state again.
     public func sse(id: String) -> [UInt8] {
-        let data = (try? APICoding.encoder().encode(self)).map { [UInt8]($0) } ?? Array("{}".utf8)
-        return Array("id: \(id)\nevent: \(event.rawValue)\ndata: ".utf8) + data + Array("\n\n".utf8)
+        do {
+            return Self.block(id: id, name: event, data: [UInt8](try APICoding.encoder().encode(self)))
+        } catch {
+            let gap = ServerEvent(
+                event: .gap, time: time, device: device, reason: "the \(event.rawValue) event could not be encoded: \(error)")
+            return Self.block(id: id, name: .gap, data: gap.minimalJSON)
+        }
+    }
+
+    private static func block(id: String, name: ServerEventName, data: [UInt8]) -> [UInt8] {
+        Array("id: \(id)\nevent: \(name.rawValue)\ndata: ".utf8) + data + Array("\n\n".utf8)
+    }
+
+    /// `event`, `time`, `device` and `reason` alone, written by hand (text fields only: it cannot fail).
+    private var minimalJSON: [UInt8] {
+        var w = JSONWriter(capacity: 256)
+        w.beginObject()
+        if let device { w.field("device", device) }
+        w.field("event", event.rawValue)
+        if let reason { w.field("reason", reason) }
+        w.field("time", TimeText.iso8601(time))
+        w.endObject()
+        return w.bytes
     }
 }
