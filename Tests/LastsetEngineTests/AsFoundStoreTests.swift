@@ -84,6 +84,11 @@ final class AsFoundStoreTests: XCTestCase {
         XCTAssertEqual(attempts["press"]?.failure, "heating: timeout")
         XCTAssertEqual(attempts["oven"]?.at, t0.addingTimeInterval(5))
         XCTAssertNil(attempts["oven"]?.failure)
+        let press = try await store.attempt(device: "press")
+        XCTAssertEqual(press?.at, t0)
+        XCTAssertEqual(press?.failure, "heating: timeout")
+        let never = try await store.attempt(device: "mill")
+        XCTAssertNil(never)
         let audit = try await AuditLog(database: database).read(limit: 10).records
         XCTAssertEqual(audit.map(\.result), [.failed])
         database.close()

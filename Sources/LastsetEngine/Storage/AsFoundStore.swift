@@ -125,6 +125,19 @@ public struct AsFoundStore: Sendable {
         return out
     }
 
+    /// One device's last backup attempt (nil: never attempted), read off the caller's thread.
+    public func attempt(device: String) async throws(StorageError) -> (at: Date, failure: String?)? {
+        do {
+            return try await database.read { c in
+                try c.first("SELECT attempted_at, failure FROM device_backup_attempt WHERE device = ?", .text(device)) {
+                    (RecordStore.date(milliseconds: $0.int64(0)), $0.text(1))
+                }
+            }
+        } catch {
+            throw StorageError.of(error, database.path)
+        }
+    }
+
     /// Records a device's backup attempt; `audit`, when given, is committed with it (a failure's first record). An
     /// attempt alone only schedules the next one, so it is not synced (`durable: false`): lost at a power cut, the
     /// device is backed up again sooner; with an audit record it is synced with it.

@@ -18,7 +18,7 @@ extension APIRouter {
             throw APIError.badRequest(.badParameter, "limit \"\(limitText.prefix(20))\" is not in 1...10000")
         }
         let store = engine.asFound
-        let attempt = try store.attempts()[id]
+        let attempt = try await store.attempt(device: id)
         let records = try await store.list(device: id, pageId: pageId, limit: limit)
         return .api(
             200,
